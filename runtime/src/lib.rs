@@ -1,0 +1,27 @@
+//! pi-gortex-runtime: every decision the Pi extension makes, in Rust.
+//!
+//! The TypeScript glue in `bindings/node` only turns Pi events into calls on
+//! this crate and its answers into Pi API calls. Everything here is testable
+//! without Pi: pure functions where the logic allows, and tokio where a child
+//! process has to be driven.
+//!
+//! Modules by role:
+//! - [`config`]: layered configuration with provenance (CFG-*).
+//! - [`mcp`]: the own MCP stdio client (MCP-*).
+//! - [`catalogue`]: which daemon tools become which Pi tools (TOOL-*).
+//! - [`version`]: version floor and skew texts (MCP-20..24, NAT-10).
+//! - [`hook`]: the asynchronous hook bridge and envelope normalization (HOOK-*).
+//! - [`session`]: first-turn assembly, briefing and compaction rules (SES-*).
+//! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
+//! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
+//! - [`doctor`]: the `pi-gortex doctor` report.
+
+pub mod catalogue;
+pub mod config;
+pub mod diff;
+pub mod doctor;
+pub mod hook;
+pub mod mcp;
+pub mod native;
+pub mod session;
+pub mod version;
