@@ -1,1 +1,208 @@
-//! TODO: see lib.rs
+//! Version floor and skew warnings (MCP-20..MCP-24, NAT-10).
+//!
+//! Both channels end up here: the own client reads the handshake, the native
+//! path reads the readiness line of the briefing. The texts are part of the
+//! behaviour and are compared verbatim by tests, so they live in one place.
+
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// The oldest daemon this extension targets (MCP-21).
+pub const MIN_GORTEX_VERSION: &str = "0.61.2";
+/// The MCP protocol the own client speaks (MCP-17).
+pub const PROTOCOL_VERSION: &str = "2025-06-18";
+
+/// Numeric segments of a version per MCP-20: every leading `v` stripped (so
+/// `vv0.63.2` works), cut at the first `+` or `-`, each `.` segment read as
+/// its leading digits (0 when there are none).
+fn segments(version: &str) -> Vec<u64> {
+    let bare = version.trim_start_matches('v');
+    let core = bare.split(['+', '-']).next().unwrap_or("");
+    core.split('.')
+        .map(|segment| {
+            let digits: String = segment.chars().take_while(char::is_ascii_digit).collect();
+            // Saturate instead of failing: an absurd segment must not make a
+            // newer daemon look older.
+            digits
+                .parse::<u64>()
+                .unwrap_or(if digits.is_empty() { 0 } else { u64::MAX })
+        })
+        .collect()
+}
+
+/// Compares two versions element by element, a missing segment counting as 0.
+pub fn compare_versions(left: &str, right: &str) -> Ordering {
+    let (left, right) = (segments(left), segments(right));
+    let width = left.len().max(right.len());
+    (0..width)
+        .map(|i| {
+            let l = left.get(i).copied().unwrap_or(0);
+            let r = right.get(i).copied().unwrap_or(0);
+            l.cmp(&r)
+        })
+        .find(|ordering| ordering.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// True when `version` is strictly below the floor. An empty version is never below.
+pub fn is_below_floor(version: &str) -> bool {
+    !version.is_empty() && compare_versions(version, MIN_GORTEX_VERSION) == Ordering::Less
+}
+
+/// Which skew condition a report is about (MCP-21).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkewKind {
+    /// The daemon is older than [`MIN_GORTEX_VERSION`].
+    Stale,
+    /// The daemon negotiated a protocol other than [`PROTOCOL_VERSION`].
+    Protocol {
+        /// The protocol the daemon answered with.
+        negotiated: String,
+    },
+}
+
+/// One skew report: exactly one user notification and one model line (MCP-21).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkewWarning {
+    /// The condition that fired (stale wins when both hold).
+    pub kind: SkewKind,
+    /// Text for `ctx.ui.notify(text, "warning")` (MCP-22).
+    pub user_text: String,
+    /// Text joined into the first-turn message (MCP-23).
+    pub model_text: String,
+}
+
+/// `<installed>` of MCP-21.
+fn installed_label(server_version: &str) -> String {
+    if server_version.is_empty() {
+        "an unreported version".to_string()
+    } else {
+        format!("gortex {server_version}")
+    }
+}
+
+/// The skew report for a handshake, or `None` when neither condition holds.
+/// The native path passes `""` as the protocol (NAT-11: never checked there).
+pub fn skew_warning(server_version: &str, negotiated_protocol: &str) -> Option<SkewWarning> {
+    let installed = installed_label(server_version);
+    if is_below_floor(server_version) {
+        return Some(SkewWarning {
+            kind: SkewKind::Stale,
+            user_text: format!(
+                "{installed} is older than {MIN_GORTEX_VERSION}, which this extension needs. Graph tools and read discipline may be missing or wrong. Run `gortex upgrade`."
+            ),
+            model_text: format!(
+                "[Gortex] the daemon is {installed}, older than the {MIN_GORTEX_VERSION} this extension targets. A graph tool may be missing or behave unexpectedly. If one does, tell the user to run `gortex upgrade`."
+            ),
+        });
+    }
+    if !negotiated_protocol.is_empty() && negotiated_protocol != PROTOCOL_VERSION {
+        let p = negotiated_protocol;
+        return Some(SkewWarning {
+            kind: SkewKind::Protocol {
+                negotiated: p.to_string(),
+            },
+            user_text: format!(
+                "{installed} answered the handshake with MCP protocol {p}, not the {PROTOCOL_VERSION} this extension speaks. Tool calls may fail. Run `gortex upgrade`."
+            ),
+            model_text: format!(
+                "[Gortex] the daemon negotiated MCP protocol {p} instead of {PROTOCOL_VERSION}. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`."
+            ),
+        });
+    }
+    None
+}
+
+/// The daemon version named by the readiness line of a briefing (NAT-10), or
+/// `""`. Covers the standard line, the lean tier (no word `daemon`) and the
+/// pre-0.63.3 `(vv…)` form.
+pub fn version_from_briefing(orientation: &str) -> String {
+    static READINESS: OnceLock<Regex> = OnceLock::new();
+    let readiness = READINESS.get_or_init(|| {
+        Regex::new(r"Gortex(?: daemon)? [^(\n]*\(vv?(\d[^,\s)]*)").expect("static regex")
+    });
+    readiness
+        .captures(orientation)
+        .and_then(|captures| captures.get(1))
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compares_per_spec_examples() {
+        assert!(is_below_floor("0.60.0"));
+        assert!(!is_below_floor("0.61.2"));
+        assert!(!is_below_floor("0.64.5+33107203"));
+        assert_eq!(compare_versions("v0.61.2-rc1", "0.61.2"), Ordering::Equal);
+        assert_eq!(compare_versions("vv0.63.2", "0.63.2"), Ordering::Equal);
+        assert!(!is_below_floor(""));
+        assert_eq!(compare_versions("1", "1.0.0"), Ordering::Equal);
+        assert_eq!(compare_versions("0.61.10", "0.61.2"), Ordering::Greater);
+    }
+
+    #[test]
+    fn stale_wins_over_protocol() {
+        let warning = skew_warning("0.60.0", "2024-11-05").expect("stale");
+        assert_eq!(warning.kind, SkewKind::Stale);
+        assert!(warning
+            .user_text
+            .contains("gortex 0.60.0 is older than 0.61.2"));
+        assert!(warning
+            .model_text
+            .starts_with("[Gortex] the daemon is gortex 0.60.0"));
+    }
+
+    #[test]
+    fn protocol_skew_names_unreported_version() {
+        let warning = skew_warning("", "2024-11-05").expect("protocol");
+        assert_eq!(
+            warning.user_text,
+            "an unreported version answered the handshake with MCP protocol 2024-11-05, not the 2025-06-18 this extension speaks. Tool calls may fail. Run `gortex upgrade`."
+        );
+        assert!(skew_warning("0.64.4", "2025-06-18").is_none());
+        assert!(skew_warning("", "").is_none());
+    }
+
+    #[test]
+    fn reads_version_from_every_readiness_tier() {
+        let cases = [
+            (
+                "✓ Gortex daemon ready (v0.64.5+33107203, uptime 1m).",
+                "0.64.5+33107203",
+            ),
+            (
+                "✓ Gortex daemon ready — references queryable (v0.64.5, uptime 1m); semantic …",
+                "0.64.5",
+            ),
+            (
+                "⏳ Gortex daemon warming up (v0.62.0, 3s elapsed).",
+                "0.62.0",
+            ),
+            ("✓ Gortex ready (v0.64.4): 1 repo(s), 1200 nodes.", "0.64.4"),
+            (
+                "✓ Gortex warming up — enforcement partial (v0.64.4): …",
+                "0.64.4",
+            ),
+            (
+                "✓ Gortex daemon ready (vv0.63.2+ab12cd34, uptime 3m).",
+                "0.63.2+ab12cd34",
+            ),
+            ("✓ Gortex daemon ready (vunknown, uptime 5s).", ""),
+            (
+                "⚠️  **Gortex graph transport is unreachable.** Required native MCP tools",
+                "",
+            ),
+            ("", ""),
+        ];
+        for (line, expected) in cases {
+            let briefing = format!("## Gortex Session Orientation\n\n{line}\n\nmore");
+            assert_eq!(version_from_briefing(&briefing), expected, "{line}");
+        }
+    }
+}

@@ -1,7 +1,66 @@
-//! `pi-gortex`: the command-line face of the runtime.
+//! `pi-gortex`: the command-line face of the runtime, for users and tests.
 //!
-//! - `pi-gortex doctor [--json] [--cwd DIR]` diagnoses a setup (owned by `doctor`).
-//! - `pi-gortex diff <before> <after> [--path NAME]` prints one `EditDetails` (owned by `diff`).
-fn main() {
-    std::process::exit(2);
+//! - `pi-gortex doctor [--json] [--cwd DIR]` tells what is wrong with a setup.
+//! - `pi-gortex diff <before> <after> [--path NAME]` prints one `EditDetails`.
+//!
+//! Printing happens here only: the library never writes to stdout or stderr,
+//! because inside Pi those streams belong to the TUI.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "pi-gortex",
+    version,
+    about = "Diagnostics and debugging tools of the pi-gortex bridge"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Diagnose the Gortex setup Pi would see from a directory.
+    Doctor {
+        /// Print a machine-readable `DoctorReport`.
+        #[arg(long)]
+        json: bool,
+        /// Directory to diagnose (default: the current directory).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+    },
+    /// Print the `EditDetails` of one change, exactly as the extension stores it.
+    Diff {
+        /// The file before the change.
+        before: PathBuf,
+        /// The file after the change.
+        after: PathBuf,
+        /// Display path used in the patch headers (default: the `after` path).
+        #[arg(long)]
+        path: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Doctor { json, cwd } => {
+            let _ = (json, cwd);
+            eprintln!("pi-gortex doctor: not built yet");
+            ExitCode::from(2)
+        }
+        Command::Diff {
+            before,
+            after,
+            path,
+        } => {
+            let _ = (before, after, path);
+            eprintln!("pi-gortex diff: not built yet");
+            ExitCode::from(2)
+        }
+    }
 }
