@@ -58,8 +58,9 @@ test-ts:
 test-node:
 	@true
 
-test-e2e:
-	@true
+test-e2e: node22 pi-hosts pack
+	cargo build -q -p fake-gortex
+	$(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # ---------------------------------------------------------------- product
 pack:
