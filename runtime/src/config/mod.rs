@@ -1,1 +1,242 @@
-//! TODO: see lib.rs
+//! Layered configuration with provenance (CFG-1..CFG-15).
+//!
+//! Resolution is a pure function of [`ConfigInputs`] (an environment map, the
+//! working directory and the home directory) plus the two sidecar files it
+//! reads, so tests never touch the process environment. Every resolved value
+//! remembers which layer supplied it, and every problem with a layer becomes a
+//! [`ConfigWarning`] instead of a log line: the library never prints, and a bad
+//! layer only ever falls through to the next one.
+
+mod agent_dir;
+mod preset;
+mod sidecar;
+mod values;
+mod warning;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use agent_dir::agent_dir;
+pub use preset::{preset_env, FORWARDED_PRESETS};
+pub use sidecar::{parse_sidecar, read_sidecar, Scope, SidecarLayer, SidecarValues};
+pub use values::{env_bool, hook_argv, normalize_hook_mode, HookMode};
+pub use warning::ConfigWarning;
+
+/// `DEFAULT_BIN`: looked up on `PATH` when spawned (CFG-6).
+pub const DEFAULT_BIN: &str = "gortex";
+/// `DEFAULT_TOOLS_PRESET` (CFG-11).
+pub const DEFAULT_TOOLS_PRESET: &str = "core";
+
+/// Everything resolution depends on besides the two sidecar files.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigInputs {
+    /// The environment, as Pi's process sees it.
+    pub env: HashMap<String, String>,
+    /// The process working directory (the project sidecar lives under it).
+    pub cwd: PathBuf,
+    /// The user's home directory (`~` expansion and the default agent dir).
+    pub home: PathBuf,
+}
+
+impl ConfigInputs {
+    /// Reads the inputs of the current process. Non-UTF-8 variables are
+    /// skipped: none of the variables CFG reads can be meaningful that way.
+    pub fn from_process() -> Self {
+        let env: HashMap<String, String> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let home = home_from_env(&env);
+        Self { env, cwd, home }
+    }
+
+    /// The same inputs, seen from another working directory (doctor `--cwd`).
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = cwd.into();
+        self
+    }
+}
+
+/// The platform home directory named by the environment (`HOME`, then
+/// Windows' `USERPROFILE`), or `""` when neither is set.
+pub fn home_from_env(env: &HashMap<String, String>) -> PathBuf {
+    ["HOME", "USERPROFILE"]
+        .iter()
+        .filter_map(|name| env.get(*name))
+        .find(|value| !value.trim().is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// Which layer supplied a resolved value (CFG-2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// An environment variable.
+    Env,
+    /// `<cwd>/.pi/gortex.json`.
+    Project,
+    /// `<agentDir>/extensions/gortex.json`.
+    Global,
+    /// The built-in default.
+    Default,
+}
+
+/// The layer behind each resolved value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Provenance {
+    /// Source of `bin` (never [`Layer::Project`], CFG-6).
+    pub bin: Layer,
+    /// Source of `hook_mode`.
+    pub hook_mode: Layer,
+    /// Source of `enforce`.
+    pub enforce: Layer,
+    /// Source of `tools_preset`.
+    pub tools_preset: Layer,
+    /// Source of `native_mcp`.
+    pub native_mcp: Layer,
+    /// Source of `prompt_context`.
+    pub prompt_context: Layer,
+}
+
+/// Where the two sidecars were looked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SidecarPaths {
+    /// `<cwd>/.pi/gortex.json`.
+    pub project: PathBuf,
+    /// `<agentDir>/extensions/gortex.json`.
+    pub global: PathBuf,
+}
+
+impl SidecarPaths {
+    /// The sidecar locations for a working directory and an agent dir (WIRE-18).
+    pub fn new(cwd: &Path, agent_dir: &Path) -> Self {
+        Self {
+            project: cwd.join(".pi").join("gortex.json"),
+            global: agent_dir.join("extensions").join("gortex.json"),
+        }
+    }
+}
+
+/// The resolved configuration (CFG-13, plus `prompt_context`, provenance and warnings).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedConfig {
+    /// The executable used for `daemon start`, `mcp` and `hook` (CFG-6).
+    pub bin: String,
+    /// The normalized hook posture (CFG-7).
+    pub hook_mode: HookMode,
+    /// `[bin, "hook", "--agent=pi", ("--mode=<m>")]` (CFG-8).
+    pub hook_argv: Vec<String>,
+    /// Whether tool calls are judged by the hook (CFG-10).
+    pub enforce: bool,
+    /// The trimmed preset name (CFG-11); only CFG-14 interprets it.
+    pub tools_preset: String,
+    /// Whether the native path is attempted (CFG-12).
+    pub native_mcp: bool,
+    /// Whether user prompts are sent to the hook (CFG-15).
+    pub prompt_context: bool,
+    /// The layer behind each value.
+    pub provenance: Provenance,
+    /// The agent dir of CFG-3.
+    pub agent_dir: PathBuf,
+    /// Where the sidecars were looked for.
+    pub sidecars: SidecarPaths,
+    /// Every problem met on the way, in layer order. Never fatal.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Resolves the configuration: reads both sidecars and layers them (CFG-2).
+pub fn resolve(inputs: &ConfigInputs) -> ResolvedConfig {
+    let agent_dir = agent_dir(&inputs.env, &inputs.home);
+    let sidecars = SidecarPaths::new(&inputs.cwd, &agent_dir);
+    let project = read_sidecar(&sidecars.project, Scope::Project);
+    let global = read_sidecar(&sidecars.global, Scope::Global);
+    resolve_layers(&inputs.env, &project, &global, agent_dir, sidecars)
+}
+
+/// A value with the layer that supplied it.
+type Sourced<T> = (T, Layer);
+
+/// The first present candidate, in layer order, or the default.
+fn first<T>(env: Option<T>, project: Option<T>, global: Option<T>, default: T) -> Sourced<T> {
+    env.map(|v| (v, Layer::Env))
+        .or_else(|| project.map(|v| (v, Layer::Project)))
+        .or_else(|| global.map(|v| (v, Layer::Global)))
+        .unwrap_or((default, Layer::Default))
+}
+
+/// Layers already-read sidecars over the environment. Pure.
+pub fn resolve_layers(
+    env: &HashMap<String, String>,
+    project: &SidecarLayer,
+    global: &SidecarLayer,
+    agent_dir: PathBuf,
+    sidecars: SidecarPaths,
+) -> ResolvedConfig {
+    let mut warnings = Vec::new();
+    warnings.extend(project.warnings.iter().cloned());
+    warnings.extend(global.warnings.iter().cloned());
+
+    let (p, g) = (&project.values, &global.values);
+    // CFG-6: the project layer is deliberately absent from the candidates.
+    let (bin, bin_layer) = first(
+        values::env_string(env, "GORTEX_BIN"),
+        None,
+        g.bin.clone(),
+        DEFAULT_BIN.to_string(),
+    );
+    let (raw_mode, mode_layer) = first(
+        values::env_string(env, "GORTEX_HOOK_MODE"),
+        p.hook_mode.clone(),
+        g.hook_mode.clone(),
+        String::new(),
+    );
+    let hook_mode = normalize_hook_mode(&raw_mode);
+    let mut env_flag = |name: &str| {
+        let (value, warning) = values::env_bool_checked(env, name);
+        warnings.extend(warning);
+        value
+    };
+    let enforce = first(env_flag("GORTEX_ENFORCE"), p.enforce, g.enforce, true);
+    let native_mcp = first(
+        env_flag("GORTEX_NATIVE_MCP"),
+        p.native_mcp,
+        g.native_mcp,
+        true,
+    );
+    let prompt_context = first(
+        env_flag("GORTEX_PROMPT_CONTEXT"),
+        p.prompt_context,
+        g.prompt_context,
+        false,
+    );
+    let tools_preset = first(
+        values::env_string(env, "GORTEX_TOOLS"),
+        p.tools_preset.clone(),
+        g.tools_preset.clone(),
+        DEFAULT_TOOLS_PRESET.to_string(),
+    );
+
+    ResolvedConfig {
+        hook_argv: hook_argv(&bin, hook_mode),
+        bin,
+        hook_mode,
+        enforce: enforce.0,
+        tools_preset: tools_preset.0,
+        native_mcp: native_mcp.0,
+        prompt_context: prompt_context.0,
+        provenance: Provenance {
+            bin: bin_layer,
+            hook_mode: mode_layer,
+            enforce: enforce.1,
+            tools_preset: tools_preset.1,
+            native_mcp: native_mcp.1,
+            prompt_context: prompt_context.1,
+        },
+        agent_dir,
+        sidecars,
+        warnings,
+    }
+}

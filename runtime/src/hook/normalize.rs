@@ -1,0 +1,163 @@
+//! Turning a Pi tool call into a hook envelope (HOOK-5..HOOK-9, HOOK-15).
+//!
+//! The extension only translates vocabulary (HOOK-14): Pi's lower-case tool
+//! names become the canonical names the Go classifier knows, and a canonical
+//! key is added beside Pi's own keys. Graph calls are sent by the daemon's
+//! bare tool name, whichever name Pi knows them by.
+
+use serde_json::{Map, Value};
+
+use super::HookEvent;
+use crate::native::MCP_TOOL_PREFIX;
+
+/// HOOK-7: the canonical name of a non-graph tool, or `None` when the name is
+/// outside the map (it then passes through in its original case).
+pub fn canonical_tool_name(pi_name: &str) -> Option<&'static str> {
+    // Pi's built-in names are short ASCII; compare without allocating.
+    const MAP: [(&str, &str); 7] = [
+        ("read", "Read"),
+        ("grep", "Grep"),
+        ("find", "Glob"),
+        ("ls", "Glob"),
+        ("bash", "Bash"),
+        ("edit", "Edit"),
+        ("write", "Write"),
+    ];
+    MAP.iter()
+        .find(|(pi, _)| pi.eq_ignore_ascii_case(pi_name))
+        .map(|(_, canonical)| *canonical)
+}
+
+/// HOOK-8 candidate keys per canonical key, in priority order.
+const FILE_PATH_SOURCES: [&str; 5] = ["file_path", "path", "file", "filepath", "absolute_path"];
+const PATTERN_SOURCES: [&str; 5] = ["pattern", "glob", "query", "regex", "name"];
+const COMMAND_SOURCES: [&str; 3] = ["command", "cmd", "script"];
+
+/// The first candidate that is a non-empty string.
+fn first_string<'a>(input: &'a Map<String, Value>, sources: &[&str]) -> Option<&'a str> {
+    sources
+        .iter()
+        .filter_map(|key| input.get(*key).and_then(Value::as_str))
+        .find(|value| !value.is_empty())
+}
+
+/// HOOK-8: a shallow copy of Pi's input with the canonical keys added where a
+/// source exists. `canonical` is the HOOK-7 name (the `Glob` fallback uses it).
+pub fn normalize_tool_input(canonical: &str, input: &Map<String, Value>) -> Map<String, Value> {
+    let file_path = first_string(input, &FILE_PATH_SOURCES).map(str::to_string);
+    let pattern = first_string(input, &PATTERN_SOURCES)
+        .map(str::to_string)
+        .or_else(|| (canonical == "Glob").then(|| file_path.clone()).flatten());
+    let command = first_string(input, &COMMAND_SOURCES).map(str::to_string);
+    let mut normalized = input.clone();
+    for (key, value) in [
+        ("file_path", file_path),
+        ("pattern", pattern),
+        ("command", command),
+    ] {
+        if let Some(value) = value {
+            normalized.insert(key.to_string(), Value::String(value));
+        }
+    }
+    normalized
+}
+
+/// NAT-8: the bare daemon name of a native-path graph tool.
+pub fn strip_native_prefix(pi_name: &str) -> Option<&str> {
+    pi_name
+        .strip_prefix(MCP_TOOL_PREFIX)
+        .filter(|bare| !bare.is_empty())
+}
+
+/// How a Pi tool name relates to Gortex (HOOK-5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolKind<'a> {
+    /// A graph call, with the daemon's bare tool name (HOOK-6).
+    Graph(&'a str),
+    /// Any other tool, with its HOOK-7 name.
+    Other(&'a str),
+}
+
+/// HOOK-5/6/7. `registry` maps a Pi tool name registered by the own client
+/// (TOOL-5) to its daemon name, so `gortex_read` becomes `read`.
+pub fn classify_tool<'a>(
+    pi_name: &'a str,
+    registry: impl FnOnce(&str) -> Option<&'a str>,
+) -> ToolKind<'a> {
+    if let Some(daemon_name) = registry(pi_name) {
+        return ToolKind::Graph(daemon_name);
+    }
+    if let Some(bare) = strip_native_prefix(pi_name) {
+        return ToolKind::Graph(bare);
+    }
+    ToolKind::Other(canonical_tool_name(pi_name).unwrap_or(pi_name))
+}
+
+/// The HOOK-9 context of an envelope.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvelopeContext {
+    /// `ctx.cwd`, else `pi.cwd`, else the process working directory.
+    pub cwd: String,
+    /// Pi's session id, or `""`.
+    pub session_id: String,
+}
+
+/// The `tool_call` envelope of one Pi tool call (HOOK-5..9). Always carries
+/// `event`, `tool_name`, `tool_input`, `cwd`, `session_id` and
+/// `is_gortex_tool`, even when empty or false.
+///
+/// `registry` is the own client's TOOL-5 lookup (Pi name to daemon name);
+/// pass `|_| None` on the native path. A non-object `input` is sent as `{}`.
+pub fn envelope_for_tool_call<'a>(
+    pi_name: &'a str,
+    input: &Value,
+    context: &EnvelopeContext,
+    registry: impl FnOnce(&str) -> Option<&'a str>,
+) -> HookEvent {
+    let empty = Map::new();
+    let input_object = input.as_object().unwrap_or(&empty);
+    let (tool_name, tool_input, is_graph) = match classify_tool(pi_name, registry) {
+        // HOOK-6: graph input goes raw.
+        ToolKind::Graph(bare) => (bare, input_object.clone(), true),
+        ToolKind::Other(name) => (name, normalize_tool_input(name, input_object), false),
+    };
+    HookEvent {
+        event: "tool_call".to_string(),
+        tool_name: Some(tool_name.to_string()),
+        tool_input: Some(tool_input),
+        cwd: Some(context.cwd.clone()),
+        session_id: Some(context.session_id.clone()),
+        prompt: None,
+        is_gortex_tool: Some(is_graph),
+    }
+}
+
+/// The `session_start` envelope of the first turn (SES-12).
+pub fn envelope_for_session_start(cwd: &str) -> HookEvent {
+    HookEvent {
+        event: "session_start".to_string(),
+        tool_name: None,
+        tool_input: None,
+        cwd: Some(cwd.to_string()),
+        session_id: None,
+        prompt: None,
+        is_gortex_tool: None,
+    }
+}
+
+/// The `prompt` envelope of HOOK-15, or `None` when the prompt is empty or a
+/// slash command (those are never sent).
+pub fn envelope_for_prompt(prompt: &str, context: &EnvelopeContext) -> Option<HookEvent> {
+    if prompt.trim().is_empty() || prompt.starts_with('/') {
+        return None;
+    }
+    Some(HookEvent {
+        event: "prompt".to_string(),
+        tool_name: None,
+        tool_input: None,
+        cwd: Some(context.cwd.clone()),
+        session_id: Some(context.session_id.clone()),
+        prompt: Some(prompt.to_string()),
+        is_gortex_tool: None,
+    })
+}
