@@ -1,0 +1,61 @@
+//! The JSONL event log (FAKE-3): one record per line, one `write` per record, `O_APPEND`, so that
+//! records from concurrent fake processes never interleave.
+
+use serde_json::{Map, Value};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+pub struct Log {
+    file: Option<File>,
+    pid: u32,
+    ppid: u32,
+    verb: String,
+}
+
+static LOG: OnceLock<Log> = OnceLock::new();
+
+/// Opens the log once per process; later calls are no-ops.
+pub fn init(verb: &str) {
+    let file = std::env::var_os("FAKE_GORTEX_LOG")
+        .and_then(|p| OpenOptions::new().create(true).append(true).open(p).ok());
+    let _ = LOG.set(Log {
+        file,
+        pid: std::process::id(),
+        // SAFETY: getppid has no preconditions and cannot fail.
+        ppid: unsafe { libc::getppid() } as u32,
+        verb: verb.to_string(),
+    });
+}
+
+pub fn enabled() -> bool {
+    LOG.get().is_some_and(|l| l.file.is_some())
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Appends `{"t","pid","ppid","verb","ev", ...fields}` as one line.
+pub fn record(ev: &str, fields: Value) {
+    let Some(log) = LOG.get() else { return };
+    let Some(file) = &log.file else { return };
+    let mut obj = Map::new();
+    obj.insert("t".into(), now_ms().into());
+    obj.insert("pid".into(), log.pid.into());
+    obj.insert("ppid".into(), log.ppid.into());
+    obj.insert("verb".into(), log.verb.clone().into());
+    obj.insert("ev".into(), ev.into());
+    if let Value::Object(extra) = fields {
+        obj.extend(extra);
+    }
+    let mut line = serde_json::to_vec(&Value::Object(obj)).unwrap_or_default();
+    line.push(b'\n');
+    // One write call: with O_APPEND the kernel places the whole record atomically at the end.
+    let mut f: &File = file;
+    let _ = f.write(&line);
+}
