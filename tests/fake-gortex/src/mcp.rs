@@ -36,7 +36,7 @@ pub struct Server {
     out: SharedOut,
     surface: Surface,
     /// Server requests sent and not yet answered, by compact id.
-    pending_server: Arc<Mutex<BTreeMap<String, String>>>,
+    pending_server: Arc<Mutex<BTreeMap<String, (Value, String)>>>,
     /// Post-reply fault actions that fire once per process.
     fired: HashSet<String>,
     /// Tools hidden by `withdraw` as of the latest first page of `tools/list`.
@@ -85,10 +85,10 @@ pub fn run(sc: Scenario) -> i32 {
 }
 
 fn finish(server: &Server, code: i32, reason: &str) -> i32 {
-    let unanswered: Vec<String> = server
+    let unanswered: Vec<Value> = server
         .pending_server
         .lock()
-        .map(|p| p.keys().cloned().collect())
+        .map(|p| p.values().map(|(id, _)| id.clone()).collect())
         .unwrap_or_default();
     let mut rec = json!({"code": code, "reason": reason});
     if !unanswered.is_empty() {
@@ -233,7 +233,8 @@ impl Server {
             .pending_server
             .lock()
             .ok()
-            .and_then(|mut p| p.remove(&key));
+            .and_then(|mut p| p.remove(&key))
+            .map(|(_, m)| m);
         let mut rec = json!({"id": id, "request": method});
         if let Some(r) = msg.get("result") {
             rec["result"] = r.clone();
@@ -524,7 +525,7 @@ impl Server {
 
     fn server_request(&mut self, id: Value, method: &str) -> Result<(), i32> {
         if let Ok(mut p) = self.pending_server.lock() {
-            p.insert(id.to_string(), method.to_string());
+            p.insert(id.to_string(), (id.clone(), method.to_string()));
         }
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method});
         self.send(vec![Item::Frame(frame)]).map_err(|_| self.gone())

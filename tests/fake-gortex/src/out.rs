@@ -41,7 +41,7 @@ impl Out {
         let pause = self.split.map(|(_, p)| p).unwrap_or(0);
         let mut coalesced: Vec<u8> = Vec::new();
         for item in items {
-            let bytes = match item {
+            let (bytes, frame) = match item {
                 Item::Pause(ms) => {
                     self.write_chunks(&[std::mem::take(&mut coalesced)], 0)?;
                     std::thread::sleep(Duration::from_millis(ms));
@@ -49,30 +49,32 @@ impl Out {
                 }
                 Item::Frame(v) => {
                     let mut b = serde_json::to_vec(&v).unwrap_or_default();
-                    log_send(&v, b.len());
+                    let len = b.len();
                     if mode == Some(SplitMode::Crlf) {
                         b.push(b'\r');
                     }
                     b.push(b'\n');
-                    b
+                    (b, Some((v, len)))
                 }
                 Item::Raw(b, what) => {
                     log::record("send", json!({"raw": what, "bytes": b.len()}));
-                    b
+                    (b, None)
                 }
             };
-            match mode {
-                Some(SplitMode::Coalesce) => coalesced.extend_from_slice(&bytes),
-                Some(SplitMode::Bytewise) => {
-                    let chunks: Vec<Vec<u8>> = bytes.iter().map(|b| vec![*b]).collect();
-                    self.write_chunks(&chunks, pause)?
+            let chunks: Vec<Vec<u8>> = match mode {
+                Some(SplitMode::Coalesce) => {
+                    coalesced.extend_from_slice(&bytes);
+                    Vec::new()
                 }
-                Some(SplitMode::Utf8Mid) => self.write_chunks(&cut_inside_chars(&bytes), pause)?,
-                Some(SplitMode::BeforeNewline) => {
-                    self.write_chunks(&cut_before_newline(bytes), pause)?
-                }
-                _ => self.write_chunks(&[bytes], 0)?,
+                Some(SplitMode::Bytewise) => bytes.iter().map(|b| vec![*b]).collect(),
+                Some(SplitMode::Utf8Mid) => cut_inside_chars(&bytes),
+                Some(SplitMode::BeforeNewline) => cut_before_newline(bytes),
+                _ => vec![bytes],
+            };
+            if let Some((v, len)) = frame {
+                log_send(&v, len, chunks.len(), mode == Some(SplitMode::Coalesce));
             }
+            self.write_chunks(&chunks, pause)?;
         }
         self.write_chunks(&[coalesced], 0)
     }
@@ -101,11 +103,15 @@ fn describe(v: &Value) -> String {
     }
 }
 
-fn log_send(v: &Value, len: usize) {
+/// `writes` is how many `write` calls carried this frame alone (0 when coalesced with others).
+fn log_send(v: &Value, len: usize, writes: usize, coalesced: bool) {
     if !log::enabled() {
         return;
     }
-    let mut rec = json!({"method": describe(v), "bytes": len});
+    let mut rec = json!({"method": describe(v), "bytes": len, "writes": writes});
+    if coalesced {
+        rec["coalesced"] = json!(true);
+    }
     if let Some(id) = v.get("id") {
         rec["id"] = id.clone();
     }

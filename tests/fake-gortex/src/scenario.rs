@@ -327,9 +327,3 @@ pub fn load() -> Result<Scenario, String> {
 pub fn parse(text: &str) -> Result<Scenario, serde_json::Error> {
     serde_json::from_str(text)
 }
-
-impl Scenario {
-    pub fn faults(&self) -> impl Iterator<Item = &Fault> {
-        self.faults.iter()
-    }
-}

@@ -90,14 +90,6 @@ pub fn bump(name: &str) -> u64 {
     next
 }
 
-/// Reads a counter without changing it.
-pub fn peek(name: &str) -> u64 {
-    std::fs::read_to_string(counter_path(name))
-        .ok()
-        .and_then(|t| t.trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// A session id reduced to `[A-Za-z0-9._-]`, used as the session file name.
 pub fn sanitize_session_id(id: &str) -> String {
     id.chars()
