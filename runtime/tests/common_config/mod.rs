@@ -1,0 +1,86 @@
+//! Shared helpers of the config/hook/session/native/doctor tests: locating
+//! (and if need be building) the fake-gortex test double, writing scenario
+//! files and sidecars, and building explicit config inputs.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use pi_gortex_runtime::config::ConfigInputs;
+
+/// The cargo target profile dir this test binary was built into.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // <target>/<profile>/deps/<test>-<hash>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("profile dir")
+        .to_path_buf()
+}
+
+/// Path of the fake-gortex binary, built once per test process if missing.
+pub fn fake_gortex() -> PathBuf {
+    static FAKE: OnceLock<PathBuf> = OnceLock::new();
+    FAKE.get_or_init(|| {
+        let name = format!("fake-gortex{}", std::env::consts::EXE_SUFFIX);
+        let path = profile_dir().join(&name);
+        if !path.is_file() {
+            let target_dir = profile_dir().parent().expect("target dir").to_path_buf();
+            let status = Command::new(env!("CARGO"))
+                .args(["build", "-q", "-p", "fake-gortex"])
+                .env("CARGO_TARGET_DIR", &target_dir)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .expect("cargo build fake-gortex");
+            assert!(status.success(), "building fake-gortex failed");
+        }
+        assert!(
+            path.is_file(),
+            "fake-gortex not found at {}",
+            path.display()
+        );
+        path
+    })
+    .clone()
+}
+
+/// A temporary directory that lives as long as the returned guard.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// Writes `text` to `path`, creating parent directories.
+pub fn write_file(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+/// Explicit config inputs: the given variables, a cwd and a home, nothing
+/// from the process.
+pub fn inputs(vars: &[(&str, &str)], cwd: &Path, home: &Path) -> ConfigInputs {
+    ConfigInputs {
+        env: vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<HashMap<_, _>>(),
+        cwd: cwd.to_path_buf(),
+        home: home.to_path_buf(),
+    }
+}
+
+/// An environment map from pairs.
+pub fn env_map(vars: &[(&str, &str)]) -> HashMap<String, String> {
+    vars.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// A fake-gortex scenario file in `dir`, returned as its path.
+pub fn scenario(dir: &Path, json: &serde_json::Value) -> PathBuf {
+    let path = dir.join("scenario.json");
+    std::fs::write(&path, serde_json::to_vec(json).expect("json")).expect("write scenario");
+    path
+}
