@@ -60,7 +60,7 @@ test-node:
 
 test-e2e: node22 pi-hosts pack
 	cargo build -q -p fake-gortex
-	$(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
+	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # ---------------------------------------------------------------- product
 pack:

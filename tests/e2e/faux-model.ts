@@ -9,6 +9,8 @@
  * - Plays the script in env `PI_E2E_SCRIPT` (a JSON array). Steps:
  *   `{"call": name, "args": {...}}`, `{"calls": [[name, args], ...]}`, `{"say": text}`,
  *   `{"report": true}`. When the script is exhausted it answers `DONE`.
+ * - Env `PI_E2E_ENABLE_TOOLS` (comma list) adds Pi built-ins that are off by default (`grep`,
+ *   `find`, `ls`) to the active tools at `session_start`: test setup, so a script can call them.
  * - Appends one JSON line per observation to env `PI_E2E_LOG`: every model request (`model`,
  *   with the messages and tool declarations the model received) and the Pi events the tests
  *   assert. Handlers only observe; they never return anything, so they cannot change what they
@@ -153,7 +155,9 @@ export default function fauxModel(pi: any): void {
 	const names = (list: unknown) =>
 		Array.isArray(list) ? list.map((item: any) => (typeof item === "string" ? item : item?.name)) : list;
 
+	const enable = (process.env.PI_E2E_ENABLE_TOOLS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 	pi.on("session_start", (event: any, ctx: any) => {
+		if (enable.length) safe(() => pi.setActiveTools([...new Set([...pi.getActiveTools(), ...enable])]));
 		log({
 			ev: "session_start",
 			reason: event?.reason,

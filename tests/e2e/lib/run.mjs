@@ -46,9 +46,10 @@ function readJsonl(path) {
  * - `gortex`: install the packed extension into the agent dir (default true);
  * - `settings`: merged into `<agent>/settings.json`;
  * - `files` / `agentFiles`: relative path -> content, written under `work/` / `agent/`;
- * - `scenario`: fake-gortex scenario object (FAKE-2), written to a file.
+ * - `scenario`: fake-gortex scenario object (FAKE-2), written to a file;
+ * - `setup(box)`: last step, for content that depends on the sandbox's own paths.
  */
-export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, agentFiles = {}, scenario } = {}) {
+export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, agentFiles = {}, scenario, setup } = {}) {
 	const root = mkdtempSync(join(tmpdir(), "pi-e2e-"));
 	sandboxes.push(root);
 	const agent = join(root, "agent");
@@ -70,7 +71,7 @@ export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, age
 	for (const [rel, content] of Object.entries(agentFiles)) write(agent, rel, content);
 	const scenarioPath = join(root, "scenario.json");
 	if (scenario) writeFileSync(scenarioPath, JSON.stringify(scenario));
-	return {
+	const box = {
 		pi,
 		root,
 		agent,
@@ -80,6 +81,8 @@ export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, age
 		fakeLog: join(root, "fake-gortex.jsonl"),
 		sessions: join(root, "sessions"),
 	};
+	setup?.(box);
+	return box;
 }
 
 /** The environment of a run: isolation variables, the script, the fake, then `env` overrides. */
@@ -87,7 +90,7 @@ export function runEnv(box, { script = [], env = {} } = {}) {
 	const base = { ...process.env };
 	// A developer's own Gortex settings must not leak into the sandbox.
 	for (const key of Object.keys(base)) if (key.startsWith("GORTEX_") || key.startsWith("FAKE_GORTEX_")) delete base[key];
-	return {
+	const merged = {
 		...base,
 		PI_CODING_AGENT_DIR: box.agent,
 		PI_OFFLINE: "1",
@@ -100,6 +103,9 @@ export function runEnv(box, { script = [], env = {} } = {}) {
 		...(box.scenarioPath ? { FAKE_GORTEX_SCENARIO: box.scenarioPath } : {}),
 		...env,
 	};
+	// `env: {NAME: undefined}` removes a variable (e.g. GORTEX_BIN for the sidecar scenarios).
+	for (const [key, value] of Object.entries(merged)) if (value === undefined || value === null) delete merged[key];
+	return merged;
 }
 
 /** Pi's argv before the mode-specific part: the faux model, the model flag, session handling. */
@@ -173,6 +179,16 @@ export async function runPi({ mode = "print", prompt = "go", script, env, args, 
 export function reportOf(text) {
 	const line = text.split("\n").find((l) => l.startsWith("REPORT "));
 	return line ? JSON.parse(line.slice("REPORT ".length)) : undefined;
+}
+
+/** The final assistant text of a run in any mode (print stdout, JSON stream, RPC last text). */
+export function finalText(run) {
+	if (run.lastText !== undefined) return String(run.lastText ?? "");
+	if (run.json) {
+		const last = run.json.filter((e) => e.type === "message_end" && e.message?.role === "assistant").at(-1);
+		return (last?.message.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+	}
+	return run.stdout;
 }
 
 /** Short description of a run for assertion messages. */
