@@ -1,0 +1,2 @@
+//! placeholder bench (filled in below)
+fn main() {}

@@ -1,0 +1,802 @@
+//! The own MCP stdio client: one `gortex mcp` child at a time (MCP-2..MCP-19,
+//! MCP-28..MCP-30).
+//!
+//! Ownership is the leak guard. Every child is spawned while the state lock
+//! is held and only after checking that the client is not stopped, and it is
+//! installed in the state in the same critical section; `stop()` marks the
+//! client stopped and takes the child out in one critical section too. So a
+//! child can never exist outside the state of a live client, and a stopped
+//! client can never get one (SES-8, improvement (e)). The task that owns a
+//! child kills it when the client disappears, and `kill_on_drop` covers a
+//! runtime that shuts down under it.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::envelope::{self, Envelope, Inbound};
+use super::error::McpError;
+use super::framing::{Frame, FrameDecoder, MAX_FRAME_BYTES};
+use super::handshake::{self, HandshakeInfo};
+use super::transport::child_process::{self, ChildSpec, SpawnedChild};
+use super::transport::stderr_tail::StderrTail;
+
+/// The notification that triggers a re-sync (MCP-10).
+pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// Per-kind timeouts and delays (MCP-13, MCP-15, MCP-19). Tests shorten them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// `initialize` (60 s).
+    pub initialize: Duration,
+    /// Every request but `initialize` and `tools/call` (30 s).
+    pub rpc: Duration,
+    /// `tools/call` (600 s).
+    pub call: Duration,
+    /// SIGTERM to SIGKILL (2 s).
+    pub kill_grace: Duration,
+    /// Wait before the one start retry (1 s).
+    pub retry_backoff: Duration,
+    /// After the child exits, how long its last stdout and stderr bytes are
+    /// still awaited (a grandchild may hold the pipes open).
+    pub exit_drain: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            initialize: Duration::from_millis(60_000),
+            rpc: Duration::from_millis(30_000),
+            call: Duration::from_millis(600_000),
+            kill_grace: Duration::from_millis(2_000),
+            retry_backoff: Duration::from_millis(1_000),
+            exit_drain: Duration::from_millis(200),
+        }
+    }
+}
+
+impl Timeouts {
+    /// The timeout of one method (MCP-13).
+    pub fn for_method(&self, method: &str) -> Duration {
+        match method {
+            "initialize" => self.initialize,
+            "tools/call" => self.call,
+            _ => self.rpc,
+        }
+    }
+}
+
+/// How to run the child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// The executable (`gortex`, or an absolute path).
+    pub bin: std::ffi::OsString,
+    /// Arguments; `["mcp"]` for the daemon.
+    pub args: Vec<std::ffi::OsString>,
+    /// Variables added to the inherited environment (CFG-14).
+    pub extra_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    /// Working directory; `None` inherits the host's.
+    pub cwd: Option<std::path::PathBuf>,
+    /// Timeouts.
+    pub timeouts: Timeouts,
+    /// Frame cap in bytes (MCP-7).
+    pub max_frame_bytes: usize,
+}
+
+impl ClientConfig {
+    /// `<bin> mcp` with the spec's defaults.
+    pub fn new(bin: impl Into<std::ffi::OsString>) -> Self {
+        Self {
+            bin: bin.into(),
+            args: vec!["mcp".into()],
+            extra_env: Vec::new(),
+            cwd: None,
+            timeouts: Timeouts::default(),
+            max_frame_bytes: MAX_FRAME_BYTES,
+        }
+    }
+}
+
+/// A successful response's `result`, kept as the bytes it arrived in.
+/// A large frame is moved here without a copy; decoding is up to the caller.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    bytes: Vec<u8>,
+    range: Range<usize>,
+}
+
+impl RawResponse {
+    /// The `result` JSON text (`null` when the response had none).
+    pub fn json(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+
+    /// Decodes `result` into `T`.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(self.json())
+    }
+
+    fn null() -> Self {
+        Self {
+            bytes: b"null".to_vec(),
+            range: 0..4,
+        }
+    }
+}
+
+/// Called for every `notifications/tools/list_changed`.
+pub type ListChangedHandler = Arc<dyn Fn() + Send + Sync>;
+
+type Settlement = Result<RawResponse, McpError>;
+
+/// The client. Cheap to clone; all clones drive the same child.
+#[derive(Clone)]
+pub struct McpClient {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("pid", &self.pid())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    config: ClientConfig,
+    next_id: AtomicU64,
+    state: Mutex<State>,
+    /// Serializes spawns so concurrent callers share one respawn (MCP-16).
+    respawn_gate: tokio::sync::Mutex<Option<McpError>>,
+    respawn_epoch: AtomicU64,
+    stopped: CancellationToken,
+    list_changed: Mutex<Option<ListChangedHandler>>,
+    noise_lines: AtomicU64,
+}
+
+enum Phase {
+    NotStarted,
+    Running {
+        connection: Arc<Connection>,
+        /// The handshake on this child has completed.
+        ready: bool,
+    },
+    Exited(McpError),
+    Stopped,
+}
+
+struct State {
+    phase: Phase,
+    pending: HashMap<u64, oneshot::Sender<Settlement>>,
+    generation: u64,
+}
+
+/// One child and the channels into its tasks.
+struct Connection {
+    generation: u64,
+    pid: u32,
+    outbound: mpsc::UnboundedSender<Vec<u8>>,
+    frames_seen: Arc<AtomicU64>,
+    kill: Mutex<Option<oneshot::Sender<()>>>,
+    reaped: watch::Receiver<bool>,
+}
+
+impl Connection {
+    fn request_kill(&self) {
+        if let Some(kill) = lock(&self.kill).take() {
+            let _ = kill.send(());
+        }
+    }
+
+    async fn wait_reaped(&self) {
+        let mut reaped = self.reaped.clone();
+        let _ = reaped.wait_for(|reaped| *reaped).await;
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding one of these locks leaves consistent data (every
+    // critical section is a few assignments), so poisoning is ignored.
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl McpClient {
+    /// A client that has not spawned anything yet.
+    pub fn new(config: ClientConfig) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                next_id: AtomicU64::new(1),
+                state: Mutex::new(State {
+                    phase: Phase::NotStarted,
+                    pending: HashMap::new(),
+                    generation: 0,
+                }),
+                respawn_gate: tokio::sync::Mutex::new(None),
+                respawn_epoch: AtomicU64::new(0),
+                stopped: CancellationToken::new(),
+                list_changed: Mutex::new(None),
+                noise_lines: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// Spawns and initializes, retrying once after the backoff (MCP-19).
+    pub async fn start(&self) -> Result<HandshakeInfo, McpError> {
+        let first = self.shared.start_attempt().await;
+        if first.is_ok() || self.is_stopped() {
+            return first;
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(self.shared.config.timeouts.retry_backoff) => {}
+            _ = self.shared.stopped.cancelled() => return Err(McpError::Stopped),
+        }
+        self.shared.start_attempt().await
+    }
+
+    /// Sends one request and awaits its settlement, respawning first when
+    /// the child has exited (MCP-16). `abort` cancels it (MCP-30).
+    pub async fn request(
+        &self,
+        method: &str,
+        params: &RawValue,
+        abort: Option<&CancellationToken>,
+    ) -> Result<RawResponse, McpError> {
+        let connection = self.shared.ensure_running().await?;
+        self.shared
+            .send_request(&connection, method, params, abort)
+            .await
+    }
+
+    /// Sends a notification, best effort.
+    pub fn notify(&self, method: &str, params: &RawValue) -> Result<(), McpError> {
+        let connection = self.shared.current_connection()?;
+        let _ = connection
+            .outbound
+            .send(envelope::notification_frame(method, params));
+        Ok(())
+    }
+
+    /// Sets (or clears) the list-changed callback (MCP-10).
+    pub fn set_list_changed_handler(&self, handler: Option<ListChangedHandler>) {
+        *lock(&self.shared.list_changed) = handler;
+    }
+
+    /// Marks the client stopped, rejects everything pending, and kills and
+    /// reaps the child before returning (MCP-28, MCP-15). Final.
+    pub async fn stop(&self) {
+        self.shared.stopped.cancel();
+        let connection = {
+            let mut state = lock(&self.shared.state);
+            let previous = std::mem::replace(&mut state.phase, Phase::Stopped);
+            reject_all(&mut state, &McpError::Stopped);
+            match previous {
+                Phase::Running { connection, .. } => Some(connection),
+                _ => None,
+            }
+        };
+        if let Some(connection) = connection {
+            connection.request_kill();
+            connection.wait_reaped().await;
+        }
+    }
+
+    /// True once `stop()` was called.
+    pub fn is_stopped(&self) -> bool {
+        self.shared.stopped.is_cancelled()
+    }
+
+    /// The live child's pid, if any.
+    pub fn pid(&self) -> Option<u32> {
+        match &lock(&self.shared.state).phase {
+            Phase::Running { connection, .. } => Some(connection.pid),
+            _ => None,
+        }
+    }
+
+    /// The reason the client is currently marked exited, if it is.
+    pub fn exit_reason(&self) -> Option<McpError> {
+        match &lock(&self.shared.state).phase {
+            Phase::Exited(reason) => Some(reason.clone()),
+            Phase::Stopped => Some(McpError::Stopped),
+            _ => None,
+        }
+    }
+
+    /// Inbound lines skipped as noise so far (MCP-6), for diagnosis.
+    pub fn noise_lines(&self) -> u64 {
+        self.shared.noise_lines.load(Ordering::Relaxed)
+    }
+
+    /// Requests awaiting a settlement (MCP-29).
+    pub fn pending_count(&self) -> usize {
+        lock(&self.shared.state).pending.len()
+    }
+}
+
+fn reject_all(state: &mut State, reason: &McpError) {
+    for (_, settle) in state.pending.drain() {
+        let _ = settle.send(Err(reason.clone()));
+    }
+}
+
+/// Removes a pending entry when its request future goes away early.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    id: u64,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        lock(&self.shared.state).pending.remove(&self.id);
+    }
+}
+
+impl Shared {
+    /// The ready connection, `None` when one must be (re)spawned.
+    fn ready_connection(&self) -> Result<Option<Arc<Connection>>, McpError> {
+        match &lock(&self.state).phase {
+            Phase::Running {
+                connection,
+                ready: true,
+            } => Ok(Some(connection.clone())),
+            Phase::Stopped => Err(McpError::Stopped),
+            _ => Ok(None),
+        }
+    }
+
+    /// Any live connection, ready or not.
+    fn current_connection(&self) -> Result<Arc<Connection>, McpError> {
+        match &lock(&self.state).phase {
+            Phase::Running { connection, .. } => Ok(connection.clone()),
+            Phase::Stopped => Err(McpError::Stopped),
+            _ => Err(McpError::NotRunning),
+        }
+    }
+
+    /// One `start()` attempt: reuse a live child or spawn one, then handshake.
+    async fn start_attempt(self: &Arc<Self>) -> Result<HandshakeInfo, McpError> {
+        let _gate = self.respawn_gate.lock().await;
+        let connection = match self.current_connection() {
+            Ok(connection) => connection,
+            Err(McpError::Stopped) => return Err(McpError::Stopped),
+            Err(_) => self.spawn_connection()?,
+        };
+        self.handshake(&connection).await
+    }
+
+    /// The ready connection, respawning once for every concurrent caller
+    /// when there is none (MCP-16).
+    async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, McpError> {
+        let epoch_seen = self.respawn_epoch.load(Ordering::SeqCst);
+        if let Some(connection) = self.ready_connection()? {
+            return Ok(connection);
+        }
+        let mut last_failure = self.respawn_gate.lock().await;
+        if let Some(connection) = self.ready_connection()? {
+            return Ok(connection);
+        }
+        if self.respawn_epoch.load(Ordering::SeqCst) != epoch_seen {
+            if let Some(failure) = last_failure.clone() {
+                return Err(failure);
+            }
+        }
+        let outcome = self.respawn().await;
+        *last_failure = outcome.as_ref().err().cloned();
+        self.respawn_epoch.fetch_add(1, Ordering::SeqCst);
+        outcome
+    }
+
+    /// Spawn and handshake once, without the version check or a retry.
+    async fn respawn(self: &Arc<Self>) -> Result<Arc<Connection>, McpError> {
+        let connection = self.spawn_connection()?;
+        match self.handshake(&connection).await {
+            Ok(_) => Ok(connection),
+            Err(failure) => {
+                // A child that failed its handshake must not linger half-open.
+                if let Some(connection) = self.mark_exited(connection.generation, failure.clone()) {
+                    connection.request_kill();
+                }
+                Err(failure)
+            }
+        }
+    }
+
+    async fn handshake(
+        self: &Arc<Self>,
+        connection: &Arc<Connection>,
+    ) -> Result<HandshakeInfo, McpError> {
+        let params = handshake::initialize_params();
+        let result = self
+            .send_request(connection, "initialize", &params, None)
+            .await?;
+        let info = handshake::read_handshake(result.json());
+        let empty = RawValue::from_string("{}".to_string()).expect("valid JSON");
+        let _ = connection.outbound.send(envelope::notification_frame(
+            "notifications/initialized",
+            &empty,
+        ));
+        let mut state = lock(&self.state);
+        if let Phase::Running {
+            connection: current,
+            ready,
+        } = &mut state.phase
+        {
+            if current.generation == connection.generation {
+                *ready = true;
+                return Ok(info);
+            }
+        }
+        Err(match &state.phase {
+            Phase::Exited(reason) => reason.clone(),
+            Phase::Stopped => McpError::Stopped,
+            _ => McpError::NotRunning,
+        })
+    }
+
+    /// Spawns a child and installs it, in one critical section with the
+    /// stopped check (see the module comment).
+    fn spawn_connection(self: &Arc<Self>) -> Result<Arc<Connection>, McpError> {
+        let mut state = lock(&self.state);
+        match &state.phase {
+            Phase::Stopped => return Err(McpError::Stopped),
+            Phase::Running { connection, .. } => {
+                // A leftover from a failed handshake: replaced, never leaked.
+                connection.request_kill();
+            }
+            _ => {}
+        }
+        let spec = ChildSpec {
+            program: self.config.bin.clone(),
+            args: self.config.args.clone(),
+            extra_env: self.config.extra_env.clone(),
+            cwd: self.config.cwd.clone(),
+        };
+        let spawned = match child_process::spawn_piped(&spec) {
+            Ok(spawned) => spawned,
+            Err(error) => {
+                let failure = McpError::SpawnFailed {
+                    detail: error.to_string(),
+                };
+                state.phase = Phase::Exited(failure.clone());
+                reject_all(&mut state, &failure);
+                return Err(failure);
+            }
+        };
+        state.generation += 1;
+        let generation = state.generation;
+        let (outbound, outbound_rx) = mpsc::unbounded_channel();
+        let (kill, kill_rx) = oneshot::channel();
+        let (reaped_tx, reaped) = watch::channel(false);
+        let frames_seen = Arc::new(AtomicU64::new(0));
+        let connection = Arc::new(Connection {
+            generation,
+            pid: spawned.pid,
+            outbound: outbound.clone(),
+            frames_seen: frames_seen.clone(),
+            kill: Mutex::new(Some(kill)),
+            reaped,
+        });
+        let SpawnedChild {
+            pid: _,
+            child,
+            stdin,
+            stdout,
+            stderr_tail,
+            stderr_drain,
+        } = spawned;
+        let writer = tokio::spawn(write_frames(stdin, outbound_rx));
+        let supervisor = Supervisor {
+            shared: Arc::downgrade(self),
+            generation,
+            outbound,
+            frames_seen,
+            max_frame_bytes: self.config.max_frame_bytes,
+            timeouts: self.config.timeouts,
+        };
+        tokio::spawn(supervisor.run(ChildParts {
+            child,
+            stdout,
+            stderr_tail,
+            stderr_drain,
+            writer,
+            kill_rx,
+            reaped_tx,
+        }));
+        reject_all(&mut state, &McpError::NotRunning);
+        state.phase = Phase::Running {
+            connection: connection.clone(),
+            ready: false,
+        };
+        Ok(connection)
+    }
+
+    /// Marks the client exited if `generation` is still the live child
+    /// (MCP-4), rejecting every pending request. Returns that child.
+    fn mark_exited(&self, generation: u64, reason: McpError) -> Option<Arc<Connection>> {
+        let mut state = lock(&self.state);
+        let current = match &state.phase {
+            Phase::Running { connection, .. } if connection.generation == generation => {
+                connection.clone()
+            }
+            _ => return None,
+        };
+        reject_all(&mut state, &reason);
+        state.phase = Phase::Exited(reason);
+        Some(current)
+    }
+
+    async fn send_request(
+        &self,
+        connection: &Arc<Connection>,
+        method: &str,
+        params: &RawValue,
+        abort: Option<&CancellationToken>,
+    ) -> Result<RawResponse, McpError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (settle, mut settled) = oneshot::channel();
+        {
+            let mut state = lock(&self.state);
+            match &state.phase {
+                Phase::Running {
+                    connection: current,
+                    ..
+                } if current.generation == connection.generation => {}
+                Phase::Exited(reason) => return Err(reason.clone()),
+                Phase::Stopped => return Err(McpError::Stopped),
+                _ => return Err(McpError::NotRunning),
+            }
+            state.pending.insert(id, settle);
+        }
+        let _guard = PendingGuard { shared: self, id };
+        let frames_before = connection.frames_seen.load(Ordering::SeqCst);
+        let _ = connection
+            .outbound
+            .send(envelope::request_frame(id, method, params));
+        let timeout = self.config.timeouts.for_method(method);
+        let aborted = async {
+            match abort {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            outcome = &mut settled => outcome.unwrap_or(Err(McpError::NotRunning)),
+            _ = tokio::time::sleep(timeout) => {
+                if lock(&self.state).pending.remove(&id).is_none() {
+                    // Settled in the same instant: the settlement wins.
+                    if let Ok(outcome) = settled.try_recv() {
+                        return outcome;
+                    }
+                }
+                if connection.frames_seen.load(Ordering::SeqCst) == frames_before {
+                    let wedged = McpError::Wedged { method: method.to_string() };
+                    if let Some(connection) = self.mark_exited(connection.generation, wedged) {
+                        connection.request_kill();
+                    }
+                }
+                Err(McpError::Timeout { method: method.to_string(), ms: timeout.as_millis() })
+            }
+            _ = aborted => {
+                lock(&self.state).pending.remove(&id);
+                let params = format!(r#"{{"requestId":{id},"reason":"aborted by the user"}}"#);
+                if let Ok(params) = RawValue::from_string(params) {
+                    let _ = connection.outbound.send(envelope::notification_frame(
+                        "notifications/cancelled",
+                        &params,
+                    ));
+                }
+                Err(McpError::Aborted)
+            }
+        }
+    }
+
+    /// Settles a pending request; a reply nobody waits for is ignored (MCP-8).
+    fn settle(&self, id: u64, build: impl FnOnce() -> Settlement) {
+        let Some(settle) = lock(&self.state).pending.remove(&id) else {
+            return;
+        };
+        let _ = settle.send(build());
+    }
+
+    fn notify_list_changed(&self) {
+        let handler = lock(&self.list_changed).clone();
+        if let Some(handler) = handler {
+            // A panicking callback must not take the reader down (MCP-10).
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
+        }
+    }
+}
+
+/// Writes outbound frames in order; write errors are ignored (MCP-3), the
+/// exit of the child reports the problem. Aborting this task closes stdin.
+async fn write_frames(mut stdin: ChildStdin, mut outbound: mpsc::UnboundedReceiver<Vec<u8>>) {
+    let mut broken = false;
+    while let Some(mut batch) = outbound.recv().await {
+        if broken {
+            continue;
+        }
+        while let Ok(more) = outbound.try_recv() {
+            batch.extend_from_slice(&more);
+        }
+        broken = stdin.write_all(&batch).await.is_err();
+    }
+}
+
+struct ChildParts {
+    child: tokio::process::Child,
+    stdout: ChildStdout,
+    stderr_tail: StderrTail,
+    stderr_drain: tokio::task::JoinHandle<()>,
+    writer: tokio::task::JoinHandle<()>,
+    kill_rx: oneshot::Receiver<()>,
+    reaped_tx: watch::Sender<bool>,
+}
+
+/// The task that owns one child: reads and routes its stdout, notices its
+/// exit, and kills it on request or when the client is gone.
+struct Supervisor {
+    shared: Weak<Shared>,
+    generation: u64,
+    outbound: mpsc::UnboundedSender<Vec<u8>>,
+    frames_seen: Arc<AtomicU64>,
+    max_frame_bytes: usize,
+    timeouts: Timeouts,
+}
+
+enum Ending {
+    Kill,
+    Exited(Option<std::process::ExitStatus>),
+}
+
+impl Supervisor {
+    async fn run(self, mut parts: ChildParts) {
+        let mut decoder = FrameDecoder::new(self.max_frame_bytes);
+        let mut buffer = vec![0u8; 64 * 1024];
+        let mut stdout_open = true;
+        let ending = loop {
+            tokio::select! {
+                biased;
+                _ = &mut parts.kill_rx => break Ending::Kill,
+                read = parts.stdout.read(&mut buffer), if stdout_open => match read {
+                    Ok(0) | Err(_) => stdout_open = false,
+                    Ok(count) => {
+                        if !self.consume(&mut decoder, &buffer[..count]) {
+                            break Ending::Kill;
+                        }
+                    }
+                },
+                status = parts.child.wait() => {
+                    let status = status.ok();
+                    self.drain_after_exit(&mut decoder, &mut buffer, &mut parts.stdout, stdout_open).await;
+                    break Ending::Exited(status);
+                }
+            }
+        };
+        parts.writer.abort();
+        match ending {
+            Ending::Kill => {
+                drop(parts.stdout);
+                child_process::terminate_and_reap(&mut parts.child, self.timeouts.kill_grace).await;
+            }
+            Ending::Exited(status) => {
+                let _ =
+                    tokio::time::timeout(self.timeouts.exit_drain, &mut parts.stderr_drain).await;
+                let reason = McpError::Exited {
+                    how: child_process::describe_status(status),
+                    stderr_tail: parts.stderr_tail.text(),
+                };
+                if let Some(shared) = self.shared.upgrade() {
+                    shared.mark_exited(self.generation, reason);
+                }
+            }
+        }
+        parts.stderr_drain.abort();
+        let _ = parts.reaped_tx.send(true);
+    }
+
+    /// Reads what the child wrote before it exited, within the drain window.
+    async fn drain_after_exit(
+        &self,
+        decoder: &mut FrameDecoder,
+        buffer: &mut [u8],
+        stdout: &mut ChildStdout,
+        stdout_open: bool,
+    ) {
+        if !stdout_open {
+            return;
+        }
+        let drain = async {
+            loop {
+                match stdout.read(buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(count) => {
+                        if !self.consume(decoder, &buffer[..count]) {
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        let _ = tokio::time::timeout(self.timeouts.exit_drain, drain).await;
+    }
+
+    /// Feeds one chunk. `false` means the connection must be killed: the
+    /// frame cap was exceeded (MCP-7) or the client is gone.
+    fn consume(&self, decoder: &mut FrameDecoder, chunk: &[u8]) -> bool {
+        let Some(shared) = self.shared.upgrade() else {
+            return false;
+        };
+        let pushed = decoder.push(chunk, |frame| self.dispatch(&shared, frame));
+        match pushed {
+            Ok(()) => true,
+            Err(super::framing::FramingError::FrameTooLarge { limit }) => {
+                shared.mark_exited(self.generation, McpError::FrameTooLarge { limit });
+                false
+            }
+        }
+    }
+
+    /// Routes one frame (MCP-8..MCP-11).
+    fn dispatch(&self, shared: &Shared, frame: Frame<'_>) {
+        let Some(envelope) = Envelope::parse(frame.bytes()) else {
+            shared.noise_lines.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        self.frames_seen.fetch_add(1, Ordering::SeqCst);
+        let inbound = envelope.classify();
+        match inbound {
+            Inbound::Response { id } => {
+                if let Some(error) = envelope.error {
+                    let (code, message) = envelope::error_message(error);
+                    shared.settle(id, || Err(McpError::Rpc { code, message }));
+                    return;
+                }
+                let base = frame.bytes().as_ptr() as usize;
+                let range = envelope.result.map(|result| {
+                    let start = result.get().as_ptr() as usize - base;
+                    start..start + result.get().len()
+                });
+                shared.settle(id, move || {
+                    Ok(match range {
+                        None => RawResponse::null(),
+                        Some(range) => match frame {
+                            Frame::Owned(bytes) => RawResponse { bytes, range },
+                            Frame::Borrowed(bytes) => {
+                                let bytes = bytes[range].to_vec();
+                                let range = 0..bytes.len();
+                                RawResponse { bytes, range }
+                            }
+                        },
+                    })
+                });
+            }
+            Inbound::ServerRequest { id, method } => {
+                let reply = if method == "ping" {
+                    envelope::ping_reply_frame(id)
+                } else {
+                    envelope::method_not_found_frame(id)
+                };
+                let _ = self.outbound.send(reply);
+            }
+            Inbound::Notification { method } => {
+                if method == LIST_CHANGED {
+                    shared.notify_list_changed();
+                }
+            }
+            Inbound::Other => {}
+        }
+    }
+}

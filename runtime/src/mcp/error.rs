@@ -1,0 +1,110 @@
+//! Why an MCP request failed. The `Display` texts are the spec's exact
+//! rejection texts (MCP-4, MCP-5, MCP-7, MCP-9, MCP-13, MCP-14, MCP-28,
+//! MCP-30), because they reach the user and the model verbatim.
+
+/// A failed request or a client marked exited.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// The child could not be spawned (MCP-4).
+    #[error("gortex mcp spawn failed")]
+    SpawnFailed {
+        /// The OS error, for diagnosis only.
+        detail: String,
+    },
+    /// The child exited (MCP-4), with how and the last of its stderr.
+    #[error("{}", exited_text(how, stderr_tail))]
+    Exited {
+        /// `with status N`, `by signal N`, or empty.
+        how: String,
+        /// The trimmed last 8 KiB of stderr.
+        stderr_tail: String,
+    },
+    /// A frame grew past the cap (MCP-7).
+    #[error("gortex mcp frame exceeded {limit} bytes")]
+    FrameTooLarge {
+        /// The cap in bytes.
+        limit: usize,
+    },
+    /// A request timed out on a child that sent nothing at all (MCP-14).
+    #[error("gortex mcp killed after {method} timed out")]
+    Wedged {
+        /// The method that timed out.
+        method: String,
+    },
+    /// The client was stopped; it is final (MCP-28).
+    #[error("gortex mcp bridge stopped")]
+    Stopped,
+    /// A write was attempted with no child (MCP-5).
+    #[error("gortex mcp is not running")]
+    NotRunning,
+    /// A request outlived its timeout (MCP-13).
+    #[error("{method} timed out after {ms}ms")]
+    Timeout {
+        /// The method.
+        method: String,
+        /// The timeout in milliseconds.
+        ms: u128,
+    },
+    /// An error response (MCP-9).
+    #[error("{message}")]
+    Rpc {
+        /// `error.code` when it was an integer.
+        code: Option<i64>,
+        /// `error.message`, or `JSON-RPC error <code>`.
+        message: String,
+    },
+    /// The caller aborted a tool call (MCP-30).
+    #[error("tool call aborted")]
+    Aborted,
+    /// A result did not have the shape its method promises.
+    #[error("invalid {method} result: {detail}")]
+    InvalidResult {
+        /// The method.
+        method: String,
+        /// The decoding error.
+        detail: String,
+    },
+}
+
+fn exited_text(how: &str, stderr_tail: &str) -> String {
+    let mut text = String::from("gortex mcp exited");
+    if !how.is_empty() {
+        text.push(' ');
+        text.push_str(how);
+    }
+    if !stderr_tail.is_empty() {
+        text.push_str(": ");
+        text.push_str(stderr_tail);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_texts_follow_the_spec() {
+        let exited = |how: &str, tail: &str| McpError::Exited {
+            how: how.into(),
+            stderr_tail: tail.into(),
+        };
+        assert_eq!(exited("", "").to_string(), "gortex mcp exited");
+        assert_eq!(
+            exited("with status 1", "boom").to_string(),
+            "gortex mcp exited with status 1: boom"
+        );
+        assert_eq!(
+            McpError::Timeout {
+                method: "tools/call".into(),
+                ms: 600000
+            }
+            .to_string(),
+            "tools/call timed out after 600000ms"
+        );
+        assert_eq!(
+            McpError::FrameTooLarge { limit: 67108864 }.to_string(),
+            "gortex mcp frame exceeded 67108864 bytes"
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! The `initialize` exchange (MCP-17, MCP-18; WIRE-2..WIRE-4).
+
+use serde_json::value::RawValue;
+
+use crate::version::PROTOCOL_VERSION;
+
+/// `clientInfo.name`: the daemon picks its compact wire format from it.
+pub const CLIENT_NAME: &str = "pi";
+/// `clientInfo.version`.
+pub const CLIENT_VERSION: &str = "1.0.0";
+
+/// What the client reads from the handshake result (MCP-18).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HandshakeInfo {
+    /// `result.serverInfo.version`, or `""` when missing or not a string.
+    pub server_version: String,
+    /// `result.protocolVersion`, or `""` when missing or not a string.
+    pub protocol: String,
+}
+
+/// The `initialize` params of WIRE-2.
+pub fn initialize_params() -> Box<RawValue> {
+    let params = serde_json::json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "capabilities": {"experimental": {"gortex/wire": ["gcx"]}},
+        "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
+    });
+    serde_json::value::to_raw_value(&params).expect("static params serialize")
+}
+
+/// Reads the two fields of MCP-18, tolerating anything else (WIRE-3).
+pub fn read_handshake(result: &[u8]) -> HandshakeInfo {
+    let result: serde_json::Value = serde_json::from_slice(result).unwrap_or_default();
+    let text = |value: Option<&serde_json::Value>| {
+        value
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    HandshakeInfo {
+        server_version: text(result.pointer("/serverInfo/version")),
+        protocol: text(result.get("protocolVersion")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_version_and_protocol_leniently() {
+        let info = read_handshake(
+            br#"{"protocolVersion":"2025-06-18","serverInfo":{"name":"gortex","version":"0.64.4"}}"#,
+        );
+        assert_eq!(info.server_version, "0.64.4");
+        assert_eq!(info.protocol, "2025-06-18");
+        let info = read_handshake(br#"{"protocolVersion":7,"serverInfo":{"version":null}}"#);
+        assert_eq!(info, HandshakeInfo::default());
+        assert_eq!(read_handshake(b"null"), HandshakeInfo::default());
+    }
+
+    #[test]
+    fn params_match_wire_2() {
+        assert_eq!(
+            initialize_params().get(),
+            r#"{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}"#
+        );
+    }
+}

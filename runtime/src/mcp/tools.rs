@@ -1,0 +1,138 @@
+//! The two tool methods of the own client: paged `tools/list` (MCP-25) and
+//! `tools/call` (MCP-26), plus the text rules of a result (MCP-27, TOOL-6).
+
+use std::collections::HashSet;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::client::McpClient;
+use super::error::McpError;
+
+/// Pages fetched at most by one listing (MCP-25).
+pub const MAX_LIST_PAGES: usize = 100;
+
+/// One `tools/list` page, read leniently: a missing or non-array `tools`
+/// counts as empty, and only a non-empty string `nextCursor` continues.
+#[derive(Debug, Default, Deserialize)]
+struct ListPage {
+    #[serde(default)]
+    tools: Value,
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Value,
+}
+
+fn to_params(value: &Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(value).expect("a Value always serializes")
+}
+
+/// Lists every tool, following `nextCursor` until done, for at most
+/// [`MAX_LIST_PAGES`] pages or until a cursor repeats (MCP-25).
+pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
+    let mut tools = Vec::new();
+    let mut seen_cursors = HashSet::new();
+    let mut params = json!({});
+    for _ in 0..MAX_LIST_PAGES {
+        let page: ListPage = client
+            .request("tools/list", &to_params(&params), None)
+            .await?
+            .decode()
+            .unwrap_or_default();
+        if let Value::Array(listed) = page.tools {
+            tools.extend(listed);
+        }
+        match page.next_cursor {
+            Value::String(cursor) if !cursor.is_empty() && seen_cursors.insert(cursor.clone()) => {
+                params = json!({ "cursor": cursor });
+            }
+            _ => break,
+        }
+    }
+    Ok(tools)
+}
+
+/// Calls one tool by its bare daemon name and returns the raw `result` (MCP-26).
+pub async fn call_tool(
+    client: &McpClient,
+    daemon_name: &str,
+    arguments: Value,
+    abort: Option<&CancellationToken>,
+) -> Result<Value, McpError> {
+    let arguments = match arguments {
+        Value::Null => json!({}),
+        other => other,
+    };
+    let params = to_params(&json!({ "name": daemon_name, "arguments": arguments }));
+    let response = client.request("tools/call", &params, abort).await?;
+    response.decode().map_err(|error| McpError::InvalidResult {
+        method: "tools/call".to_string(),
+        detail: error.to_string(),
+    })
+}
+
+/// The text of a result: every string `text` of a `text` content item,
+/// joined with `\n` (MCP-27).
+pub fn result_text(result: &Value) -> String {
+    let Some(Value::Array(content)) = result.get("content") else {
+        return String::new();
+    };
+    content
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|item| item.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text the model sees: [`result_text`], else the compact JSON of
+/// `structuredContent`, else of the whole result (TOOL-6 step 6).
+pub fn model_text(result: &Value) -> String {
+    let text = result_text(result);
+    if !text.is_empty() {
+        return text;
+    }
+    let fallback = match result.get("structuredContent") {
+        Some(structured) if !structured.is_null() => structured,
+        _ if result.is_null() => &Value::Null,
+        _ => result,
+    };
+    if fallback.is_null() {
+        return "{}".to_string();
+    }
+    serde_json::to_string(fallback).unwrap_or_default()
+}
+
+/// `result.isError === true`.
+pub fn is_error(result: &Value) -> bool {
+    result.get("isError").and_then(Value::as_bool) == Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_only_string_text_items() {
+        let result = json!({"content":[
+            {"type":"text","text":"a"},
+            {"type":"image","data":"x"},
+            {"type":"text","text":5},
+            {"type":"text","text":"b"}]});
+        assert_eq!(result_text(&result), "a\nb");
+        assert_eq!(result_text(&json!({"content":"no"})), "");
+    }
+
+    #[test]
+    fn falls_back_to_structured_content_then_result() {
+        assert_eq!(
+            model_text(&json!({"content":[],"structuredContent":{"k":1}})),
+            r#"{"k":1}"#
+        );
+        assert_eq!(
+            model_text(&json!({"content":[],"isError":false})),
+            r#"{"content":[],"isError":false}"#
+        );
+        assert_eq!(model_text(&Value::Null), "{}");
+    }
+}

@@ -1,0 +1,151 @@
+//! Spawning and killing one piped child process (MCP-2, MCP-3, MCP-15).
+//!
+//! The `Child` is always created with `kill_on_drop`, so a child whose owner
+//! disappears (a dropped task, a runtime shutting down) is killed rather
+//! than orphaned. The orderly path is [`terminate_and_reap`]: SIGTERM first,
+//! SIGKILL after the grace period, and always a `wait` so no zombie remains.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+use super::stderr_tail::StderrTail;
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildSpec {
+    /// The executable; a bare name is looked up on `PATH`.
+    pub program: OsString,
+    /// Arguments after the program.
+    pub args: Vec<OsString>,
+    /// Variables added to the inherited environment.
+    pub extra_env: Vec<(OsString, OsString)>,
+    /// Working directory; `None` inherits the host's.
+    pub cwd: Option<PathBuf>,
+}
+
+/// A freshly spawned child with its pipes taken apart.
+#[derive(Debug)]
+pub struct SpawnedChild {
+    /// The OS process id.
+    pub pid: u32,
+    /// The process handle (kill on drop).
+    pub child: Child,
+    /// The child's stdin.
+    pub stdin: ChildStdin,
+    /// The child's stdout.
+    pub stdout: ChildStdout,
+    /// The last bytes the child wrote to stderr.
+    pub stderr_tail: StderrTail,
+    /// The task draining stderr; it ends at stderr EOF.
+    pub stderr_drain: JoinHandle<()>,
+}
+
+/// Spawns `spec` with three piped streams and starts draining stderr.
+/// Must be called inside a tokio runtime.
+pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
+    let mut command = Command::new(&spec.program);
+    command
+        .args(&spec.args)
+        .envs(spec.extra_env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(cwd) = &spec.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = command.spawn()?;
+    let missing = || std::io::Error::other("child pipe missing");
+    let stdin = child.stdin.take().ok_or_else(missing)?;
+    let stdout = child.stdout.take().ok_or_else(missing)?;
+    let stderr = child.stderr.take().ok_or_else(missing)?;
+    let pid = child.id().ok_or_else(missing)?;
+    let stderr_tail = StderrTail::default();
+    let stderr_drain = tokio::spawn(stderr_tail.clone().drain(stderr));
+    Ok(SpawnedChild {
+        pid,
+        child,
+        stdin,
+        stdout,
+        stderr_tail,
+        stderr_drain,
+    })
+}
+
+/// Sends SIGTERM, escalates to SIGKILL after `grace`, and reaps (MCP-15).
+/// The caller closes stdin first. Returns the exit status when one was read.
+pub async fn terminate_and_reap(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+    if let Ok(Some(status)) = child.try_wait() {
+        return Some(status);
+    }
+    if let Some(pid) = child.id() {
+        // The child is not reaped yet (we hold it), so the pid cannot have
+        // been reused by another process.
+        if let Ok(pid) = libc::pid_t::try_from(pid) {
+            // SAFETY: kill(2) with a pid we own and a valid signal number.
+            unsafe {
+                libc::kill(pid, libc::SIGTERM);
+            }
+        }
+    }
+    if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
+        return status.ok();
+    }
+    let _ = child.start_kill();
+    child.wait().await.ok()
+}
+
+/// How a child ended, in the words of the exit marking (MCP-4).
+pub fn describe_status(status: Option<ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("with status {code}"),
+            (None, Some(signal)) => format!("by signal {signal}"),
+            (None, None) => String::new(),
+        },
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str) -> ChildSpec {
+        ChildSpec {
+            program: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            extra_env: vec![("PI_GORTEX_T".into(), "42".into())],
+            cwd: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn escalates_to_sigkill_when_sigterm_is_ignored() {
+        let mut spawned =
+            spawn_piped(&sh("trap '' TERM; echo ready; while :; do sleep 1; done")).unwrap();
+        let mut line = [0u8; 6];
+        tokio::io::AsyncReadExt::read_exact(&mut spawned.stdout, &mut line)
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = terminate_and_reap(&mut spawned.child, Duration::from_millis(200)).await;
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        assert_eq!(describe_status(status), "by signal 9");
+    }
+
+    #[tokio::test]
+    async fn stderr_tail_and_env_reach_the_child() {
+        let mut spawned = spawn_piped(&sh("echo \"boom $PI_GORTEX_T\" >&2; exit 3")).unwrap();
+        let status = spawned.child.wait().await.ok();
+        spawned.stderr_drain.await.unwrap();
+        assert_eq!(describe_status(status), "with status 3");
+        assert_eq!(spawned.stderr_tail.text(), "boom 42");
+    }
+}

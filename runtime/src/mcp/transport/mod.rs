@@ -1,0 +1,5 @@
+//! Process plumbing for the own MCP client: spawning and killing the
+//! `gortex mcp` child, and draining its stderr.
+
+pub mod child_process;
+pub mod stderr_tail;
