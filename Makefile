@@ -66,8 +66,9 @@ test-e2e: node22 pi-hosts pack
 pack:
 	@true
 
-demo: tools
-	@true
+demo: node22 $(PI160) pack
+	cargo build -q -p fake-gortex
+	$(NODE22) tests/demo/demo.mjs
 
 fuzz:
 	@true
