@@ -1,1 +1,51 @@
-//! placeholder
+//! pi-gortex-node: the napi-rs addon the Pi extension glue loads.
+//!
+//! Every export is a thin adapter from a boundary shape (declared in
+//! `schema/host.schema.json`) to the `pi-gortex-runtime` crate, wrapped in the
+//! panic guard so a Rust bug fails open instead of reaching Node (FAIL-4).
+//! Exports that may wait on a child process or the file system are async and
+//! run on napi's shared tokio runtime; pure decisions are synchronous, because
+//! a Promise round trip would cost more than the decision itself.
+
+mod boundary;
+mod config;
+mod enforce;
+mod generation;
+mod guard;
+mod native;
+mod session;
+mod state;
+
+use napi_derive::napi;
+
+/// Creates the state of one module generation (SES-1). index.ts calls this
+/// once per import; every factory call of that import shares the handle.
+#[napi]
+pub fn create_generation() -> u32 {
+    guard::guard_sync(|| 0, generation::create)
+}
+
+/// Allocates an id for one factory call (SES-2).
+#[napi]
+pub fn create_instance() -> u32 {
+    guard::guard_sync(|| 0, generation::next_instance_id)
+}
+
+/// Drains the messages of panics caught since the last call (FAIL-4). The
+/// glue reports the first one once per session.
+#[napi]
+pub fn take_panics() -> Vec<String> {
+    guard::take_recorded()
+}
+
+/// Test-only: panics inside the guard of a runtime call, so a test can show
+/// that the extension fails open and reports once. `asynchronous` picks the
+/// async guard.
+#[napi]
+pub async fn debug_force_panic(asynchronous: bool) -> bool {
+    if asynchronous {
+        guard::guard_async(|| false, async { panic!("forced by debugForcePanic") }).await
+    } else {
+        guard::guard_sync(|| false, || panic!("forced by debugForcePanic"))
+    }
+}

@@ -1,0 +1,46 @@
+//! Module-generation handles (SES-1) and per-instance handles (SES-2).
+//!
+//! The addon stays loaded for the life of the Node process, while Pi
+//! re-imports the entry module on every `/reload`. State that must be shared
+//! by the instances of one import, and fresh after the next import, is
+//! therefore keyed by a generation handle that index.ts creates once per
+//! import. Handles are plain integers so that async exports can carry them
+//! across the tokio boundary without borrowing a JS object.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::state::GenerationState;
+
+static NEXT_HANDLE: AtomicU32 = AtomicU32::new(1);
+
+fn table() -> &'static Mutex<HashMap<u32, Arc<GenerationState>>> {
+    static TABLE: OnceLock<Mutex<HashMap<u32, Arc<GenerationState>>>> = OnceLock::new();
+    TABLE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Allocates a new generation and returns its handle.
+pub fn create() -> u32 {
+    let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut table) = table().lock() {
+        table.insert(handle, Arc::new(GenerationState::default()));
+    }
+    handle
+}
+
+/// The state of a generation, or a fresh throwaway one for an unknown handle
+/// (fail open: a stale handle must not throw into a Pi handler).
+pub fn get(handle: u32) -> Arc<GenerationState> {
+    table()
+        .lock()
+        .ok()
+        .and_then(|table| table.get(&handle).cloned())
+        .unwrap_or_default()
+}
+
+/// A process-unique id for one factory call (SES-2); the client slot records
+/// which instance claimed it (SES-16).
+pub fn next_instance_id() -> u32 {
+    NEXT_HANDLE.fetch_add(1, Ordering::Relaxed)
+}

@@ -1,0 +1,79 @@
+//! The native-versus-own-client choice (NAT-1..5) and the small native-path
+//! helpers the glue needs (NAT-8, NAT-9).
+
+use std::collections::HashMap;
+
+use napi_derive::napi;
+use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
+use serde_json::Value;
+
+use crate::boundary::{from_js, to_js, PathChoice, PathRequest};
+use crate::{generation, guard};
+
+fn own(reason: &str) -> PathChoice {
+    PathChoice {
+        native: false,
+        reason: reason.to_string(),
+        server_config: None,
+    }
+}
+
+/// NAT-2 at factory time: `PathChoice` for `PathRequest`. The connector
+/// check (NAT-6) runs later, in `session_start`, so it is assumed present.
+#[napi]
+pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
+    guard::guard_sync(
+        || to_js(&own("internal_error")),
+        || {
+            let Some(request) = from_js::<PathRequest>(request) else {
+                return to_js(&own("internal_error"));
+            };
+            let Some(config) = generation::get(generation).config(instance) else {
+                return to_js(&own("internal_error"));
+            };
+            let env: HashMap<String, String> = std::env::vars().collect();
+            let caps = HostCapabilities {
+                has_register_mcp_server: request.has_register_mcp_server,
+                has_mcp_command: true,
+                native_mcp: config.native_mcp,
+                bin_resolves: config.native_mcp
+                    && request.has_register_mcp_server
+                    && native::resolve_binary(&config.bin, &env).is_some(),
+            };
+            let choice = match native::choose_path(&caps) {
+                ToolPath::Native => PathChoice {
+                    native: true,
+                    reason: "native".to_string(),
+                    server_config: Some(to_js(&native::server_config(
+                        &config.bin,
+                        &config.tools_preset,
+                        &env,
+                    ))),
+                },
+                ToolPath::OwnClient { reason } => {
+                    let reason = serde_json::to_value(reason)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default();
+                    own(&reason)
+                }
+            };
+            to_js(&choice)
+        },
+    )
+}
+
+/// NAT-5: the user warning after `registerMcpServer` threw `reason`.
+#[napi]
+pub fn refusal_notice(reason: String) -> String {
+    guard::guard_sync(String::new, || native::refusal_notice(&reason))
+}
+
+/// NAT-9: whether any name is a native gortex tool.
+#[napi]
+pub fn native_tools_present(names: Vec<String>) -> bool {
+    guard::guard_sync(
+        || false,
+        || native::native_tools_present(names.iter().map(String::as_str)),
+    )
+}
