@@ -1,0 +1,212 @@
+//! HOOK-1..HOOK-3 against fake-gortex: the run is asynchronous, bounded and
+//! fails open. Every fault gives the empty decision and a recorded reason.
+
+mod common_config;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common_config::{fake_gortex, scenario, temp_dir};
+use pi_gortex_runtime::hook::{
+    empty_decision, envelope_for_tool_call, outcome, run, EnvelopeContext, HookEvent, HookFailure,
+    HookOutcome, HookRun,
+};
+use serde_json::{json, Value};
+
+/// A Read of an indexed source file: fake-gortex denies it in `deny` mode.
+fn read_envelope() -> HookEvent {
+    envelope_for_tool_call(
+        "read",
+        &json!({"path":"src/a.go"}),
+        &EnvelopeContext {
+            cwd: "/repo".into(),
+            session_id: "s1".into(),
+        },
+        |_| None,
+    )
+}
+
+/// The hook argv with the scenario and log passed through `env`, so tests
+/// never mutate the test process's environment.
+fn argv(dir: &Path, faults: Value) -> Vec<String> {
+    let scenario = scenario(dir, &json!({"faults": faults}));
+    vec![
+        "/usr/bin/env".into(),
+        format!("FAKE_GORTEX_SCENARIO={}", scenario.display()),
+        format!("FAKE_GORTEX_LOG={}", dir.join("log.jsonl").display()),
+        format!("FAKE_GORTEX_STATE={}", dir.display()),
+        fake_gortex().display().to_string(),
+        "hook".into(),
+        "--agent=pi".into(),
+    ]
+}
+
+async fn run_with(faults: Value) -> (HookRun, tempfile::TempDir) {
+    let dir = temp_dir();
+    let run = run(&argv(dir.path(), faults), &read_envelope()).await;
+    (run, dir)
+}
+
+fn assert_failed_open(run: &HookRun) {
+    assert_eq!(run.decision, empty_decision());
+    assert_eq!(outcome(&run.decision), HookOutcome::None);
+    assert!(run.failure.is_some());
+}
+
+#[tokio::test]
+async fn healthy_hook_blocks_an_indexed_read() {
+    let (run, dir) = run_with(json!([])).await;
+    assert_eq!(run.failure, None);
+    match outcome(&run.decision) {
+        HookOutcome::Block { reason } => {
+            assert!(
+                reason.starts_with("[Gortex] BLOCKED: Read of src/a.go"),
+                "{reason}"
+            )
+        }
+        other => panic!("expected a block, got {other:?}"),
+    }
+    // The hook received the envelope exactly as serialized.
+    let log = std::fs::read_to_string(dir.path().join("log.jsonl")).expect("log");
+    let hook = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|rec| rec["ev"] == "hook")
+        .expect("hook record");
+    assert_eq!(
+        hook["envelope"],
+        serde_json::to_value(read_envelope()).expect("json")
+    );
+}
+
+#[tokio::test]
+async fn timeout_kills_the_child_and_leaves_nothing_behind() {
+    let (run, dir) = run_with(json!([{"kind":"hook_timeout","delay_ms":8000}])).await;
+    assert_failed_open(&run);
+    assert_eq!(run.failure, Some(HookFailure::Timeout { limit_ms: 5000 }));
+    assert!(
+        run.latency >= Duration::from_millis(5000),
+        "{:?}",
+        run.latency
+    );
+    assert!(
+        run.latency < Duration::from_millis(7000),
+        "{:?}",
+        run.latency
+    );
+    let log = std::fs::read_to_string(dir.path().join("log.jsonl")).expect("log");
+    let pid = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|rec| rec["ev"] == "start" && rec["verb"] == "hook")
+        .and_then(|rec| rec["pid"].as_i64())
+        .expect("start record with pid");
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "hook child {pid} still exists after the run"
+    );
+    assert!(
+        !log.contains("\"ev\":\"exit\""),
+        "the child never finished on its own"
+    );
+}
+
+#[tokio::test]
+async fn garbage_null_and_arrays_fail_open() {
+    for (stdout, expected) in [
+        ("not json", "invalid_json"),
+        ("null", "not_an_object"),
+        ("[]", "not_an_object"),
+        ("", "empty_output"),
+    ] {
+        let (run, _dir) = run_with(json!([{"kind":"hook_garbage","stdout":stdout}])).await;
+        assert_failed_open(&run);
+        let kind = serde_json::to_value(run.failure.as_ref().expect("failure")).expect("json")
+            ["kind"]
+            .clone();
+        assert_eq!(kind, expected, "{stdout:?}");
+    }
+}
+
+#[tokio::test]
+async fn wrong_typed_fields_are_ignored_not_failures() {
+    let (run, _dir) =
+        run_with(json!([{"kind":"hook_garbage","stdout":"{\"block\":\"yes\",\"reason\":5}"}]))
+            .await;
+    assert_eq!(run.failure, None);
+    assert_eq!(run.decision, empty_decision());
+}
+
+#[tokio::test]
+async fn non_zero_exit_ignores_a_valid_deny() {
+    let (run, _dir) = run_with(json!([{"kind":"hook_exit","exit_code":3}])).await;
+    assert_failed_open(&run);
+    assert_eq!(
+        run.failure,
+        Some(HookFailure::ExitStatus {
+            status: "exit status: 3".into()
+        })
+    );
+}
+
+#[tokio::test]
+async fn twenty_mib_of_output_is_cut_off() {
+    let (run, _dir) = run_with(json!([{"kind":"hook_huge","bytes": 20 * 1024 * 1024}])).await;
+    assert_failed_open(&run);
+    assert_eq!(
+        run.failure,
+        Some(HookFailure::OutputTooLarge {
+            limit_bytes: 16 * 1024 * 1024
+        })
+    );
+}
+
+#[tokio::test]
+async fn stderr_noise_does_not_disturb_the_decision() {
+    let (run, _dir) =
+        run_with(json!([{"kind":"hook_stderr","text":"panic: something loud\n"}])).await;
+    assert_eq!(run.failure, None);
+    assert!(matches!(outcome(&run.decision), HookOutcome::Block { .. }));
+}
+
+#[tokio::test]
+async fn missing_binary_and_empty_argv_fail_open() {
+    let missing = run(
+        &[
+            "/nonexistent/gortex".to_string(),
+            "hook".into(),
+            "--agent=pi".into(),
+        ],
+        &read_envelope(),
+    )
+    .await;
+    assert_failed_open(&missing);
+    match missing.failure {
+        Some(HookFailure::Spawn { program, .. }) => assert_eq!(program, "/nonexistent/gortex"),
+        other => panic!("expected a spawn failure, got {other:?}"),
+    }
+    let empty = run(&[], &read_envelope()).await;
+    assert_failed_open(&empty);
+    assert_eq!(empty.failure, Some(HookFailure::EmptyArgv));
+}
+
+#[tokio::test]
+async fn hook_runs_do_not_block_the_runtime() {
+    // HOOK-2: a slow hook must not stall other tasks on the same runtime.
+    let dir = temp_dir();
+    let slow = argv(dir.path(), json!([{"kind":"hook_timeout","delay_ms":1500}]));
+    let envelope = read_envelope();
+    let ticker = tokio::spawn(async {
+        let mut ticks = 0u32;
+        for _ in 0..10 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ticks += 1;
+        }
+        ticks
+    });
+    let started = std::time::Instant::now();
+    let (hook, ticks) = tokio::join!(run(&slow, &envelope), ticker);
+    assert_eq!(ticks.expect("ticker"), 10);
+    assert!(hook.latency >= Duration::from_millis(1500));
+    assert!(started.elapsed() < Duration::from_millis(4000));
+}
