@@ -73,6 +73,11 @@ pub fn run(sc: Scenario) -> i32 {
     let mut line = Vec::with_capacity(4096);
     loop {
         line.clear();
+        // Coalesced frames go out only when the next read would block, so replies to pipelined
+        // requests share one write.
+        if !reader.buffer().contains(&b'\n') && server.flush().is_err() {
+            return finish(&server, 0, "stdout_closed");
+        }
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => return finish(&server, 0, "stdin_eof"),
             Ok(_) => {}
@@ -85,6 +90,7 @@ pub fn run(sc: Scenario) -> i32 {
 }
 
 fn finish(server: &Server, code: i32, reason: &str) -> i32 {
+    let _ = server.flush();
     let unanswered: Vec<Value> = server
         .pending_server
         .lock()
@@ -175,6 +181,14 @@ impl Server {
     fn send(&self, items: Vec<Item>) -> std::io::Result<()> {
         match self.out.lock() {
             Ok(mut o) => o.send(items),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Releases frames held back by `coalesce`; called before waiting for input.
+    fn flush(&self) -> std::io::Result<()> {
+        match self.out.lock() {
+            Ok(mut o) => o.flush_pending(),
             Err(_) => Ok(()),
         }
     }
@@ -289,6 +303,7 @@ impl Server {
                     std::thread::sleep(Duration::from_millis(delay_ms));
                     if let Ok(mut o) = out.lock() {
                         let _ = o.send(vec![Item::Frame(frame)]);
+                        let _ = o.flush_pending();
                     }
                 });
                 return Ok(());
@@ -550,7 +565,8 @@ impl Server {
                     std::thread::sleep(Duration::from_millis(spacing_ms));
                 }
                 let Ok(mut o) = out.lock() else { return };
-                if o.send(vec![Item::Frame(list_changed())]).is_err() {
+                if o.send(vec![Item::Frame(list_changed())]).is_err() || o.flush_pending().is_err()
+                {
                     return;
                 }
             }

@@ -26,24 +26,31 @@ pub struct Out {
     // Never closed: fd 1 belongs to the process.
     stdout: ManuallyDrop<File>,
     split: Option<(SplitMode, u64)>,
+    /// `coalesce`: frames held back until the server is about to wait for input.
+    pending: Vec<u8>,
+    pending_frames: usize,
 }
 
 impl Out {
     pub fn new(split: Option<(SplitMode, u64)>) -> Out {
         // SAFETY: fd 1 is open for the whole life of the process and ManuallyDrop never closes it.
         let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
-        Out { stdout, split }
+        Out {
+            stdout,
+            split,
+            pending: Vec::new(),
+            pending_frames: 0,
+        }
     }
 
     /// Writes the items in order; an error means the reader went away.
     pub fn send(&mut self, items: Vec<Item>) -> std::io::Result<()> {
         let mode = self.split.map(|(m, _)| m);
         let pause = self.split.map(|(_, p)| p).unwrap_or(0);
-        let mut coalesced: Vec<u8> = Vec::new();
         for item in items {
             let (bytes, frame) = match item {
                 Item::Pause(ms) => {
-                    self.write_chunks(&[std::mem::take(&mut coalesced)], 0)?;
+                    self.flush_pending()?;
                     std::thread::sleep(Duration::from_millis(ms));
                     continue;
                 }
@@ -63,7 +70,8 @@ impl Out {
             };
             let chunks: Vec<Vec<u8>> = match mode {
                 Some(SplitMode::Coalesce) => {
-                    coalesced.extend_from_slice(&bytes);
+                    self.pending.extend_from_slice(&bytes);
+                    self.pending_frames += 1;
                     Vec::new()
                 }
                 Some(SplitMode::Bytewise) => bytes.iter().map(|b| vec![*b]).collect(),
@@ -76,7 +84,18 @@ impl Out {
             }
             self.write_chunks(&chunks, pause)?;
         }
-        self.write_chunks(&[coalesced], 0)
+        Ok(())
+    }
+
+    /// Writes every held-back frame in a single `write` (no-op unless `coalesce` held some).
+    pub fn flush_pending(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let bytes = std::mem::take(&mut self.pending);
+        let frames = std::mem::take(&mut self.pending_frames);
+        log::record("coalesced", json!({"frames": frames, "bytes": bytes.len()}));
+        self.stdout.write_all(&bytes)
     }
 
     /// One `write` per non-empty chunk, pausing between chunks.
