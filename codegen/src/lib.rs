@@ -1,1 +1,12 @@
-//! placeholder
+//! pi-gortex-codegen: turns the JSON Schemas of `schema/` into Rust, TypeScript and Go types and
+//! `docs/schema.md`, checks that the checked-in output is current, lints schemas and validates
+//! JSON instances.
+
+pub mod check;
+pub mod discover;
+pub mod error;
+pub mod generate;
+pub mod lint;
+pub mod open_union;
+pub mod rust_emitter;
+pub mod validate;

@@ -1,0 +1,210 @@
+//! Rejects schema keywords outside the subset typify and our emitters handle, before typify can
+//! panic on them, and enforces that every type and field is described (descriptions become the
+//! doc comments of all three languages and docs/schema.md).
+
+use crate::discover::SchemaFile;
+use crate::error::CodegenError;
+use serde_json::{Map, Value};
+
+/// Keywords accepted at any schema position.
+const SUPPORTED: &[&str] = &[
+    "$ref",
+    "title",
+    "description",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "oneOf",
+    "anyOf",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "examples",
+    "default",
+    "deprecated",
+    "x-open-tag",
+];
+
+/// Keywords accepted only on the root of a file.
+const ROOT_ONLY: &[&str] = &["$schema", "$defs"];
+
+/// The one dialect the files are written in.
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// Lints every file; returns all findings, not just the first.
+pub fn lint_all(files: &[SchemaFile]) -> Vec<CodegenError> {
+    files.iter().flat_map(lint_file).collect()
+}
+
+/// Lints one file.
+pub fn lint_file(file: &SchemaFile) -> Vec<CodegenError> {
+    let mut findings = Vec::new();
+    let report = |findings: &mut Vec<CodegenError>, pointer: &str, message: String| {
+        findings.push(CodegenError::Lint {
+            file: file.display_path(),
+            pointer: pointer.to_string(),
+            message,
+        })
+    };
+    let Some(root) = file.document.as_object() else {
+        report(&mut findings, "", "a schema file must be an object".into());
+        return findings;
+    };
+    if root.get("$schema").and_then(Value::as_str) != Some(DIALECT) {
+        report(&mut findings, "/$schema", format!("must be `{DIALECT}`"));
+    }
+    for (key, _) in root {
+        if !ROOT_ONLY.contains(&key.as_str()) && !["title", "description"].contains(&key.as_str()) {
+            report(
+                &mut findings,
+                &format!("/{}", escape(key)),
+                format!("unsupported keyword `{key}` on the root (types go in `$defs`)"),
+            );
+        }
+    }
+    match root.get("$defs").and_then(Value::as_object) {
+        Some(defs) => {
+            for (name, def) in defs {
+                let pointer = format!("/$defs/{}", escape(name));
+                if !is_type_name(name) {
+                    report(
+                        &mut findings,
+                        &pointer,
+                        "type names are UpperCamelCase ASCII".into(),
+                    );
+                }
+                require_description(def, &pointer, &mut findings, file);
+                let allows_not = def.get("x-open-tag").is_some();
+                lint_schema(def, &pointer, allows_not, &mut findings, file);
+            }
+        }
+        None => report(&mut findings, "/$defs", "`$defs` object is required".into()),
+    }
+    findings
+}
+
+fn is_type_name(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn require_description(
+    schema: &Value,
+    pointer: &str,
+    findings: &mut Vec<CodegenError>,
+    file: &SchemaFile,
+) {
+    let described = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| !d.trim().is_empty());
+    if !described {
+        findings.push(CodegenError::Lint {
+            file: file.display_path(),
+            pointer: pointer.to_string(),
+            message: "every type and field needs a non-empty `description`".into(),
+        });
+    }
+}
+
+/// Lints the schema at `pointer`. `allows_not` is true inside an open tagged union, the one
+/// place where `not` (the fallback variant's "none of the known tags") is understood.
+fn lint_schema(
+    schema: &Value,
+    pointer: &str,
+    allows_not: bool,
+    findings: &mut Vec<CodegenError>,
+    file: &SchemaFile,
+) {
+    let mut report = |pointer: String, message: String| {
+        findings.push(CodegenError::Lint {
+            file: file.display_path(),
+            pointer,
+            message,
+        })
+    };
+    let object: &Map<String, Value> = match schema {
+        Value::Object(object) => object,
+        Value::Bool(_) => return,
+        _ => {
+            report(pointer.to_string(), "a schema must be an object".into());
+            return;
+        }
+    };
+    let mut children: Vec<(String, &Value, bool)> = Vec::new();
+    let mut described_children: Vec<(String, &Value)> = Vec::new();
+    for (key, value) in object {
+        let here = format!("{pointer}/{}", escape(key));
+        match key.as_str() {
+            "not" if allows_not => children.push((here, value, allows_not)),
+            "$defs" | "definitions" => report(
+                here,
+                "nested `$defs` are not supported; keep `$defs` at the root".into(),
+            ),
+            "if"
+            | "then"
+            | "else"
+            | "prefixItems"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "dependentRequired"
+            | "dependentSchemas"
+            | "patternProperties"
+            | "allOf"
+            | "not"
+            | "$dynamicRef"
+            | "$anchor"
+            | "$id" => report(here, format!("unsupported keyword `{key}`")),
+            "properties" => match value.as_object() {
+                Some(props) => {
+                    for (name, prop) in props {
+                        let prop_pointer = format!("{here}/{}", escape(name));
+                        described_children.push((prop_pointer.clone(), prop));
+                        children.push((prop_pointer, prop, allows_not));
+                    }
+                }
+                None => report(here, "`properties` must be an object".into()),
+            },
+            "oneOf" | "anyOf" => match value.as_array() {
+                Some(items) => {
+                    for (index, item) in items.iter().enumerate() {
+                        children.push((format!("{here}/{index}"), item, allows_not));
+                    }
+                }
+                None => report(here, format!("`{key}` must be an array")),
+            },
+            "items" | "additionalProperties" => children.push((here, value, allows_not)),
+            "$ref" => {
+                if !value.as_str().is_some_and(|r| r.starts_with("#/$defs/")) {
+                    report(here, "`$ref` must point into this file's `$defs`".into());
+                }
+            }
+            other if SUPPORTED.contains(&other) => {}
+            other => report(here, format!("unsupported keyword `{other}`")),
+        }
+    }
+    if object.contains_key("x-open-tag") && !object.contains_key("oneOf") {
+        report(
+            format!("{pointer}/x-open-tag"),
+            "`x-open-tag` needs a `oneOf` of `$ref` variants".into(),
+        );
+    }
+    for (child_pointer, child) in described_children {
+        require_description(child, &child_pointer, findings, file);
+    }
+    for (child_pointer, child, allows) in children {
+        lint_schema(child, &child_pointer, allows, findings, file);
+    }
+}
+
+/// Escapes a JSON pointer token (RFC 6901).
+pub fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}

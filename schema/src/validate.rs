@@ -1,0 +1,145 @@
+//! Validation of JSON values against a named schema type, with the schema files embedded and
+//! each type's compiled validator built once and cached.
+
+use crate::generated::SCHEMA_SOURCES;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// One validation failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// JSON pointer into the validated value, e.g. `/block` (`""` is the value itself).
+    pub instance_pointer: String,
+    /// JSON pointer into the schema file of the failing keyword, e.g. `/$defs/HookDecision/properties/block/type`.
+    pub schema_pointer: String,
+    /// Plain-language description of the failure.
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "at {:?} (schema {}): {}",
+            self.instance_pointer, self.schema_pointer, self.message
+        )
+    }
+}
+
+/// Where a type is declared: the parsed schema file it lives in.
+struct Catalogue {
+    owner: HashMap<String, Arc<Value>>,
+}
+
+fn catalogue() -> &'static Catalogue {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
+    CATALOGUE.get_or_init(|| {
+        let mut owner = HashMap::new();
+        for (_, text) in SCHEMA_SOURCES {
+            // The sources are checked-in schema files that codegen has linted; a broken one
+            // simply contributes no types rather than panicking.
+            let Ok(document) = serde_json::from_str::<Value>(text) else {
+                continue;
+            };
+            let document = Arc::new(document);
+            if let Some(defs) = document.get("$defs").and_then(Value::as_object) {
+                for name in defs.keys() {
+                    owner.insert(name.clone(), Arc::clone(&document));
+                }
+            }
+        }
+        Catalogue { owner }
+    })
+}
+
+type Compiled = (Arc<jsonschema::Validator>, Arc<Value>);
+
+/// Turns the validator's evaluation path (which goes *through* `$ref`s, e.g.
+/// `/$ref/properties/content/items/$ref/oneOf/0`) into a pointer inside the schema file
+/// (e.g. `/$defs/TextContent/...`), which is what a reader can open.
+pub(crate) fn file_pointer(document: &Value, type_name: &str, evaluation_path: &str) -> String {
+    let mut current = format!("/$defs/{type_name}");
+    let mut segments = evaluation_path.split('/').skip(1).peekable();
+    // The first `$ref` is the synthetic entry reference to the type itself.
+    if segments.peek() == Some(&"$ref") {
+        segments.next();
+    }
+    for segment in segments {
+        if segment == "$ref" {
+            let target = document
+                .pointer(&format!("{current}/$ref"))
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'));
+            if let Some(target) = target {
+                current = target.to_string();
+                continue;
+            }
+        }
+        current.push('/');
+        current.push_str(segment);
+    }
+    current
+}
+
+fn compiled(type_name: &str) -> Result<Compiled, SchemaError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut guard = cache.lock().unwrap_or_else(|poison| poison.into_inner());
+    if let Some(found) = guard.get(type_name) {
+        return Ok(found.clone());
+    }
+    let document = catalogue()
+        .owner
+        .get(type_name)
+        .ok_or_else(|| SchemaError {
+            instance_pointer: String::new(),
+            schema_pointer: String::new(),
+            message: format!("unknown type `{type_name}`"),
+        })?;
+    // The file itself, entered through the wanted type: schema pointers stay those of the file.
+    let mut entry = (**document).clone();
+    if let Some(object) = entry.as_object_mut() {
+        object.insert(
+            "$ref".to_string(),
+            Value::String(format!("#/$defs/{type_name}")),
+        );
+    }
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .build(&entry)
+        .map_err(|e| SchemaError {
+            instance_pointer: String::new(),
+            schema_pointer: String::new(),
+            message: format!("schema of `{type_name}` does not compile: {e}"),
+        })?;
+    let compiled = (Arc::new(validator), Arc::clone(document));
+    guard.insert(type_name.to_string(), compiled.clone());
+    Ok(compiled)
+}
+
+/// Validates `value` against the schema type `type_name` (a `$defs` name of any schema file,
+/// e.g. `HookDecision`). Returns every failure; an unknown type name is one failure.
+pub fn validate(type_name: &str, value: &Value) -> Result<(), Vec<SchemaError>> {
+    let (validator, document) = compiled(type_name).map_err(|e| vec![e])?;
+    let errors: Vec<SchemaError> = validator
+        .iter_errors(value)
+        .map(|error| SchemaError {
+            instance_pointer: error.instance_path.to_string(),
+            schema_pointer: file_pointer(&document, type_name, &error.schema_path.to_string()),
+            message: error.to_string(),
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// Every type name `validate` knows, sorted.
+pub fn type_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = catalogue().owner.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    names
+}
