@@ -1,1 +1,4 @@
-//! TODO: see lib.rs
+//! Edit diffs (DIFF-*): which tool calls write files, which files they name,
+//! snapshots before and after, and Pi-identical diffs of the change.
+pub mod engine;
+pub mod format;
