@@ -2,7 +2,8 @@
 //! executable, the `registerMcpServer` config, the `mcp__gortex__` names and
 //! the choice between Pi's MCP and the extension's own client.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -157,36 +158,27 @@ fn user_may_execute(_path: &Path) -> bool {
     true
 }
 
-/// The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NativeServerConfig {
-    /// `bin`.
-    pub command: String,
-    /// Always `["mcp"]`.
-    pub args: Vec<String>,
-    /// CFG-14 preset environment.
-    pub env: BTreeMap<String, String>,
-    /// Always `direct`.
-    pub exposure: String,
-    /// Always 600.
-    pub timeout: u64,
-    /// [`SERVER_DESCRIPTION`].
-    pub description: String,
-}
+/// The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), generated
+/// from `schema/pi.schema.json`.
+pub use pi_gortex_schema::pi::NativeMcpServerConfig;
 
 /// NAT-4: the server config for `bin` and a preset, given the environment.
 pub fn server_config(
     bin: &str,
     tools_preset: &str,
     env: &HashMap<String, String>,
-) -> NativeServerConfig {
-    NativeServerConfig {
+) -> NativeMcpServerConfig {
+    NativeMcpServerConfig {
         command: bin.to_string(),
-        args: vec!["mcp".to_string()],
-        env: preset_env(tools_preset, env),
-        exposure: SERVER_EXPOSURE.to_string(),
-        timeout: SERVER_TIMEOUT_SECONDS,
-        description: SERVER_DESCRIPTION.to_string(),
+        args: Some(vec!["mcp".to_string()]),
+        env: Some(preset_env(tools_preset, env)),
+        exposure: Some(SERVER_EXPOSURE.to_string()),
+        timeout: NonZeroU64::new(SERVER_TIMEOUT_SECONDS),
+        description: Some(SERVER_DESCRIPTION.to_string()),
+        cwd: None,
+        enabled: None,
+        tool_exposure: None,
+        type_: None,
     }
 }
 

@@ -44,7 +44,7 @@ pub struct FirstTurn<'a> {
 
 /// The hidden `gortex` message (WIRE-23), the `message` of
 /// `before_agent_start`'s return value.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HiddenMessage {
     /// Always `gortex`.
@@ -57,12 +57,8 @@ pub struct HiddenMessage {
     pub details: MessageDetails,
 }
 
-/// `details` of the hidden message (`GortexMessageDetails`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MessageDetails {
-    /// True when `content` includes the orientation.
-    pub briefing: bool,
-}
+/// `details` of the hidden message, generated from `schema/pi.schema.json`.
+pub use pi_gortex_schema::pi::GortexMessageDetails as MessageDetails;
 
 impl HiddenMessage {
     /// A hidden `gortex` message.

@@ -8,6 +8,7 @@
 use std::io::ErrorKind;
 use std::path::Path;
 
+use pi_gortex_schema::sidecar::SidecarConfig;
 use serde_json::{Map, Value};
 
 use super::ConfigWarning;
@@ -103,75 +104,81 @@ pub fn parse_sidecar(path: &Path, text: &str, scope: Scope) -> SidecarLayer {
     read_object(path, &object, scope)
 }
 
-/// The JSON type each known key takes (`SidecarConfig`).
-#[derive(Clone, Copy)]
-enum KeyType {
-    String,
-    Boolean,
-}
-
-const KEYS: [(&str, KeyType); 6] = [
-    ("bin", KeyType::String),
-    ("hook_mode", KeyType::String),
-    ("enforce", KeyType::Boolean),
-    ("tools_preset", KeyType::String),
-    ("native_mcp", KeyType::Boolean),
-    ("prompt_context", KeyType::Boolean),
+/// The JSON type each known key takes, for warning texts only: whether a
+/// value is acceptable is the schema's verdict (`SidecarConfig`).
+const KEY_TYPES: [(&str, &str); 6] = [
+    ("bin", "string"),
+    ("hook_mode", "string"),
+    ("enforce", "boolean"),
+    ("tools_preset", "string"),
+    ("native_mcp", "boolean"),
+    ("prompt_context", "boolean"),
 ];
 
-/// A key's usable value, if any, and the warning about it, if any.
-enum KeyValue {
-    Text(String),
-    Flag(bool),
-}
+/// The schema type a sidecar is validated against.
+const SCHEMA_TYPE: &str = "SidecarConfig";
 
+/// Checks each key on its own against the schema, so one bad key gives one
+/// warning and falls through alone, and keeps what passes.
 fn read_object(path: &Path, object: &Map<String, Value>, scope: Scope) -> SidecarLayer {
     let mut layer = SidecarLayer::default();
     for (key, value) in object {
-        let Some((_, key_type)) = KEYS.iter().find(|(name, _)| name == key) else {
-            layer.warnings.push(ConfigWarning::UnknownKey {
-                file: path.to_path_buf(),
-                key: key.clone(),
-            });
+        let single = Value::Object(Map::from_iter([(key.clone(), value.clone())]));
+        if pi_gortex_schema::validate(SCHEMA_TYPE, &single).is_err() {
+            layer.warnings.push(key_warning(path, key, value));
             continue;
-        };
+        }
         if key == "bin" && scope == Scope::Project {
             layer.warnings.push(ConfigWarning::ProjectBin {
                 file: path.to_path_buf(),
             });
             continue;
         }
-        let read = match (key_type, value) {
-            (KeyType::String, Value::String(text)) => {
-                // CFG-5: a blank string is absent, not wrong.
-                let trimmed = text.trim();
-                (!trimmed.is_empty()).then(|| KeyValue::Text(trimmed.to_string()))
-            }
-            (KeyType::Boolean, Value::Bool(flag)) => Some(KeyValue::Flag(*flag)),
-            (expected, found) => {
-                layer.warnings.push(ConfigWarning::WrongType {
-                    file: path.to_path_buf(),
-                    key: key.clone(),
-                    expected: match expected {
-                        KeyType::String => "string",
-                        KeyType::Boolean => "boolean",
-                    }
-                    .to_string(),
-                    found: json_type(found).to_string(),
-                });
-                None
-            }
+        // The schema accepted it, so the generated type reads it.
+        let Ok(config) = serde_json::from_value::<SidecarConfig>(single) else {
+            continue;
         };
-        let values = &mut layer.values;
-        match (key.as_str(), read) {
-            ("bin", Some(KeyValue::Text(text))) => values.bin = Some(text),
-            ("hook_mode", Some(KeyValue::Text(text))) => values.hook_mode = Some(text),
-            ("tools_preset", Some(KeyValue::Text(text))) => values.tools_preset = Some(text),
-            ("enforce", Some(KeyValue::Flag(flag))) => values.enforce = Some(flag),
-            ("native_mcp", Some(KeyValue::Flag(flag))) => values.native_mcp = Some(flag),
-            ("prompt_context", Some(KeyValue::Flag(flag))) => values.prompt_context = Some(flag),
-            _ => {}
-        }
+        merge(&mut layer.values, config);
     }
     layer
+}
+
+/// The warning for a key the schema rejected.
+fn key_warning(path: &Path, key: &str, value: &Value) -> ConfigWarning {
+    match KEY_TYPES.iter().find(|(name, _)| *name == key) {
+        Some((_, expected)) => ConfigWarning::WrongType {
+            file: path.to_path_buf(),
+            key: key.to_string(),
+            expected: (*expected).to_string(),
+            found: json_type(value).to_string(),
+        },
+        None => ConfigWarning::UnknownKey {
+            file: path.to_path_buf(),
+            key: key.to_string(),
+        },
+    }
+}
+
+/// CFG-5: a string value is trimmed, and a blank one is absent (not wrong).
+fn usable(text: Option<String>) -> Option<String> {
+    text.map(|text| text.trim().to_string())
+        .filter(|text| !text.is_empty())
+}
+
+/// Copies the keys a single-key config sets.
+fn merge(values: &mut SidecarValues, config: SidecarConfig) {
+    let SidecarConfig {
+        bin,
+        enforce,
+        hook_mode,
+        native_mcp,
+        prompt_context,
+        tools_preset,
+    } = config;
+    values.bin = usable(bin).or(values.bin.take());
+    values.hook_mode = usable(hook_mode).or(values.hook_mode.take());
+    values.tools_preset = usable(tools_preset).or(values.tools_preset.take());
+    values.enforce = enforce.or(values.enforce);
+    values.native_mcp = native_mcp.or(values.native_mcp);
+    values.prompt_context = prompt_context.or(values.prompt_context);
 }

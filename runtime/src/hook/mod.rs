@@ -21,5 +21,5 @@ pub use normalize::{
     envelope_for_tool_call, normalize_tool_input, strip_native_prefix, EnvelopeContext, ToolKind,
 };
 
-mod wire;
-pub use wire::{HookDecision, HookEvent};
+/// The wire types (WIRE-13, WIRE-15), generated from `schema/hook.schema.json`.
+pub use pi_gortex_schema::hook::{HookDecision, HookEvent};
