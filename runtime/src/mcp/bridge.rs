@@ -1,1 +1,350 @@
-//! placeholder
+//! One own-client session: start, skew report, catalogue, re-sync, tool
+//! calls, stop (SES-7 steps 3 and 7..11, TOOL-6..TOOL-10).
+//!
+//! The bridge is created before anything is spawned, so the session layer can
+//! put it in its slot before the first suspension point and stop it from
+//! another invocation while `start()` is still running (SES-8). A stopped
+//! bridge stops its client, which is final: nothing can respawn afterwards.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::client::{ClientConfig, McpClient, Timeouts};
+use super::daemon::launch_daemon;
+use super::error::McpError;
+use super::framing::MAX_FRAME_BYTES;
+use super::tools;
+use crate::catalogue::{CatalogueChanges, CatalogueState};
+use crate::version::{skew_warning, SkewWarning};
+
+/// Quiet time that ends a burst of `list_changed` notifications (TOOL-9).
+pub const SYNC_DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// The daemon tool whose call awaits its own re-sync (TOOL-6 step 5).
+pub const TOOLS_SEARCH: &str = "tools_search";
+
+/// How to run one session's bridge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BridgeConfig {
+    /// The resolved `bin` (CFG-6).
+    pub bin: OsString,
+    /// The CFG-14 preset environment.
+    pub extra_env: Vec<(OsString, OsString)>,
+    /// Working directory of the children; `None` inherits the host's.
+    pub cwd: Option<PathBuf>,
+    /// Client timeouts (MCP-13 and friends).
+    pub timeouts: Timeouts,
+    /// List-changed debounce (TOOL-9).
+    pub sync_debounce: Duration,
+    /// Run `<bin> daemon start --detach` first (MCP-1).
+    pub launch_daemon: bool,
+    /// Frame cap (MCP-7).
+    pub max_frame_bytes: usize,
+}
+
+impl BridgeConfig {
+    /// The spec's defaults for `bin`.
+    pub fn new(bin: impl Into<OsString>) -> Self {
+        Self {
+            bin: bin.into(),
+            extra_env: Vec::new(),
+            cwd: None,
+            timeouts: Timeouts::default(),
+            sync_debounce: SYNC_DEBOUNCE,
+            launch_daemon: true,
+            max_frame_bytes: MAX_FRAME_BYTES,
+        }
+    }
+}
+
+/// What a successful start found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartReport {
+    /// `serverInfo.version`, or `""`.
+    pub server_version: String,
+    /// The negotiated protocol, or `""`.
+    pub protocol: String,
+    /// The MCP-21 report, when a condition holds.
+    pub skew: Option<SkewWarning>,
+    /// The first listing's registrations (TOOL-4, TOOL-10).
+    pub catalogue_changes: CatalogueChanges,
+}
+
+/// A finished tool call (TOOL-6).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallOutcome {
+    /// The text for the model (step 6); when `is_error`, the error text to
+    /// throw (step 7: the text, or `gortex <name> failed` when it is empty).
+    pub text: String,
+    /// The daemon's raw `result`.
+    pub raw_result: Value,
+    /// `result.isError` was true: the glue throws `text`.
+    pub is_error: bool,
+    /// What the `tools_search` re-sync changed (step 5); `None` for other
+    /// tools. These changes are not also sent to the listener.
+    pub catalogue_changes: Option<CatalogueChanges>,
+}
+
+/// Why a bridge operation failed. `Display` is the text the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BridgeError {
+    /// `start()` failed; the bridge is stopped (SES-9).
+    #[error("{0}")]
+    Start(McpError),
+    /// No live client (TOOL-6 step 1).
+    #[error("gortex {name}: MCP bridge is not connected")]
+    NotConnected {
+        /// The bare daemon name.
+        name: String,
+    },
+    /// A transport failure (TOOL-6 step 4, MCP-30).
+    #[error("gortex {name} failed: {source}")]
+    CallFailed {
+        /// The bare daemon name.
+        name: String,
+        /// The client's rejection.
+        source: McpError,
+    },
+}
+
+/// Receives the changes of every debounced re-sync (TOOL-9).
+pub type CatalogueListener = Arc<dyn Fn(CatalogueChanges) + Send + Sync>;
+
+/// One session's own-client bridge. Cheap to clone.
+#[derive(Clone)]
+pub struct OwnClientBridge {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for OwnClientBridge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OwnClientBridge")
+            .field("client", &self.inner.client)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    config: BridgeConfig,
+    client: McpClient,
+    catalogue: Mutex<CatalogueState>,
+    /// Serializes listings so their changes apply in order.
+    sync_gate: tokio::sync::Mutex<()>,
+    listener: Mutex<Option<CatalogueListener>>,
+    debounce_task: Mutex<Option<JoinHandle<()>>>,
+    started: std::sync::atomic::AtomicBool,
+    stopped: CancellationToken,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl OwnClientBridge {
+    /// A bridge that has spawned nothing yet.
+    pub fn new(config: BridgeConfig) -> Self {
+        let client = McpClient::new(ClientConfig {
+            bin: config.bin.clone(),
+            args: vec!["mcp".into()],
+            extra_env: config.extra_env.clone(),
+            cwd: config.cwd.clone(),
+            timeouts: config.timeouts,
+            max_frame_bytes: config.max_frame_bytes,
+        });
+        Self {
+            inner: Arc::new(Inner {
+                config,
+                client,
+                catalogue: Mutex::new(CatalogueState::new()),
+                sync_gate: tokio::sync::Mutex::new(()),
+                listener: Mutex::new(None),
+                debounce_task: Mutex::new(None),
+                started: std::sync::atomic::AtomicBool::new(false),
+                stopped: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// Launches the daemon, starts the client (one retry), reports skew,
+    /// wires the debounce, and runs the first listing. Any failure stops the
+    /// bridge (SES-9). Call once.
+    pub async fn start(&self) -> Result<StartReport, BridgeError> {
+        let outcome = self.start_steps().await;
+        if outcome.is_err() {
+            self.stop().await;
+        }
+        outcome
+    }
+
+    async fn start_steps(&self) -> Result<StartReport, BridgeError> {
+        let inner = &self.inner;
+        if inner
+            .started
+            .swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return Err(BridgeError::Start(McpError::NotRunning));
+        }
+        if inner.stopped.is_cancelled() {
+            return Err(BridgeError::Start(McpError::Stopped));
+        }
+        if inner.config.launch_daemon {
+            launch_daemon(
+                &inner.config.bin,
+                &inner.config.extra_env,
+                inner.config.cwd.as_ref(),
+            );
+        }
+        let handshake = inner.client.start().await.map_err(BridgeError::Start)?;
+        let skew = skew_warning(&handshake.server_version, &handshake.protocol);
+        self.wire_debounce();
+        let catalogue_changes = inner.sync().await.map_err(BridgeError::Start)?;
+        Ok(StartReport {
+            server_version: handshake.server_version,
+            protocol: handshake.protocol,
+            skew,
+            catalogue_changes,
+        })
+    }
+
+    /// Sets the receiver of debounced re-sync changes (replacing any other).
+    pub fn set_catalogue_listener(&self, listener: Option<CatalogueListener>) {
+        *lock(&self.inner.listener) = listener;
+    }
+
+    /// Calls a tool by its registered name (TOOL-6 steps 1, 2, 4..7).
+    pub async fn call_tool(
+        &self,
+        registered_name: &str,
+        arguments: Value,
+        abort: Option<&CancellationToken>,
+    ) -> Result<ToolCallOutcome, BridgeError> {
+        let inner = &self.inner;
+        let name = self.daemon_name(registered_name);
+        if inner.stopped.is_cancelled() || !inner.started.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return Err(BridgeError::NotConnected { name });
+        }
+        let result = tools::call_tool(&inner.client, &name, arguments, abort)
+            .await
+            .map_err(|source| BridgeError::CallFailed {
+                name: name.clone(),
+                source,
+            })?;
+        let catalogue_changes = if name == TOOLS_SEARCH {
+            // TOOL-8 swallows every error of a sync.
+            Some(inner.sync().await.unwrap_or_default())
+        } else {
+            None
+        };
+        let is_error = tools::is_error(&result);
+        let mut text = tools::model_text(&result);
+        if is_error && tools::result_text(&result).is_empty() {
+            text = format!("gortex {name} failed");
+        }
+        Ok(ToolCallOutcome {
+            text,
+            raw_result: result,
+            is_error,
+            catalogue_changes,
+        })
+    }
+
+    /// The bare daemon name of a registered name (hook envelopes use it).
+    pub fn daemon_name(&self, registered_name: &str) -> String {
+        lock(&self.inner.catalogue)
+            .daemon_name(registered_name)
+            .unwrap_or(registered_name)
+            .to_string()
+    }
+
+    /// Runs one full re-sync now and returns its changes (TOOL-8).
+    pub async fn sync(&self) -> Result<CatalogueChanges, McpError> {
+        self.inner.sync().await
+    }
+
+    /// Clears the debounce and stops the client; final (MCP-28). Returns
+    /// after the child is reaped.
+    pub async fn stop(&self) {
+        let inner = &self.inner;
+        inner.stopped.cancel();
+        inner.client.set_list_changed_handler(None);
+        if let Some(task) = lock(&inner.debounce_task).take() {
+            task.abort();
+        }
+        inner.client.stop().await;
+    }
+
+    /// The client, for diagnosis and tests.
+    pub fn client(&self) -> &McpClient {
+        &self.inner.client
+    }
+
+    /// The 200 ms trailing debounce, wired only after the handshake so
+    /// earlier notifications are ignored (TOOL-9).
+    fn wire_debounce(&self) {
+        let (notify, notifications) = mpsc::unbounded_channel::<()>();
+        let task = tokio::spawn(debounce(
+            Arc::downgrade(&self.inner),
+            notifications,
+            self.inner.config.sync_debounce,
+        ));
+        let mut slot = lock(&self.inner.debounce_task);
+        if self.inner.stopped.is_cancelled() {
+            task.abort();
+            return;
+        }
+        *slot = Some(task);
+        self.inner
+            .client
+            .set_list_changed_handler(Some(Arc::new(move || {
+                let _ = notify.send(());
+            })));
+    }
+}
+
+impl Inner {
+    async fn sync(&self) -> Result<CatalogueChanges, McpError> {
+        let _gate = self.sync_gate.lock().await;
+        let listing = tools::list_tools(&self.client).await?;
+        Ok(lock(&self.catalogue).apply(&listing))
+    }
+}
+
+/// One re-sync per burst, once the burst has been quiet for `quiet`.
+async fn debounce(
+    bridge: Weak<Inner>,
+    mut notifications: mpsc::UnboundedReceiver<()>,
+    quiet: Duration,
+) {
+    while notifications.recv().await.is_some() {
+        loop {
+            match tokio::time::timeout(quiet, notifications.recv()).await {
+                Ok(Some(())) => continue,
+                Ok(None) => return,
+                Err(_) => break,
+            }
+        }
+        let Some(inner) = bridge.upgrade() else {
+            return;
+        };
+        let Ok(changes) = inner.sync().await else {
+            continue;
+        };
+        if changes.is_empty() {
+            continue;
+        }
+        let listener = lock(&inner.listener).clone();
+        if let Some(listener) = listener {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(changes)));
+        }
+    }
+}
