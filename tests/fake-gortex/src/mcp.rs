@@ -8,7 +8,10 @@ use crate::state;
 use crate::surface::Surface;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
 use std::io::{BufRead, BufReader};
+use std::mem::ManuallyDrop;
+use std::os::unix::io::FromRawFd;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,6 +44,8 @@ pub struct Server {
     fired: HashSet<String>,
     /// Tools hidden by `withdraw` as of the latest first page of `tools/list`.
     withdrawn: Vec<String>,
+    /// The last tool listing, keyed by its names (promotions change the names).
+    tools_cache: Option<(Vec<String>, Vec<Value>)>,
 }
 
 /// Runs the verb; returns the exit code.
@@ -58,6 +63,7 @@ pub fn run(sc: Scenario) -> i32 {
         pending_server: Arc::new(Mutex::new(BTreeMap::new())),
         fired: HashSet::new(),
         withdrawn: Vec::new(),
+        tools_cache: None,
     };
     eprintln!("[gortex mcp] serving stdio (fake-gortex)");
     for f in &sc.faults {
@@ -68,8 +74,11 @@ pub fn run(sc: Scenario) -> i32 {
             }
         }
     }
-    let stdin = std::io::stdin();
-    let mut reader = BufReader::with_capacity(1 << 16, stdin.lock());
+    // Raw fd 0 (not `Stdin`, which buffers on its own) so that `reader.buffer()` is everything
+    // read so far and the coalesce flush point below is exact.
+    // SAFETY: fd 0 stays open for the whole process and ManuallyDrop never closes it.
+    let stdin = ManuallyDrop::new(unsafe { File::from_raw_fd(0) });
+    let mut reader = BufReader::with_capacity(1 << 16, &*stdin);
     let mut line = Vec::with_capacity(4096);
     loop {
         line.clear();
@@ -427,10 +436,18 @@ impl Server {
         if cursor.is_empty() {
             self.update_withdrawn(&mut after);
         }
-        let tools: Vec<Value> = self
-            .surface
-            .listed_tools()
-            .into_iter()
+        let names = self.surface.listed_names();
+        if self.tools_cache.as_ref().is_none_or(|(n, _)| *n != names) {
+            self.tools_cache = Some((names, self.surface.listed_tools()));
+        }
+        let all = self
+            .tools_cache
+            .as_ref()
+            .map(|(_, t)| t.as_slice())
+            .unwrap_or(&[]);
+        let tools: Vec<Value> = all
+            .iter()
+            .cloned()
             .filter(|t| {
                 let name = t.get("name").and_then(Value::as_str).unwrap_or("");
                 !self.withdrawn.iter().any(|w| w == name)
