@@ -447,11 +447,11 @@ impl Server {
             .unwrap_or(&[]);
         let tools: Vec<Value> = all
             .iter()
-            .cloned()
             .filter(|t| {
                 let name = t.get("name").and_then(Value::as_str).unwrap_or("");
                 !self.withdrawn.iter().any(|w| w == name)
             })
+            .cloned()
             .collect();
         let size = self.sc.page_size;
         if size == 0 {
