@@ -232,7 +232,14 @@ impl Server {
                 self.handle_request(&method, id, msg.get("params").cloned())
             }
             (Some(method), None) => {
-                log::record("recv", json!({"method": method}));
+                let mut rec = json!({"method": method});
+                if let Some(p) = msg
+                    .get("params")
+                    .filter(|p| !p.as_object().is_some_and(|o| o.is_empty()))
+                {
+                    rec["params"] = p.clone();
+                }
+                log::record("recv", rec);
                 self.after(&method)
             }
             (None, Some(id)) => {

@@ -98,6 +98,12 @@ fn ping_unknown_methods_notifications_and_empty_lists() {
     );
     let (rest, _) = m.finish();
     assert!(rest.is_empty());
+    let cancelled = fake
+        .events("recv")
+        .into_iter()
+        .find(|r| r["method"] == "notifications/cancelled")
+        .unwrap();
+    assert_eq!(cancelled["params"]["requestId"], 7);
     let sends = fake.events("send");
     assert!(sends.iter().all(|s| s["bytes"].as_u64().unwrap() > 0));
     assert!(sends.iter().any(|s| s["method"] == "error"));
