@@ -74,6 +74,11 @@ pub fn run(sc: Scenario) -> i32 {
             }
         }
     }
+    // Post-method faults keyed on the pseudo-method `start` fire before anything is read (e.g.
+    // list_changed before the initialize response).
+    if let Err(code) = server.after("start") {
+        return code;
+    }
     // Raw fd 0 (not `Stdin`, which buffers on its own) so that `reader.buffer()` is everything
     // read so far and the coalesce flush point below is exact.
     // SAFETY: fd 0 stays open for the whole process and ManuallyDrop never closes it.
@@ -286,9 +291,7 @@ impl Server {
             log::record("hang", json!({"method": method, "id": id}));
             return self.after(method);
         }
-        if method == "tools/call" {
-            self.maybe_crash()?;
-        }
+        self.maybe_crash(method)?;
         let outcome = match method {
             "initialize" => self.initialize(&id, &params),
             "ping" => Outcome::now(reply(&id, json!({}))),
@@ -383,14 +386,18 @@ impl Server {
         state::bump(&format!("hang-{method}")) >= after_n
     }
 
-    fn maybe_crash(&self) -> Result<(), i32> {
+    fn maybe_crash(&self, method: &str) -> Result<(), i32> {
         let Some((n, code)) = self.sc.faults.iter().find_map(|f| match f {
-            Fault::CrashOnCall { n, exit_code } => Some((*n, *exit_code)),
+            Fault::CrashOnCall {
+                n,
+                exit_code,
+                method: m,
+            } if m == method => Some((*n, *exit_code)),
             _ => None,
         }) else {
             return Ok(());
         };
-        if state::bump("tools_call") == n {
+        if state::bump(&format!("crash-{method}")) == n {
             return Err(finish(self, code, "crash"));
         }
         Ok(())

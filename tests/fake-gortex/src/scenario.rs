@@ -170,6 +170,9 @@ pub enum Fault {
         n: u64,
         #[serde(default = "one_i32")]
         exit_code: i32,
+        /// The request method whose nth occurrence crashes (`initialize` = exit mid-handshake).
+        #[serde(default = "tools_call")]
+        method: String,
     },
     Hang {
         #[serde(default = "tools_call")]

@@ -79,6 +79,32 @@ fn crash_on_call_exits_on_the_nth_call_across_processes() {
 }
 
 #[test]
+fn crash_on_call_can_target_the_handshake() {
+    let fake =
+        Fake::new(json!({"faults": [{"kind": "crash_on_call", "method": "initialize", "n": 1}]}));
+    let mut m = fake.mcp();
+    m.request("initialize", json!({}));
+    let (rest, status) = m.finish();
+    assert!(rest.is_empty());
+    assert_eq!(status.code(), Some(1));
+    let mut m = fake.mcp();
+    assert!(m.initialize()["result"].is_object());
+}
+
+#[test]
+fn start_keyed_faults_fire_before_the_initialize_response() {
+    let fake = Fake::new(json!({"faults": [
+        {"kind": "list_changed_burst", "count": 2, "after": "start"},
+        {"kind": "server_ping", "after": "start"}
+    ]}));
+    let mut m = fake.mcp();
+    assert_eq!(m.frame()["method"], "notifications/tools/list_changed");
+    assert_eq!(m.frame()["method"], "notifications/tools/list_changed");
+    assert_eq!(m.frame()["method"], "ping");
+    assert!(m.initialize()["result"].is_object());
+}
+
+#[test]
 fn hang_stops_answering_one_method_only() {
     let fake =
         Fake::new(json!({"faults": [{"kind": "hang", "method": "tools/call", "after_n": 2}]}));
