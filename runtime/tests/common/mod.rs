@@ -164,3 +164,59 @@ pub async fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) ->
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// A client of `<fake> mcp` with this fake's environment and fast timeouts.
+pub fn client(fake: &Fake) -> pi_gortex_runtime::mcp::McpClient {
+    client_with(fake, fast_timeouts())
+}
+
+/// A client of `<fake> mcp` with the given timeouts.
+pub fn client_with(
+    fake: &Fake,
+    timeouts: pi_gortex_runtime::mcp::Timeouts,
+) -> pi_gortex_runtime::mcp::McpClient {
+    let mut config = pi_gortex_runtime::mcp::ClientConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config.timeouts = timeouts;
+    pi_gortex_runtime::mcp::McpClient::new(config)
+}
+
+/// A bridge on this fake with fast timeouts and the daemon launcher on.
+pub fn bridge(fake: &Fake) -> pi_gortex_runtime::mcp::bridge::OwnClientBridge {
+    let mut config = pi_gortex_runtime::mcp::bridge::BridgeConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config.timeouts = fast_timeouts();
+    pi_gortex_runtime::mcp::bridge::OwnClientBridge::new(config)
+}
+
+/// `params` as the raw JSON the client sends.
+pub fn raw(value: serde_json::Value) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(&value).expect("serializes")
+}
+
+/// A client whose "server" is a `sh` script, for exact wire sequences the
+/// fake cannot produce on cue. `$CAPTURE` names a file the script may tee
+/// its stdin into; it is returned with the client.
+pub fn script_client(
+    script: &str,
+    timeouts: pi_gortex_runtime::mcp::Timeouts,
+) -> (pi_gortex_runtime::mcp::McpClient, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = pi_gortex_runtime::mcp::ClientConfig::new("sh");
+    config.args = vec!["-c".into(), script.into()];
+    config.extra_env = vec![("CAPTURE".into(), dir.path().join("stdin.jsonl").into())];
+    config.timeouts = timeouts;
+    (pi_gortex_runtime::mcp::McpClient::new(config), dir)
+}
+
+/// The frames a script child captured from its stdin.
+pub fn captured(dir: &tempfile::TempDir) -> Vec<Value> {
+    std::fs::read_to_string(dir.path().join("stdin.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect()
+}
+
+/// The initialize reply a script child sends for request id 1.
+pub const SCRIPT_INIT_REPLY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"gortex","version":"0.64.4"}}}"#;

@@ -1,0 +1,112 @@
+//! MCP-12, MCP-16: ids start at 1 and never reset; a burst of callers that
+//! finds the child dead shares one respawn, and shares its failure.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{client, Fake};
+use pi_gortex_runtime::mcp::{tools, ClientConfig, McpClient};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_12_ids_start_at_1_and_continue_across_a_respawn() {
+    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));
+    let client = client(&fake);
+    client.start().await.unwrap();
+    tools::list_tools(&client).await.unwrap();
+    assert!(tools::call_tool(&client, "search", json!({}), None)
+        .await
+        .is_err());
+    tools::list_tools(&client).await.unwrap();
+    let ids: Vec<u64> = fake
+        .events("mcp", "recv")
+        .iter()
+        .filter_map(|r| r["id"].as_u64())
+        .collect();
+    // initialize 1, tools/list 2, tools/call 3 (crash), respawn initialize 4, tools/list 5
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+    client.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_16_concurrent_callers_share_one_respawn() {
+    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));
+    let client = client(&fake);
+    client.start().await.unwrap();
+    assert!(tools::call_tool(&client, "search", json!({}), None)
+        .await
+        .is_err());
+    assert!(common::eventually(Duration::from_secs(2), || client.exit_reason().is_some()).await);
+    let calls = (0..6).map(|i| {
+        let client = client.clone();
+        tokio::spawn(async move {
+            tools::call_tool(
+                &client,
+                "explore",
+                json!({"operation": format!("o{i}")}),
+                None,
+            )
+            .await
+        })
+    });
+    for call in calls {
+        call.await.unwrap().expect("served by the respawned child");
+    }
+    assert_eq!(
+        fake.mcp_pids().len(),
+        2,
+        "exactly one respawn for six callers"
+    );
+    let initializes = fake
+        .received_methods()
+        .iter()
+        .filter(|m| *m == "initialize")
+        .count();
+    assert_eq!(initializes, 2);
+    client.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
+    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("broken");
+    let attempts = dir.path().join("attempts");
+    // Runs the fake until the marker exists; then every spawn exits 7.
+    let script = format!(
+        "if [ -e '{m}' ]; then echo x >> '{a}'; echo 'daemon gone' >&2; exit 7; fi; exec '{bin}' \"$@\"",
+        m = marker.display(),
+        a = attempts.display(),
+        bin = fake.bin.display()
+    );
+    let mut config = ClientConfig::new("sh");
+    config.args = vec!["-c".into(), script.into(), "sh".into(), "mcp".into()];
+    config.extra_env = fake.env();
+    config.timeouts = common::fast_timeouts();
+    let client = McpClient::new(config);
+    client.start().await.unwrap();
+    std::fs::write(&marker, b"").unwrap();
+    assert!(tools::call_tool(&client, "search", json!({}), None)
+        .await
+        .is_err());
+    let calls: Vec<_> = (0..5)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { tools::list_tools(&client).await })
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for call in calls {
+        errors.push(call.await.unwrap().expect_err("respawn fails").to_string());
+    }
+    assert!(
+        errors
+            .iter()
+            .all(|e| e == "gortex mcp exited with status 7: daemon gone"),
+        "{errors:?}"
+    );
+    let spawned = std::fs::read_to_string(&attempts).unwrap().lines().count();
+    assert_eq!(spawned, 1, "one shared respawn attempt");
+    client.stop().await;
+}
