@@ -8,13 +8,16 @@
 //! a Promise round trip would cost more than the decision itself.
 
 mod boundary;
+mod client;
 mod config;
 mod enforce;
 mod generation;
 mod guard;
 mod native;
+mod render;
 mod session;
 mod state;
+mod watcher;
 
 use napi_derive::napi;
 

@@ -133,3 +133,17 @@ pub async fn later_turn(generation: u32, instance: u32, request: Value) -> Value
 pub fn briefing_in_context(entries: Value) -> bool {
     guard::guard_sync(|| false, || session::briefing_in_context(&entries))
 }
+
+/// SES-6: clears the bridge error and the version warning at the start of
+/// every `session_start`.
+#[napi]
+pub fn begin_session(generation: u32) {
+    guard::guard_sync(
+        || (),
+        || {
+            let state = generation::get(generation);
+            state.take_bridge_error();
+            state.take_version_warning();
+        },
+    )
+}

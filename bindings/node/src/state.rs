@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+
 use pi_gortex_runtime::config::ResolvedConfig;
 
 /// The Rust-side state of one factory call.
@@ -24,6 +25,10 @@ pub struct GenerationState {
     pub registry: Mutex<HashMap<String, String>>,
     /// Instances created from this generation, by id.
     pub instances: Mutex<HashMap<u32, InstanceState>>,
+    /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
+    pub client: crate::client::ClientState,
+    /// The edit watcher and shell tracker (DIFF-15..20).
+    pub watcher: crate::watcher::WatcherState,
 }
 
 /// Locks a mutex, recovering the data of a poisoned one: a panic elsewhere

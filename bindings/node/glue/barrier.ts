@@ -1,0 +1,56 @@
+// The readiness barrier (SES-3..6, SES-11): armed when the instance is
+// built, re-armed by each session_start unless a turn is parked on it, and
+// released by the resolver each session_start invocation captured when it
+// began. It never rejects.
+import { sleep } from "./host.ts";
+
+export const READY_WAIT_MS = 15000;
+
+export class ReadinessBarrier {
+  private promise!: Promise<void>;
+  private resolver!: () => void;
+  private settled = false;
+  private parked = 0;
+
+  constructor() {
+    this.arm();
+  }
+
+  private arm(): void {
+    this.settled = false;
+    this.promise = new Promise<void>((resolve) => {
+      this.resolver = resolve;
+    });
+  }
+
+  /** True while a turn waits on the current, unsettled promise (SES-4). */
+  get hasParkedTurn(): boolean {
+    return this.parked > 0 && !this.settled;
+  }
+
+  /**
+   * SES-4/5: called when session_start begins. Returns the resolver this
+   * invocation must call on every exit path.
+   */
+  beginSession(): () => void {
+    if (!this.hasParkedTurn) this.arm();
+    const resolve = this.resolver;
+    const promise = this.promise;
+    return () => {
+      resolve();
+      if (promise === this.promise) this.settled = true;
+    };
+  }
+
+  /** SES-11: true when session_start finished before the cap. */
+  async wait(capMs: number = READY_WAIT_MS): Promise<boolean> {
+    if (this.settled) return true;
+    this.parked += 1;
+    try {
+      const ready = await Promise.race([this.promise.then(() => true), sleep(capMs).then(() => false)]);
+      return ready;
+    } finally {
+      this.parked -= 1;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+// The slice of Pi's ExtensionAPI the glue touches (pi-host.md PI-2..6), typed
+// structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
+// is feature-detected before use (PKG-2), and every call Pi may refuse is
+// wrapped so its error is swallowed (FAIL-3).
+
+export interface Theme {
+  fg(color: string, text: string): string;
+  bold(text: string): string;
+}
+
+export interface SessionManagerLike {
+  getSessionId?: () => string;
+  sessionId?: unknown;
+  buildContextEntries?: () => unknown;
+}
+
+export interface Ctx {
+  cwd?: string;
+  hasUI?: boolean;
+  ui?: { notify?: (text: string, level?: string) => void };
+  sessionManager?: SessionManagerLike;
+}
+
+export interface ToolResultLike {
+  content?: { type: string; text?: string }[];
+  details?: unknown;
+  isError?: boolean;
+}
+
+export interface ToolDef {
+  name: string;
+  label: string;
+  description: string;
+  parameters: unknown;
+  execute: (
+    toolCallId: string,
+    params: unknown,
+    signal: AbortSignal | undefined,
+    onUpdate: unknown,
+    ctx: Ctx | undefined,
+  ) => Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
+  renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown;
+  renderResult?: (result: ToolResultLike, options: { expanded?: boolean; isPartial?: boolean }, theme: Theme, context?: { isError?: boolean } & Record<string, unknown>) => unknown;
+}
+
+// Pi's handler signature: (event, ctx) => result.
+export type Handler = (event: any, ctx: Ctx) => unknown;
+
+export interface PiLike {
+  on(event: string, handler: Handler): void;
+  registerTool(tool: ToolDef): void;
+  sendMessage(message: unknown, options?: unknown): void;
+  getActiveTools(): string[];
+  setActiveTools(names: string[]): void;
+  getAllTools(): { name: string }[] | string[];
+  getCommands(): { name: string }[];
+  registerMcpServer?: (name: string, config: unknown) => void;
+  unregisterMcpServer?: (name: string) => void;
+  registerToolRenderer?: (resolver: (toolName: string, next: () => unknown) => unknown) => void;
+  cwd?: unknown;
+}
+
+/** Runs `work`, swallowing any error (FAIL-3). */
+export function swallow<T>(work: () => T): T | undefined {
+  try {
+    return work();
+  } catch {
+    return undefined;
+  }
+}
+
+/** MCP-22: a user warning, only with a UI; errors swallowed. */
+export function notifyWarning(ctx: Ctx | undefined, text: string): void {
+  if (!ctx?.hasUI) return;
+  swallow(() => ctx.ui?.notify?.(text, "warning"));
+}
+
+/** HOOK-9 cwd: `ctx.cwd`, else `pi.cwd`, else the process cwd. */
+export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
+  if (typeof ctx?.cwd === "string" && ctx.cwd) return ctx.cwd;
+  const piCwd = swallow(() => pi.cwd);
+  if (typeof piCwd === "string" && piCwd) return piCwd;
+  return process.cwd();
+}
+
+/** HOOK-9 session id. */
+export function sessionIdOf(ctx: Ctx | undefined): string {
+  const manager = ctx?.sessionManager;
+  if (!manager) return "";
+  if (typeof manager.getSessionId === "function") {
+    const id = swallow(() => manager.getSessionId?.());
+    return typeof id === "string" ? id : "";
+  }
+  return typeof manager.sessionId === "string" ? manager.sessionId : "";
+}
+
+/** Names of `getAllTools()`; throws propagate to the caller's policy. */
+export function toolNames(pi: PiLike): string[] {
+  return pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name));
+}
+
+/** A timer that never keeps the host alive (SES-17). */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

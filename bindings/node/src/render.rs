@@ -1,0 +1,232 @@
+//! The data of a tool's call line (REN-1..4). The glue only styles it: the
+//! label in bold, the rest plain, or hands `read` to Pi's read renderer.
+
+use napi_derive::napi;
+use serde_json::{Map, Value};
+
+use crate::boundary::{to_js, CallLine, ReadCall};
+use crate::guard;
+
+const OPERATION_KEYS: [&str; 2] = ["operation", "kind"];
+const SUBJECT_KEYS: [&str; 5] = ["target", "query", "question", "task", "path"];
+const HIDDEN_KEYS: [&str; 4] = ["output", "view", "context", "to"];
+const FLATTENED: [&str; 2] = ["options", "arguments"];
+const SCOPE_KEYS: [&str; 6] = ["repo", "project", "path", "scope", "kind", "lang"];
+/// REN-2: collapsed values are cut to 60 characters (59 + `…`).
+const MAX_VALUE_CHARS: usize = 60;
+/// DIFF-4 containers, merged in this order.
+const DIFF_CONTAINERS: [&str; 6] = ["arguments", "options", "source", "context", "guard", "output"];
+
+/// REN-2 "set": not null, not `""`, and an object has at least one key.
+fn is_set(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::String(text) => !text.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+        _ => true,
+    }
+}
+
+/// An object subject is unwrapped to its first set value (REN-1 step 3).
+fn unwrap_subject(value: &Value) -> &Value {
+    match value {
+        Value::Object(map) => map.values().find(|v| is_set(v)).unwrap_or(value),
+        _ => value,
+    }
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// REN-2 text of a value, cut when collapsed.
+fn show(value: &Value, expanded: bool) -> String {
+    let raw = match value {
+        Value::String(text) => text.clone(),
+        Value::Array(items) if items.iter().all(|i| !i.is_object() && !i.is_array()) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        other => other.to_string(),
+    };
+    let text = collapse_whitespace(&raw);
+    if expanded || text.chars().count() <= MAX_VALUE_CHARS {
+        return text;
+    }
+    let mut cut: String = text.chars().take(MAX_VALUE_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn first_set<'a>(args: &'a Map<String, Value>, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+    keys.iter()
+        .find_map(|key| args.get(*key).filter(|v| is_set(v)).map(|v| (*key, v)))
+}
+
+/// REN-1 step 5: the remaining pairs, scope keys first.
+fn pairs(args: &Map<String, Value>, skip: &[&str], expanded: bool) -> Vec<String> {
+    let mut flat: Vec<(&str, &Value)> = Vec::new();
+    for (key, value) in args {
+        if skip.contains(&key.as_str()) || HIDDEN_KEYS.contains(&key.as_str()) {
+            continue;
+        }
+        if FLATTENED.contains(&key.as_str()) {
+            if let Value::Object(inner) = value {
+                flat.extend(
+                    inner
+                        .iter()
+                        .filter(|(k, _)| k.as_str() != "new_user_task")
+                        .map(|(k, v)| (k.as_str(), v)),
+                );
+                continue;
+            }
+        }
+        flat.push((key.as_str(), value));
+    }
+    let rank = |key: &str| SCOPE_KEYS.iter().position(|s| *s == key).unwrap_or(SCOPE_KEYS.len());
+    // A stable sort keeps argument order among equals.
+    flat.sort_by_key(|(key, _)| rank(key));
+    flat.into_iter()
+        .filter(|(_, value)| is_set(value))
+        .map(|(key, value)| format!("{key}={}", show(value, expanded)))
+        .collect()
+}
+
+/// DIFF-4 flatten (used for REN-4's offset and limit).
+fn flatten(args: &Map<String, Value>) -> Map<String, Value> {
+    let mut flat = Map::new();
+    for container in DIFF_CONTAINERS {
+        if let Some(Value::Object(inner)) = args.get(container) {
+            flat.extend(inner.clone());
+        }
+    }
+    for (key, value) in args {
+        let is_container_object = DIFF_CONTAINERS.contains(&key.as_str()) && value.is_object();
+        if key != "target" && !is_container_object {
+            flat.insert(key.clone(), value.clone());
+        }
+    }
+    flat
+}
+
+fn positive(value: Option<&Value>) -> Option<f64> {
+    value
+        .and_then(Value::as_f64)
+        .filter(|n| n.is_finite() && *n > 0.0)
+}
+
+/// REN-4: the daemon `read` of a file, drawn by Pi's read renderer.
+fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadCall> {
+    if daemon_name != "read" {
+        return None;
+    }
+    let path = args.get("target")?.get("file")?.as_str()?;
+    match args.get("operation") {
+        None => {}
+        Some(Value::String(op)) if op == "file" => {}
+        Some(_) => return None,
+    }
+    let flat = flatten(args);
+    Some(ReadCall {
+        path: path.to_string(),
+        offset: positive(flat.get("offset")),
+        limit: positive(flat.get("limit")),
+    })
+}
+
+/// REN-1..4: the call line of a tool whose daemon name is `daemon_name`.
+pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine {
+    let empty = Map::new();
+    let args = args.as_object().unwrap_or(&empty);
+    if let Some(read) = read_delegation(daemon_name, args) {
+        return CallLine {
+            read: Some(read),
+            ..CallLine::default()
+        };
+    }
+    let operation = first_set(args, &OPERATION_KEYS);
+    let subject = first_set(args, &SUBJECT_KEYS);
+    let to = args.get("to").filter(|v| is_set(v));
+    let skip: Vec<&str> = operation.iter().chain(subject.iter()).map(|(k, _)| *k).collect();
+    CallLine {
+        operation: operation.map(|(_, v)| show(v, expanded)),
+        subject: subject.map(|(_, v)| show(unwrap_subject(v), expanded)),
+        to: to.map(|v| show(unwrap_subject(v), expanded)),
+        pairs: pairs(args, &skip, expanded),
+        read: None,
+    }
+}
+
+/// REN-1..4 for the glue: `CallLine`.
+#[napi]
+pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
+    guard::guard_sync(
+        || to_js(&CallLine::default()),
+        || to_js(&call_line_of(&daemon_name, &args, expanded)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(name: &str, label: &str, args: Value) -> String {
+        let parts = call_line_of(name, &args, false);
+        let mut out = vec![label.to_string()];
+        out.extend(parts.operation);
+        out.extend(parts.subject);
+        if let Some(to) = parts.to {
+            out.push(format!("to {to}"));
+        }
+        out.extend(parts.pairs);
+        out.join(" ")
+    }
+
+    #[test]
+    fn ren_8_examples() {
+        assert_eq!(
+            line("read", "gortex_read", json!({"operation":"source","target":{"symbol":"src/a.ts::f"},"options":{"new_user_task":true}})),
+            "gortex_read source src/a.ts::f"
+        );
+        assert_eq!(
+            line("search", "search", json!({"operation":"symbols","query":"callRenderer","output":{"format":"gcx"}})),
+            "search symbols callRenderer"
+        );
+        assert_eq!(
+            line("search", "search", json!({"operation":"text","query":"x","options":{"limit":5,"path":"src/"}})),
+            "search text x path=src/ limit=5"
+        );
+        assert_eq!(
+            line("trace", "trace", json!({"operation":"path","target":{"symbol":"a"},"to":{"symbol":"b"}})),
+            "trace path a to b"
+        );
+        assert_eq!(line("analyze", "analyze", json!({"kind":"dead_code"})), "analyze dead_code");
+        assert_eq!(
+            line("analyze", "analyze", json!({"operation":"run","kind":"dead_code"})),
+            "analyze run kind=dead_code"
+        );
+    }
+
+    #[test]
+    fn ren_4_read_delegation_passes_only_positive_numbers() {
+        let read = call_line_of("read", &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":10,"limit":5}}), false).read.unwrap();
+        assert_eq!((read.path.as_str(), read.offset, read.limit), ("/abs/a.ts", Some(10.0), Some(5.0)));
+        let read = call_line_of("read", &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":"10","limit":"5"}}), false).read.unwrap();
+        assert_eq!((read.offset, read.limit), (None, None));
+        assert!(call_line_of("read", &json!({"operation":"source","target":{"file":"a"}}), false).read.is_none());
+    }
+
+    #[test]
+    fn ren_2_collapsed_values_are_cut_to_60_characters() {
+        let long = "x".repeat(100);
+        let parts = call_line_of("search", &json!({"query": long}), false);
+        assert_eq!(parts.subject.unwrap().chars().count(), 60);
+        let parts = call_line_of("search", &json!({"query": long}), true);
+        assert_eq!(parts.subject.unwrap().chars().count(), 100);
+    }
+}
