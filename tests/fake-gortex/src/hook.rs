@@ -582,3 +582,29 @@ fn update_session(id: &str, change: impl FnOnce(&mut Session)) {
     change(&mut s);
     let _ = locked.replace(&json!({"consulted": s.consulted, "streak": s.streak}).to_string());
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_normalize_like_the_go_side() {
+        assert_eq!(normalize_event(" Session-Start "), "session_start");
+        assert_eq!(normalize_event("tool.call"), "tool_call");
+        assert_eq!(normalize_event("Before Agent Start"), "before_agent_start");
+    }
+
+    #[test]
+    fn modes_parse_with_deny_as_the_fallback() {
+        assert_eq!(Posture::parse(" ENRICH "), Posture::Enrich);
+        assert_eq!(Posture::parse("consult-unlock"), Posture::ConsultUnlock);
+        assert_eq!(Posture::parse("adaptive-nudge"), Posture::Nudge);
+        assert_eq!(Posture::parse("strict"), Posture::Deny);
+    }
+
+    #[test]
+    fn source_extensions() {
+        assert!(is_source("src/a.go") && is_source("x/Y.TSX") && is_source("run.bash"));
+        assert!(!is_source("README.md") && !is_source(".go") && !is_source("Makefile"));
+    }
+}

@@ -32,3 +32,20 @@ pub fn resolve(root: &Path, raw: &str) -> PathBuf {
     };
     root.join(rel)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_name_prefix_is_stripped_and_absolute_paths_kept() {
+        let root = Path::new("/w/myrepo");
+        assert_eq!(
+            resolve(root, "myrepo/src/a.ts"),
+            Path::new("/w/myrepo/src/a.ts")
+        );
+        assert_eq!(resolve(root, "src\\a.ts"), Path::new("/w/myrepo/src/a.ts"));
+        assert_eq!(resolve(root, "/abs/b.ts"), Path::new("/abs/b.ts"));
+        assert_eq!(resolve(root, "myrepo"), Path::new("/w/myrepo/myrepo"));
+    }
+}
