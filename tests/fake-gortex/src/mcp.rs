@@ -54,6 +54,10 @@ pub fn run(sc: Scenario) -> i32 {
         Fault::Split { mode, pause_ms } => Some((*mode, *pause_ms)),
         _ => None,
     });
+    let ignore_sigterm = sc
+        .faults
+        .iter()
+        .any(|f| matches!(f, Fault::IgnoreSigterm {}));
     let sc = Arc::new(sc);
     let out: SharedOut = Arc::new(Mutex::new(Out::new(split)));
     let mut server = Server {
@@ -93,6 +97,15 @@ pub fn run(sc: Scenario) -> i32 {
             return finish(&server, 0, "stdout_closed");
         }
         match reader.read_until(b'\n', &mut line) {
+            Ok(0) if ignore_sigterm => {
+                // A truly wedged child: closing stdin does not end it either, so MCP-15 has to
+                // escalate to SIGKILL.
+                let _ = server.flush();
+                log::record("stdin_eof_ignored", json!({}));
+                loop {
+                    std::thread::sleep(Duration::from_secs(3600));
+                }
+            }
             Ok(0) => return finish(&server, 0, "stdin_eof"),
             Ok(_) => {}
             Err(_) => return finish(&server, 0, "stdin_error"),

@@ -140,6 +140,18 @@ fn ignore_sigterm_survives_sigterm() {
     }
     assert!(seen, "signal record");
     assert_eq!(m.call("ping", json!({}))["result"], json!({}));
+    // Closing stdin does not end it either (MCP-15 closes stdin before SIGTERM).
+    drop(m.stdin.take());
+    let mut ignored = false;
+    for _ in 0..500 {
+        if !fake.events("stdin_eof_ignored").is_empty() {
+            ignored = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(ignored, "stdin_eof_ignored record");
+    assert!(m.child.try_wait().unwrap().is_none(), "still running");
     m.child.kill().unwrap();
     let status = m.child.wait().unwrap();
     assert_eq!(status.signal(), Some(libc::SIGKILL));
