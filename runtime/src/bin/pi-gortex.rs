@@ -57,10 +57,15 @@ fn main() -> ExitCode {
             before,
             after,
             path,
-        } => {
-            let _ = (before, after, path);
-            eprintln!("pi-gortex diff: not built yet");
-            ExitCode::from(2)
-        }
+        } => match pi_gortex_runtime::diff::cli::run(&before, &after, path.as_deref()) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(error) => {
+                eprintln!("pi-gortex diff: {error}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

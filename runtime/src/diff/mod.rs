@@ -1,4 +1,46 @@
-//! Edit diffs (DIFF-*): which tool calls write files, which files they name,
-//! snapshots before and after, and Pi-identical diffs of the change.
+//! Edit diffs (DIFF-*): which tool calls write files, which files they
+//! name, snapshots before and after, and diffs byte-identical to Pi's own
+//! edit details, so Pi's renderer draws them.
+//!
+//! Files by concern:
+//! - [`classify`]: which calls are edits, flattening, raw names (DIFF-2..6),
+//!   including the operation inference for `edit` without `operation`.
+//! - [`paths`]: repo root, candidates, containment, display paths
+//!   (DIFF-7, DIFF-8, DIFF-14).
+//! - [`snapshot`]: reading a file as diffable text (DIFF-9).
+//! - [`engine`]: jsdiff 8.0.4 `diffLines`, reproduced exactly.
+//! - [`format`]: Pi's display diff and unified patch (DIFF-13).
+//! - [`budget`]: what a diff may cost (DIFF-12).
+//! - [`outcome`]: notes, entries, `EditDetails`, merging (DIFF-10/11/19/21).
+//! - [`watcher`]: shell overlap and native claims (DIFF-15, DIFF-17..20).
+//! - [`cli`]: `pi-gortex diff`.
+//!
+//! Everything here is fail-open: no function panics or returns an error to
+//! the tool call on bad input (DIFF-22); a problem means no diff.
+
+pub mod budget;
+pub mod classify;
+pub mod cli;
 pub mod engine;
 pub mod format;
+pub mod outcome;
+pub mod paths;
+pub mod snapshot;
+pub mod watcher;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+pub use outcome::{compare, edit_details, merge_details};
+pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
+pub use snapshot::{snapshot_all, Snapshot, Snapshots};
+pub use watcher::{NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall};
+
+/// DIFF-2 + DIFF-8: `None` when the call is not a file edit; otherwise its
+/// candidate files (possibly none), sorted, de-duplicated and inside the
+/// cwd or the repo root. `bare_tool_name` has no `mcp__gortex__` prefix.
+pub fn edit_candidates(bare_tool_name: &str, args: &Value, cwd: &Path) -> Option<Vec<PathBuf>> {
+    classify::edit_kind(bare_tool_name, args)?;
+    Some(paths::candidates(&classify::raw_names(args), cwd))
+}

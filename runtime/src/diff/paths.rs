@@ -1,0 +1,186 @@
+//! From raw names to the files a call may write (DIFF-7, DIFF-8, DIFF-14).
+//!
+//! Gortex names files relative to the repo root and sometimes prefixes them
+//! with the repo name, so each name is tried against the cwd and the repo
+//! root, with and without its first segment. A candidate that does not exist
+//! is harmless: it simply never changes.
+//!
+//! Security (improvement over 0.4.0): a candidate that resolves outside both
+//! the cwd and the repo root is dropped, with symlinks followed. A tool call
+//! can name any path, and the bridge must never read what the session does
+//! not work on (say `../../etc/shadow`, or a symlink in the repo that points
+//! at `~/.ssh`).
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+/// DIFF-7 cache: cwd -> repo root. Cleared at session start (SES rules),
+/// because a `/new` may follow a `git init`.
+fn repo_root_cache() -> &'static Mutex<HashMap<PathBuf, PathBuf>> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, PathBuf>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Forgets every cached repo root.
+pub fn clear_repo_root_cache() {
+    repo_root_cache()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clear();
+}
+
+/// DIFF-7: the nearest directory at or above `cwd` that contains `.git`,
+/// else `cwd`. Not cached.
+pub fn find_repo_root(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// DIFF-7 with the per-cwd cache.
+pub fn repo_root(cwd: &Path) -> PathBuf {
+    let mut cache = repo_root_cache()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(root) = cache.get(cwd) {
+        return root.clone();
+    }
+    let root = find_repo_root(cwd);
+    cache.insert(cwd.to_path_buf(), root.clone());
+    root
+}
+
+/// Lexical normalization: drops `.` and resolves `..` without touching the
+/// file system (`..` at the root stays at the root).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(component);
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// DIFF-8 without the security rule: every place a raw name may denote.
+pub fn resolve_name(raw: &str, cwd: &Path, root: &Path) -> Vec<PathBuf> {
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    if Path::new(raw).is_absolute() {
+        return vec![normalize(Path::new(raw))];
+    }
+    let name = raw.replace('\\', "/");
+    let mut variants = vec![name.as_str()];
+    if let Some(slash) = name.find('/') {
+        if slash > 0 {
+            variants.push(&name[slash + 1..]);
+        }
+    }
+    let mut out = Vec::new();
+    for base in [cwd, root] {
+        for variant in &variants {
+            out.push(normalize(&base.join(variant)));
+        }
+    }
+    out
+}
+
+/// Where a path really points: the canonical form of its longest existing
+/// ancestor, with the rest appended. A file that does not exist yet (a new
+/// file) is judged by the directory it would be created in.
+pub fn real_location(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        match std::fs::canonicalize(existing) {
+            Ok(real) => {
+                let mut real = real;
+                for part in rest.iter().rev() {
+                    real.push(part);
+                }
+                return Some(normalize(&real));
+            }
+            Err(_) => {
+                rest.push(existing.file_name()?);
+                existing = existing.parent()?;
+            }
+        }
+    }
+}
+
+/// The directories the session works on, in real form.
+#[derive(Debug, Clone)]
+pub struct Boundary {
+    roots: Vec<PathBuf>,
+}
+
+impl Boundary {
+    /// The cwd and the repo root, canonicalized when possible.
+    pub fn new(cwd: &Path, root: &Path) -> Self {
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p));
+        Boundary {
+            roots: vec![real(cwd), real(root)],
+        }
+    }
+
+    /// Whether `path` (symlinks followed) is inside one of the roots.
+    pub fn contains(&self, path: &Path) -> bool {
+        match real_location(path) {
+            Some(real) => self.roots.iter().any(|root| real.starts_with(root)),
+            None => false,
+        }
+    }
+}
+
+/// DIFF-8: the candidate files of a list of raw names, de-duplicated,
+/// sorted, and without any that resolve outside the cwd and the repo root.
+pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
+    let cwd = normalize(cwd);
+    let root = repo_root(&cwd);
+    let boundary = Boundary::new(&cwd, &root);
+    let mut out: Vec<PathBuf> = raw_names
+        .iter()
+        .flat_map(|raw| resolve_name(raw, &cwd, &root))
+        .collect();
+    out.sort();
+    out.dedup();
+    out.retain(|candidate| boundary.contains(candidate));
+    out
+}
+
+/// DIFF-14: `path` relative to `cwd` (with `..` where needed), or the
+/// absolute path when the relative form is empty.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let path = normalize(path);
+    let cwd = normalize(cwd);
+    let relative = relative_to(&path, &cwd);
+    if relative.as_os_str().is_empty() {
+        path.to_string_lossy().into_owned()
+    } else {
+        relative.to_string_lossy().into_owned()
+    }
+}
+
+/// Node's `path.relative(from, to)` for normalized absolute paths.
+fn relative_to(path: &Path, from: &Path) -> PathBuf {
+    let target: Vec<Component> = path.components().collect();
+    let base: Vec<Component> = from.components().collect();
+    let shared = target.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in shared..base.len() {
+        out.push("..");
+    }
+    for component in &target[shared..] {
+        out.push(component);
+    }
+    out
+}

@@ -1,0 +1,290 @@
+//! The event-driven side of diffs: shell overlap (DIFF-15) and, on the
+//! native MCP path, claims, contested paths and cleanup (DIFF-17..20).
+//!
+//! Both are plain state machines: the glue feeds them Pi's `tool_call`,
+//! `tool_result`, `tool_execution_end` and `turn_end` events in the order Pi
+//! emits them, and they answer what to do. The only I/O is reading the
+//! candidate files, and even that can be supplied from outside
+//! ([`NativeWatcher::take_result`] + [`PendingCompare::finish`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use pi_gortex_schema::edit_details::EditDetails;
+use serde_json::Value;
+
+use super::outcome::{apply_shell_overlap, compare_entries, edit_details, merge_details};
+use super::paths::normalize;
+use super::snapshot::{snapshot_all, Snapshots};
+
+/// Tool names whose calls run shell commands.
+pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
+
+/// Prefix of the native MCP tools of the gortex server (NAT-8).
+pub const MCP_TOOL_PREFIX: &str = "mcp__gortex__";
+
+/// DIFF-15 tracking: which shell calls run now, and how many ever started.
+#[derive(Debug, Default, Clone)]
+pub struct ShellTracker {
+    running: HashSet<String>,
+    seen: u64,
+}
+
+/// A diff window, opened just before the *before* snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShellWindow {
+    running_at_open: bool,
+    seen_at_open: u64,
+}
+
+impl ShellTracker {
+    /// `tool_call`: a shell call starts (sub-calls included).
+    pub fn on_tool_call(&mut self, tool_name: &str, tool_call_id: &str) {
+        if SHELL_TOOLS.contains(&tool_name) {
+            self.running.insert(tool_call_id.to_owned());
+            self.seen = self.seen.wrapping_add(1);
+        }
+    }
+
+    /// `tool_execution_end`: the call is over.
+    pub fn on_tool_execution_end(&mut self, tool_call_id: &str) {
+        self.running.remove(tool_call_id);
+    }
+
+    /// `turn_end` / `session_shutdown`: forget the running set.
+    pub fn clear(&mut self) {
+        self.running.clear();
+    }
+
+    /// Whether any shell call is running.
+    pub fn is_running(&self) -> bool {
+        !self.running.is_empty()
+    }
+
+    /// Opens a diff window.
+    pub fn open_window(&self) -> ShellWindow {
+        ShellWindow {
+            running_at_open: self.is_running(),
+            seen_at_open: self.seen,
+        }
+    }
+
+    /// Closes a window: overlapped when a shell call ran at opening, runs
+    /// now, or started in between.
+    pub fn overlapped(&self, window: ShellWindow) -> bool {
+        window.running_at_open || self.is_running() || self.seen != window.seen_at_open
+    }
+}
+
+/// Pi resolves `~` and `~/...` in its own tools' paths against the home
+/// directory; a claim must name the same file.
+fn expand_home(path: &str) -> PathBuf {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    match (path, home) {
+        ("~", Some(home)) => PathBuf::from(home),
+        (p, Some(home)) if p.starts_with("~/") => PathBuf::from(home).join(&p[2..]),
+        (p, _) => PathBuf::from(p),
+    }
+}
+
+/// An in-flight call that names files.
+#[derive(Debug, Clone)]
+struct Claim {
+    paths: BTreeSet<PathBuf>,
+    /// Set for Gortex edits only; Pi's own edit/write claim without one.
+    before: Option<(ShellWindow, Snapshots)>,
+    /// Path -> ids of the claims that contest it.
+    contested: BTreeMap<PathBuf, HashSet<String>>,
+    /// The call reached `tool_result`, so it ran.
+    ran: bool,
+}
+
+/// A `tool_call` event, as far as the diff rules read it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    pub tool_call_id: &'a str,
+    pub tool_name: &'a str,
+    pub input: &'a Value,
+    /// Set for sub-calls (code mode); those are not claimed.
+    pub parent_tool_call_id: Option<&'a str>,
+}
+
+/// DIFF-17..20 for the native MCP path, plus the shell tracker both paths
+/// share (the own-client flow uses [`NativeWatcher::shell`] directly).
+#[derive(Debug, Default)]
+pub struct NativeWatcher {
+    pub shell: ShellTracker,
+    claims: HashMap<String, Claim>,
+}
+
+/// What a `tool_result` needs to finish its diff: the before side, the
+/// paths to read again, and the shell window.
+#[derive(Debug, Clone)]
+pub struct PendingCompare {
+    before: Snapshots,
+    window: ShellWindow,
+}
+
+impl PendingCompare {
+    /// The paths to snapshot again.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.before.keys().cloned().collect()
+    }
+
+    /// DIFF-19 step 3 with the after side supplied: compare, then DIFF-15.
+    pub fn finish(self, after: &Snapshots, shell: &ShellTracker, cwd: &Path) -> EditDetails {
+        let entries = compare_entries(&self.before, after, cwd);
+        edit_details(apply_shell_overlap(entries, shell.overlapped(self.window)))
+    }
+}
+
+impl NativeWatcher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// DIFF-17 `tool_call`. `native` is false when the instance uses the own
+    /// client (then only shell tracking happens). `candidates` computes the
+    /// candidate files of a Gortex edit (normally [`super::edit_candidates`];
+    /// injectable for tests).
+    pub fn on_tool_call(
+        &mut self,
+        call: ToolCall<'_>,
+        native: bool,
+        cwd: &Path,
+        candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
+    ) {
+        self.shell.on_tool_call(call.tool_name, call.tool_call_id);
+        if !native || call.parent_tool_call_id.is_some() {
+            return;
+        }
+        if matches!(call.tool_name, "edit" | "write") {
+            if let Some(path) = call.input.get("path").and_then(Value::as_str) {
+                let resolved = normalize(&cwd.join(expand_home(path)));
+                self.claim(call.tool_call_id, BTreeSet::from([resolved]), None);
+            }
+            return;
+        }
+        let Some(bare) = call.tool_name.strip_prefix(MCP_TOOL_PREFIX) else {
+            return;
+        };
+        let Some(paths) = candidates(bare, call.input, cwd) else {
+            return;
+        };
+        if paths.is_empty() {
+            return;
+        }
+        let window = self.shell.open_window();
+        let before = snapshot_all(&paths);
+        self.claim(
+            call.tool_call_id,
+            paths.into_iter().collect(),
+            Some((window, before)),
+        );
+    }
+
+    /// Registers a claim and marks shared paths contested both ways (DIFF-18).
+    fn claim(
+        &mut self,
+        id: &str,
+        paths: BTreeSet<PathBuf>,
+        before: Option<(ShellWindow, Snapshots)>,
+    ) {
+        let mut mine = Claim {
+            paths,
+            before,
+            contested: BTreeMap::new(),
+            ran: false,
+        };
+        for (other_id, other) in self.claims.iter_mut() {
+            if other_id == id {
+                continue;
+            }
+            for path in mine.paths.intersection(&other.paths) {
+                other
+                    .contested
+                    .entry(path.clone())
+                    .or_default()
+                    .insert(id.to_owned());
+                mine.contested
+                    .entry(path.clone())
+                    .or_default()
+                    .insert(other_id.clone());
+            }
+        }
+        self.claims.insert(id.to_owned(), mine);
+    }
+
+    /// DIFF-19 steps 1-2: takes the pending snapshot out. `None` when there
+    /// is nothing to diff (no claim, no snapshot, or an error result).
+    /// Contested paths are left out of the comparison.
+    pub fn take_result(&mut self, tool_call_id: &str, is_error: bool) -> Option<PendingCompare> {
+        let claim = self.claims.get_mut(tool_call_id)?;
+        claim.ran = true;
+        let (window, mut before) = claim.before.take()?;
+        if is_error {
+            return None;
+        }
+        before.retain(|path, _| claim.contested.get(path).is_none_or(|ids| ids.is_empty()));
+        Some(PendingCompare { before, window })
+    }
+
+    /// DIFF-19 in full: reads the files again and returns the merged
+    /// details, or `None` when nothing was produced.
+    pub fn on_tool_result(
+        &mut self,
+        tool_call_id: &str,
+        is_error: bool,
+        existing_details: &Value,
+        cwd: &Path,
+    ) -> Option<Value> {
+        let pending = self.take_result(tool_call_id, is_error)?;
+        let after = snapshot_all(&pending.paths());
+        let details = pending.finish(&after, &self.shell, cwd);
+        details.diffs.as_ref()?;
+        Some(merge_details(existing_details, &details))
+    }
+
+    /// DIFF-20 `tool_execution_end`: releases the call. A call that never
+    /// reached `tool_result` never ran, so it stops contesting.
+    pub fn on_tool_execution_end(&mut self, tool_call_id: &str) {
+        self.shell.on_tool_execution_end(tool_call_id);
+        let Some(claim) = self.claims.remove(tool_call_id) else {
+            return;
+        };
+        if claim.ran {
+            return;
+        }
+        for other in self.claims.values_mut() {
+            for ids in other.contested.values_mut() {
+                ids.remove(tool_call_id);
+            }
+        }
+    }
+
+    /// DIFF-20 `turn_end` / `session_shutdown`: drops every claim and the
+    /// shell set.
+    pub fn on_turn_end(&mut self) {
+        self.claims.clear();
+        self.shell.clear();
+    }
+
+    /// Whether a call holds a claim (for tests and diagnostics).
+    pub fn has_claim(&self, tool_call_id: &str) -> bool {
+        self.claims.contains_key(tool_call_id)
+    }
+
+    /// The paths of a claim that are contested (for tests and diagnostics).
+    pub fn contested_paths(&self, tool_call_id: &str) -> Vec<PathBuf> {
+        self.claims
+            .get(tool_call_id)
+            .map(|c| {
+                c.contested
+                    .iter()
+                    .filter(|(_, ids)| !ids.is_empty())
+                    .map(|(p, _)| p.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
