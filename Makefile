@@ -53,7 +53,7 @@ test-go: go-toolchain
 	cd bindings/go && go vet ./... && go test ./...
 
 test-ts:
-	@true
+	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
 
 test-node:
 	@true

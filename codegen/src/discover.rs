@@ -5,7 +5,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// One schema file, parsed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SchemaFile {
     /// File name inside `schema/`, e.g. `edit-details.schema.json`.
     pub file_name: String,

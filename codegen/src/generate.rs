@@ -1,10 +1,15 @@
 //! Renders every target from the schema files, entirely in memory, so that `generate` writes
 //! and `check` compares the very same bytes.
 
-use crate::discover::{load_schemas, SchemaFile};
+use crate::discover::{load_schemas, read_json, SchemaFile};
+use crate::docs_emitter::emit_docs;
 use crate::error::CodegenError;
+use crate::go_emitter::{emit_go, emit_go_mod, emit_go_support, emit_go_test, go_file_name};
 use crate::lint::lint_all;
+use crate::model::{module_of, Module};
 use crate::rust_emitter::{emit_mod_rs, emit_rust};
+use crate::ts_emitter::{emit_ts, emit_ts_index, emit_ts_vectors_test, ts_file_name};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// One output file: path relative to the repository root, and its full contents.
@@ -26,7 +31,7 @@ pub fn load_linted(root: &Path) -> Result<Vec<SchemaFile>, Vec<CodegenError>> {
 }
 
 /// Renders every target for `files`.
-pub fn render_all(files: &[SchemaFile]) -> Result<Vec<GeneratedFile>, CodegenError> {
+pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile>, CodegenError> {
     let mut out = Vec::new();
     for file in files {
         out.push(GeneratedFile {
@@ -38,6 +43,76 @@ pub fn render_all(files: &[SchemaFile]) -> Result<Vec<GeneratedFile>, CodegenErr
         path: PathBuf::from("schema/src/generated/mod.rs"),
         contents: emit_mod_rs(files),
     });
+    let modules: Vec<Module> = files.iter().map(module_of).collect();
+    for module in &modules {
+        out.push(GeneratedFile {
+            path: PathBuf::from("bindings/node/types").join(ts_file_name(module)),
+            contents: emit_ts(module),
+        });
+        out.push(GeneratedFile {
+            path: PathBuf::from("bindings/go").join(go_file_name(module)),
+            contents: emit_go(module),
+        });
+    }
+    out.push(GeneratedFile {
+        path: PathBuf::from("bindings/node/types/index.d.ts"),
+        contents: emit_ts_index(&modules),
+    });
+    out.push(GeneratedFile {
+        path: PathBuf::from("tests/types/vectors.ts"),
+        contents: emit_ts_vectors_test(&modules, &valid_vectors(root)?),
+    });
+    out.push(GeneratedFile {
+        path: PathBuf::from("bindings/go/gortexproto.go"),
+        contents: emit_go_support(),
+    });
+    out.push(GeneratedFile {
+        path: PathBuf::from("bindings/go/go.mod"),
+        contents: emit_go_mod(),
+    });
+    out.push(GeneratedFile {
+        path: PathBuf::from("bindings/go/vectors_test.go"),
+        contents: emit_go_test(&modules),
+    });
+    out.push(GeneratedFile {
+        path: PathBuf::from("docs/schema.md"),
+        contents: emit_docs(&modules),
+    });
+    Ok(out)
+}
+
+/// (type name, vector file stem, value) of every `schema/examples/<Type>/valid/*.json`, sorted.
+pub fn valid_vectors(root: &Path) -> Result<Vec<(String, String, Value)>, CodegenError> {
+    let examples = root.join("schema/examples");
+    let mut out = Vec::new();
+    let Ok(type_dirs) = std::fs::read_dir(&examples) else {
+        return Ok(out);
+    };
+    let mut type_dirs: Vec<PathBuf> = type_dirs.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    type_dirs.sort();
+    for type_dir in type_dirs {
+        let type_name = type_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let Ok(entries) = std::fs::read_dir(type_dir.join("valid")) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let stem = path
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default()
+                .to_string();
+            out.push((type_name.clone(), stem, read_json(&path)?));
+        }
+    }
     Ok(out)
 }
 

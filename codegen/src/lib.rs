@@ -4,9 +4,13 @@
 
 pub mod check;
 pub mod discover;
+pub mod docs_emitter;
 pub mod error;
 pub mod generate;
+pub mod go_emitter;
 pub mod lint;
+pub mod model;
 pub mod open_union;
 pub mod rust_emitter;
+pub mod ts_emitter;
 pub mod validate;

@@ -30,6 +30,9 @@ const SUPPORTED: &[&str] = &[
     "default",
     "deprecated",
     "x-open-tag",
+    "x-go-name",
+    "x-go-aliases",
+    "x-go-value-fields",
 ];
 
 /// Keywords accepted only on the root of a file.

@@ -87,7 +87,9 @@ fn main() -> ExitCode {
                 Ok(files) => files,
                 Err(errors) => return report(&errors),
             };
-            match render_all(&files).and_then(|out| write_all(&root, &out).map(|()| out.len())) {
+            match render_all(&root, &files)
+                .and_then(|out| write_all(&root, &out).map(|()| out.len()))
+            {
                 Ok(count) => {
                     println!("generate: {count} files from {} schemas", files.len());
                     ExitCode::SUCCESS
@@ -100,7 +102,7 @@ fn main() -> ExitCode {
                 Ok(files) => files,
                 Err(errors) => return report(&errors),
             };
-            let expected = match render_all(&files) {
+            let expected = match render_all(&root, &files) {
                 Ok(expected) => expected,
                 Err(e) => return report(&[e]),
             };

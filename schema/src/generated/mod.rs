@@ -6,6 +6,9 @@ pub mod edit_details;
 /// Types of `schema/hook.schema.json`.
 pub mod hook;
 
+/// Types of `schema/host.schema.json`.
+pub mod host;
+
 /// Types of `schema/mcp.schema.json`.
 pub mod mcp;
 
@@ -19,6 +22,7 @@ pub mod sidecar;
 pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("edit-details.schema.json", include_str!("../../edit-details.schema.json")),
     ("hook.schema.json", include_str!("../../hook.schema.json")),
+    ("host.schema.json", include_str!("../../host.schema.json")),
     ("mcp.schema.json", include_str!("../../mcp.schema.json")),
     ("pi.schema.json", include_str!("../../pi.schema.json")),
     ("sidecar.schema.json", include_str!("../../sidecar.schema.json")),
@@ -37,6 +41,25 @@ pub fn reserialize(
         "HookEvent" => Some(roundtrip::<hook::HookEvent>(value)),
         "HookDecision" => Some(roundtrip::<hook::HookDecision>(value)),
         "HookMode" => Some(roundtrip::<hook::HookMode>(value)),
+        "HostConfig" => Some(roundtrip::<host::HostConfig>(value)),
+        "PathRequest" => Some(roundtrip::<host::PathRequest>(value)),
+        "PathChoice" => Some(roundtrip::<host::PathChoice>(value)),
+        "ToolCallEvent" => Some(roundtrip::<host::ToolCallEvent>(value)),
+        "ToolCallAction" => Some(roundtrip::<host::ToolCallAction>(value)),
+        "FirstTurnRequest" => Some(roundtrip::<host::FirstTurnRequest>(value)),
+        "FirstTurnResult" => Some(roundtrip::<host::FirstTurnResult>(value)),
+        "LaterTurnRequest" => Some(roundtrip::<host::LaterTurnRequest>(value)),
+        "LaterTurnResult" => Some(roundtrip::<host::LaterTurnResult>(value)),
+        "HiddenMessage" => Some(roundtrip::<host::HiddenMessage>(value)),
+        "ContextEntry" => Some(roundtrip::<host::ContextEntry>(value)),
+        "OwnStartResult" => Some(roundtrip::<host::OwnStartResult>(value)),
+        "CatalogueUpdate" => Some(roundtrip::<host::CatalogueUpdate>(value)),
+        "ToolRegistration" => Some(roundtrip::<host::ToolRegistration>(value)),
+        "ToolExecuteRequest" => Some(roundtrip::<host::ToolExecuteRequest>(value)),
+        "ToolExecuteResult" => Some(roundtrip::<host::ToolExecuteResult>(value)),
+        "WatchToolResult" => Some(roundtrip::<host::WatchToolResult>(value)),
+        "WatchResultAction" => Some(roundtrip::<host::WatchResultAction>(value)),
+        "CallLine" => Some(roundtrip::<host::CallLine>(value)),
         "JsonRpcMessage" => Some(roundtrip::<mcp::JsonRpcMessage>(value)),
         "JsonRpcVersion" => Some(roundtrip::<mcp::JsonRpcVersion>(value)),
         "RequestId" => Some(roundtrip::<mcp::RequestId>(value)),
@@ -93,6 +116,25 @@ pub fn derived_schema(type_name: &str) -> Option<::schemars::schema::RootSchema>
         "HookEvent" => Some(::schemars::schema_for!(hook::HookEvent)),
         "HookDecision" => Some(::schemars::schema_for!(hook::HookDecision)),
         "HookMode" => Some(::schemars::schema_for!(hook::HookMode)),
+        "HostConfig" => Some(::schemars::schema_for!(host::HostConfig)),
+        "PathRequest" => Some(::schemars::schema_for!(host::PathRequest)),
+        "PathChoice" => Some(::schemars::schema_for!(host::PathChoice)),
+        "ToolCallEvent" => Some(::schemars::schema_for!(host::ToolCallEvent)),
+        "ToolCallAction" => Some(::schemars::schema_for!(host::ToolCallAction)),
+        "FirstTurnRequest" => Some(::schemars::schema_for!(host::FirstTurnRequest)),
+        "FirstTurnResult" => Some(::schemars::schema_for!(host::FirstTurnResult)),
+        "LaterTurnRequest" => Some(::schemars::schema_for!(host::LaterTurnRequest)),
+        "LaterTurnResult" => Some(::schemars::schema_for!(host::LaterTurnResult)),
+        "HiddenMessage" => Some(::schemars::schema_for!(host::HiddenMessage)),
+        "ContextEntry" => Some(::schemars::schema_for!(host::ContextEntry)),
+        "OwnStartResult" => Some(::schemars::schema_for!(host::OwnStartResult)),
+        "CatalogueUpdate" => Some(::schemars::schema_for!(host::CatalogueUpdate)),
+        "ToolRegistration" => Some(::schemars::schema_for!(host::ToolRegistration)),
+        "ToolExecuteRequest" => Some(::schemars::schema_for!(host::ToolExecuteRequest)),
+        "ToolExecuteResult" => Some(::schemars::schema_for!(host::ToolExecuteResult)),
+        "WatchToolResult" => Some(::schemars::schema_for!(host::WatchToolResult)),
+        "WatchResultAction" => Some(::schemars::schema_for!(host::WatchResultAction)),
+        "CallLine" => Some(::schemars::schema_for!(host::CallLine)),
         "JsonRpcMessage" => Some(::schemars::schema_for!(mcp::JsonRpcMessage)),
         "JsonRpcVersion" => Some(::schemars::schema_for!(mcp::JsonRpcVersion)),
         "RequestId" => Some(::schemars::schema_for!(mcp::RequestId)),
