@@ -1,0 +1,95 @@
+//! `lint` rejects keywords outside the supported subset and undescribed types or fields, naming
+//! the file and the JSON pointer of each finding.
+
+use pi_gortex_codegen::discover::SchemaFile;
+use pi_gortex_codegen::error::CodegenError;
+use pi_gortex_codegen::lint::lint_file;
+use serde_json::json;
+
+fn findings(document: serde_json::Value) -> Vec<(String, String)> {
+    let file = SchemaFile {
+        file_name: "t.schema.json".into(),
+        document,
+    };
+    lint_file(&file)
+        .into_iter()
+        .map(|e| match e {
+            CodegenError::Lint { file, pointer, .. } => (file, pointer),
+            other => panic!("unexpected {other}"),
+        })
+        .collect()
+}
+
+fn with_def(def: serde_json::Value) -> serde_json::Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "description": "t",
+        "$defs": {"T": def}
+    })
+}
+
+#[test]
+fn a_clean_schema_has_no_findings() {
+    let clean = with_def(json!({"description": "d", "type": "object", "properties": {
+        "a": {"description": "a", "type": "string"}}}));
+    assert!(findings(clean).is_empty());
+}
+
+#[test]
+fn unsupported_keywords_are_reported_with_file_and_pointer() {
+    for keyword in [
+        "if",
+        "then",
+        "else",
+        "prefixItems",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "allOf",
+    ] {
+        let mut def = json!({"description": "d", "type": "object"});
+        def[keyword] = json!({});
+        let found = findings(with_def(def));
+        assert_eq!(
+            found,
+            vec![(
+                "schema/t.schema.json".to_string(),
+                format!("/$defs/T/{keyword}")
+            )],
+            "{keyword}"
+        );
+    }
+}
+
+#[test]
+fn a_keyword_deep_inside_a_property_is_pointed_at() {
+    let def = json!({"description": "d", "type": "object", "properties": {
+        "a/b": {"description": "a", "type": "array", "prefixItems": []}}});
+    assert_eq!(
+        findings(with_def(def)),
+        vec![(
+            "schema/t.schema.json".to_string(),
+            "/$defs/T/properties/a~1b/prefixItems".to_string()
+        )]
+    );
+}
+
+#[test]
+fn nested_defs_are_rejected() {
+    let def = json!({"description": "d", "type": "object", "$defs": {}});
+    assert_eq!(findings(with_def(def))[0].1, "/$defs/T/$defs");
+}
+
+#[test]
+fn undescribed_types_and_fields_are_rejected() {
+    let def = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+    let pointers: Vec<String> = findings(with_def(def)).into_iter().map(|f| f.1).collect();
+    assert_eq!(pointers, vec!["/$defs/T", "/$defs/T/properties/a"]);
+}
+
+#[test]
+fn not_is_only_accepted_inside_an_open_union() {
+    let def = json!({"description": "d", "type": "string", "not": {"enum": ["x"]}});
+    assert_eq!(findings(with_def(def))[0].1, "/$defs/T/not");
+}
