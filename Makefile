@@ -50,7 +50,7 @@ test-rust: build-debug
 	cargo test --workspace
 
 test-go: go-toolchain
-	cd bindings/go && go vet ./... && go test ./...
+	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .

@@ -51,9 +51,9 @@ type HookMode string
 
 // Values of HookMode that are documented; others are accepted too.
 const (
-	HookModeDeny HookMode = "deny"
-	HookModeEnrich HookMode = "enrich"
+	HookModeDeny          HookMode = "deny"
+	HookModeEnrich        HookMode = "enrich"
 	HookModeConsultUnlock HookMode = "consult-unlock"
-	HookModeNudge HookMode = "nudge"
+	HookModeNudge         HookMode = "nudge"
 	HookModeAdaptiveNudge HookMode = "adaptive-nudge"
 )
