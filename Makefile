@@ -54,6 +54,7 @@ test-go: go-toolchain
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
+	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 
 test-node:
 	@true
@@ -63,8 +64,16 @@ test-e2e: node22 pi-hosts pack
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # ---------------------------------------------------------------- product
-pack:
-	@true
+NODE_PKG := bindings/node
+
+$(NODE_PKG)/node_modules/.package-lock.json: $(NODE_PKG)/package-lock.json | $(NODE22)
+	cd $(NODE_PKG) && npm ci --no-audit --no-fund --loglevel=error
+
+# The release addon next to index.ts, then the npm tarball at a fixed path.
+pack: $(NODE_PKG)/node_modules/.package-lock.json
+	cd $(NODE_PKG) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --no-js --dts addon.d.ts --output-dir . >/dev/null
+	mkdir -p target
+	cd $(NODE_PKG) && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
 
 demo: node22 $(PI160) pack
 	cargo build -q -p fake-gortex

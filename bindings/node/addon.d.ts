@@ -41,6 +41,12 @@ export declare function createInstance(): number
  */
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 
+/**
+ * DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+ * call, `[]` when it is not an edit.
+ */
+export declare function editCandidates(generation: number, name: string, args: any, cwd: string): Array<string>
+
 /** Runs the hook for one tool call and returns `ToolCallAction`. */
 export declare function enforceToolCall(generation: number, instance: number, event: any): Promise<any>
 
@@ -86,3 +92,25 @@ export declare function stopOwnClient(generation: number, instance: number): Pro
  * glue reports the first one once per session.
  */
 export declare function takePanics(): Array<string>
+
+/** DIFF-20 `turn_end` / `session_shutdown`. */
+export declare function watchReset(generation: number): void
+
+/**
+ * DIFF-17 for a native Gortex edit: opens the shell window, snapshots the
+ * candidates and claims them, off the event loop.
+ */
+export declare function watchSnapshot(generation: number, event: any): Promise<void>
+
+/**
+ * DIFF-15/17 `tool_call`, synchronous: shell tracking and Pi's own
+ * edit/write claims happen here. Returns true when the call is a native
+ * Gortex edit; the glue then awaits `watchSnapshot` with the same event.
+ */
+export declare function watchToolCall(generation: number, event: any): boolean
+
+/** DIFF-20 `tool_execution_end`. */
+export declare function watchToolEnd(generation: number, toolCallId: string): void
+
+/** DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`. */
+export declare function watchToolResult(generation: number, event: any): Promise<any>

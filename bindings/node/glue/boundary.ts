@@ -56,11 +56,11 @@ export interface Addon {
   stopOwnClient(generation: number, instance: number): Promise<void>;
   executeTool(generation: number, request: ToolExecuteRequest): Promise<ToolExecuteResult>;
   abortCall(generation: number, callId: string): void;
-  editCandidates?(generation: number, name: string, args: unknown, cwd: string): string[];
+  editCandidates(generation: number, name: string, args: unknown, cwd: string): string[];
   callLine(daemonName: string, args: unknown, expanded: boolean): CallLine;
-  watchToolCall?(generation: number, event: ToolCallEvent): boolean;
-  watchSnapshot?(generation: number, toolCallId: string): Promise<void>;
-  watchToolResult?(generation: number, event: WatchToolResult): Promise<WatchResultAction>;
-  watchToolEnd?(generation: number, toolCallId: string): void;
-  watchReset?(generation: number): void;
+  watchToolCall(generation: number, event: ToolCallEvent): boolean;
+  watchSnapshot(generation: number, event: ToolCallEvent): Promise<void>;
+  watchToolResult(generation: number, event: WatchToolResult): Promise<WatchResultAction>;
+  watchToolEnd(generation: number, toolCallId: string): void;
+  watchReset(generation: number): void;
 }

@@ -15,7 +15,10 @@ interface FileDiffLike {
 
 /** A component that cuts a single styled row to the terminal width (REN-3). */
 class OneRow {
-  constructor(private readonly text: string) {}
+  private readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
   render(width: number): string[] {
     return [truncateToWidth(this.text, width)];
   }

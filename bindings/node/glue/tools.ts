@@ -14,11 +14,15 @@ function underLocks<T>(paths: string[], work: () => Promise<T>): Promise<T> {
 }
 
 export class OwnTools {
-  constructor(
-    private readonly pi: PiLike,
-    private readonly addon: Addon,
-    private readonly generation: number,
-  ) {}
+  private readonly pi: PiLike;
+  private readonly addon: Addon;
+  private readonly generation: number;
+
+  constructor(pi: PiLike, addon: Addon, generation: number) {
+    this.pi = pi;
+    this.addon = addon;
+    this.generation = generation;
+  }
 
   /** Registers, withdraws and re-activates per one listing (TOOL-4, TOOL-10). */
   apply(update: CatalogueUpdate | undefined): void {
@@ -34,7 +38,7 @@ export class OwnTools {
   }
 
   private register(tool: ToolRegistration): void {
-    const { addon, generation, pi } = this;
+    const { addon, pi } = this;
     swallow(() =>
       pi.registerTool({
         name: tool.name,
@@ -46,7 +50,6 @@ export class OwnTools {
         renderResult: renderResult(),
       }),
     );
-    void generation;
   }
 
   /** TOOL-6: never resolves with a failure; throws the core's text instead. */
@@ -60,7 +63,7 @@ export class OwnTools {
     const { addon, generation, pi } = this;
     const args = params ?? {};
     const cwd = cwdOf(pi, ctx);
-    const candidates = ctx ? (swallow(() => addon.editCandidates?.(generation, tool.name, args, cwd)) ?? []) : [];
+    const candidates = ctx ? (swallow(() => addon.editCandidates(generation, tool.name, args, cwd)) ?? []) : [];
     const onAbort = () => swallow(() => addon.abortCall(generation, toolCallId));
     signal?.addEventListener("abort", onAbort, { once: true });
     let result: ToolExecuteResult;

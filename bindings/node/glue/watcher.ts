@@ -24,8 +24,8 @@ async function awaitTools(pi: PiLike, names: string[]): Promise<void> {
 export function registerWatcher(pi: PiLike, addon: Addon, generation: number, isNative: () => boolean): void {
   pi.on("tool_call", async (event: ToolCallEventLike, ctx: Ctx) => {
     try {
-      const needsSnapshot = addon.watchToolCall?.(generation, toolCallEvent(pi, event, ctx, isNative()));
-      if (needsSnapshot) await addon.watchSnapshot?.(generation, String(event.toolCallId ?? ""));
+      const call = toolCallEvent(pi, event, ctx, isNative());
+      if (addon.watchToolCall(generation, call)) await addon.watchSnapshot(generation, call);
     } catch {
       // DIFF-22
     }
@@ -33,8 +33,7 @@ export function registerWatcher(pi: PiLike, addon: Addon, generation: number, is
   });
   pi.on("tool_result", async (event: ToolResultEventLike, ctx: Ctx) => {
     try {
-      if (!addon.watchToolResult) return undefined;
-      const text = (event.content ?? [])
+            const text = (event.content ?? [])
         .filter((item) => item.type === "text" && typeof item.text === "string")
         .map((item) => item.text)
         .join("\n");
@@ -54,15 +53,15 @@ export function registerWatcher(pi: PiLike, addon: Addon, generation: number, is
     return undefined;
   });
   pi.on("tool_execution_end", (event: ToolCallEventLike) => {
-    swallow(() => addon.watchToolEnd?.(generation, String(event.toolCallId ?? "")));
+    swallow(() => addon.watchToolEnd(generation, String(event.toolCallId ?? "")));
     return undefined;
   });
   pi.on("turn_end", () => {
-    swallow(() => addon.watchReset?.(generation));
+    swallow(() => addon.watchReset(generation));
     return undefined;
   });
   pi.on("session_shutdown", () => {
-    swallow(() => addon.watchReset?.(generation));
+    swallow(() => addon.watchReset(generation));
     return undefined;
   });
 }

@@ -22,6 +22,8 @@ fn table() -> &'static Mutex<HashMap<u32, Arc<GenerationState>>> {
 
 /// Allocates a new generation and returns its handle.
 pub fn create() -> u32 {
+    // DIFF-7's repo-root cache belongs to the generation too (SES-1).
+    pi_gortex_runtime::diff::paths::clear_repo_root_cache();
     let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut table) = table().lock() {
         table.insert(handle, Arc::new(GenerationState::default()));

@@ -1,31 +1,229 @@
-//! Edit diffs on both paths (DIFF-15..22): the shell tracker, the native
-//! watcher over `tool_call`/`tool_result`/`tool_execution_end`/`turn_end`,
-//! and the own-client snapshot window. Every entry point fails open: a diff
-//! problem never fails the call or throws (DIFF-22).
+//! Edit diffs on both paths (DIFF-15..22) and the native `tools_search`
+//! hold (NAT-15): the generation's watcher (shell tracker and native
+//! claims), the own-client snapshot window, and their exports. Snapshots
+//! read files, so they run on tokio's blocking pool, never on the Node
+//! event loop. Every entry point fails open (DIFF-22).
 
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use napi_derive::napi;
+use pi_gortex_runtime::diff::outcome::{apply_shell_overlap, compare_entries, edit_details};
+use pi_gortex_runtime::diff::{self, NativeWatcher, ShellWindow, Snapshots, ToolCall};
+use pi_gortex_runtime::native;
 use serde_json::Value;
 
-use crate::state::GenerationState;
+use crate::boundary::{from_js, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
+use crate::state::{lock, GenerationState};
+use crate::{generation, guard};
 
-/// The watcher state of one generation (SES-1: the shell tracker and the
-/// pending claims). Filled in when the runtime's watcher lands.
+/// The native daemon tool whose result is held (NAT-15).
+const TOOLS_SEARCH: &str = "mcp__gortex__tools_search";
+
+/// The watcher state of one generation (SES-1).
 #[derive(Default)]
-pub struct WatcherState {}
+pub struct WatcherState {
+    pub native: Mutex<NativeWatcher>,
+}
 
 /// An own-client snapshot window opened before a call (DIFF-16 steps 3-4).
-pub struct OwnWindow {}
+pub struct OwnWindow {
+    cwd: PathBuf,
+    window: ShellWindow,
+    before: Snapshots,
+}
 
-/// DIFF-16 steps 3-4. `None` when nothing is snapshotted.
+async fn snapshot_all(paths: Vec<PathBuf>) -> Snapshots {
+    tokio::task::spawn_blocking(move || diff::snapshot_all(&paths))
+        .await
+        .unwrap_or_default()
+}
+
+/// DIFF-16 steps 1, 3, 4. `None` when the call is not an edit with candidates.
 pub async fn open_own_window(
-    _state: &GenerationState,
-    _name: &str,
-    _args: &Value,
-    _cwd: &str,
+    state: &GenerationState,
+    name: &str,
+    args: &Value,
+    cwd: &str,
 ) -> Option<OwnWindow> {
-    None
+    let daemon = lock(&state.registry).get(name).cloned()?;
+    let cwd = PathBuf::from(cwd);
+    let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
+    let window = lock(&state.watcher.native).shell.open_window();
+    let before = snapshot_all(paths).await;
+    Some(OwnWindow {
+        cwd,
+        window,
+        before,
+    })
 }
 
 /// DIFF-16 step 7: `EditDetails`, `{}` when nothing changed.
-pub async fn close_own_window(_state: &GenerationState, _window: OwnWindow) -> Value {
-    Value::Object(Default::default())
+pub async fn close_own_window(state: &GenerationState, window: OwnWindow) -> Value {
+    let after = snapshot_all(window.before.keys().cloned().collect()).await;
+    let entries = compare_entries(&window.before, &after, &window.cwd);
+    let overlapped = lock(&state.watcher.native).shell.overlapped(window.window);
+    to_js(&edit_details(apply_shell_overlap(entries, overlapped)))
+}
+
+/// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+/// call, `[]` when it is not an edit.
+#[napi]
+pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) -> Vec<String> {
+    guard::guard_sync(Vec::new, || {
+        let state = generation::get(generation);
+        let Some(daemon) = lock(&state.registry).get(&name).cloned() else {
+            return Vec::new();
+        };
+        diff::edit_candidates(&daemon, &args, Path::new(&cwd))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    })
+}
+
+/// True when a native `tool_call` is a Gortex edit that needs a before
+/// snapshot (the glue then awaits `watchSnapshot`).
+fn needs_snapshot(event: &ToolCallEvent) -> bool {
+    if !event.native || event.parent_tool_call_id.is_some() {
+        return false;
+    }
+    let Some(bare) = native::bare_tool_name(&event.tool_name) else {
+        return false;
+    };
+    diff::edit_candidates(bare, &event.input, Path::new(&event.cwd)).is_some_and(|p| !p.is_empty())
+}
+
+fn on_tool_call(state: &GenerationState, event: &ToolCallEvent) {
+    let call = ToolCall {
+        tool_call_id: &event.tool_call_id,
+        tool_name: &event.tool_name,
+        input: &event.input,
+        parent_tool_call_id: event.parent_tool_call_id.as_deref(),
+    };
+    lock(&state.watcher.native).on_tool_call(
+        call,
+        event.native,
+        Path::new(&event.cwd),
+        diff::edit_candidates,
+    );
+}
+
+/// DIFF-15/17 `tool_call`, synchronous: shell tracking and Pi's own
+/// edit/write claims happen here. Returns true when the call is a native
+/// Gortex edit; the glue then awaits `watchSnapshot` with the same event.
+#[napi]
+pub fn watch_tool_call(generation: u32, event: Value) -> bool {
+    guard::guard_sync(
+        || false,
+        || {
+            let Some(event) = from_js::<ToolCallEvent>(event) else {
+                return false;
+            };
+            if needs_snapshot(&event) {
+                return true;
+            }
+            on_tool_call(&generation::get(generation), &event);
+            false
+        },
+    )
+}
+
+/// DIFF-17 for a native Gortex edit: opens the shell window, snapshots the
+/// candidates and claims them, off the event loop.
+#[napi]
+pub async fn watch_snapshot(generation: u32, event: Value) {
+    guard::guard_async(
+        || (),
+        async move {
+            let Some(event) = from_js::<ToolCallEvent>(event) else {
+                return;
+            };
+            let state = generation::get(generation);
+            let _ = tokio::task::spawn_blocking(move || on_tool_call(&state, &event)).await;
+        },
+    )
+    .await
+}
+
+/// NAT-15: the `promoted` names of a `tools_search` result text.
+fn promoted_tools(text: &str) -> Vec<String> {
+    serde_json::from_str::<Value>(text.trim())
+        .ok()
+        .and_then(|payload| payload.get("promoted").cloned())
+        .and_then(|promoted| promoted.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|name| !name.is_empty())
+        .map(native::native_tool_name)
+        .collect()
+}
+
+/// DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
+#[napi]
+pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
+    guard::guard_async(
+        || to_js(&WatchResultAction::default()),
+        async move {
+            let Some(event) = from_js::<WatchToolResult>(event) else {
+                return to_js(&WatchResultAction::default());
+            };
+            let state = generation::get(generation);
+            let mut action = WatchResultAction::default();
+            if event.tool_name == TOOLS_SEARCH && !event.is_error {
+                action.await_tools = promoted_tools(event.text.as_deref().unwrap_or(""));
+            }
+            let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
+            if let Some(pending) = pending {
+                let after = snapshot_all(pending.paths()).await;
+                let details = {
+                    let watcher = lock(&state.watcher.native);
+                    pending.finish(&after, &watcher.shell, Path::new(&event.cwd))
+                };
+                if details.diffs.is_some() {
+                    action.details = Some(diff::merge_details(&event.details, &details));
+                }
+            }
+            to_js(&action)
+        },
+    )
+    .await
+}
+
+/// DIFF-20 `tool_execution_end`.
+#[napi]
+pub fn watch_tool_end(generation: u32, tool_call_id: String) {
+    guard::guard_sync(
+        || (),
+        || {
+            let state = generation::get(generation);
+            lock(&state.watcher.native).on_tool_execution_end(&tool_call_id);
+        },
+    )
+}
+
+/// DIFF-20 `turn_end` / `session_shutdown`.
+#[napi]
+pub fn watch_reset(generation: u32) {
+    guard::guard_sync(
+        || (),
+        || {
+            let state = generation::get(generation);
+            lock(&state.watcher.native).on_turn_end();
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nat_15_reads_promoted_names() {
+        let text = r#"{"query":"select:find_usages","promoted":["find_usages",""],"tools":[]}"#;
+        assert_eq!(promoted_tools(text), vec!["mcp__gortex__find_usages".to_string()]);
+        assert!(promoted_tools("not json").is_empty());
+    }
 }

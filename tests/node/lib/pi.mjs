@@ -1,0 +1,252 @@
+//! pi.mjs - drives the pi-gortex extension through the REAL Pi loader and
+//! runner (DefaultResourceLoader + ExtensionRunner) of the host chosen by
+//! PI_HOST_DIR (default: tests/hosts/pi-1.6.0). The host actions Pi's agent
+//! session would bind (sendMessage, tool activation, commands) are recorded
+//! in plain arrays so tests can assert what the extension asked Pi to do.
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const PKG_DIR = join(ROOT, "bindings/node");
+export const HOST_DIR = resolve(process.env.PI_HOST_DIR ?? join(ROOT, "tests/hosts/pi-1.6.0"));
+const PI_DIST = join(HOST_DIR, "node_modules/@earendil-works/pi-coding-agent");
+export const PI_VERSION = JSON.parse(readFileSync(join(PI_DIST, "package.json"), "utf8")).version;
+export const IS_NATIVE_HOST = !PI_VERSION.startsWith("0.");
+export const pi = await import(pathToFileURL(join(PI_DIST, "dist/index.js")).href);
+
+/** The fake gortex binary (helper "fake", `cargo build -p fake-gortex`). */
+export const FAKE = process.env.FAKE_GORTEX_BIN ?? [join(ROOT, "target/debug/fake-gortex"), "/work/target-node/debug/fake-gortex"].find(existsSync) ?? join(ROOT, "target/debug/fake-gortex");
+
+/** The variables a test may set; all are cleared before each start. */
+const OWNED_ENV = [
+  "GORTEX_BIN", "GORTEX_HOOK_MODE", "GORTEX_ENFORCE", "GORTEX_TOOLS", "GORTEX_TOOLS_MODE", "GORTEX_NATIVE_MCP",
+  "GORTEX_PROMPT_CONTEXT", "FAKE_GORTEX_SCENARIO", "FAKE_GORTEX_LOG", "FAKE_GORTEX_STATE", "PI_CODING_AGENT_DIR",
+];
+
+/** A fresh `<tmp>/{agent,work}` with an optional fake scenario (E2E-2). */
+export function workspace({ scenario, projectSidecar, globalSidecar } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "pi-gortex-node-"));
+  const agentDir = join(dir, "agent");
+  const cwd = join(dir, "work");
+  mkdirSync(join(agentDir, "extensions"), { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  const env = {
+    PI_CODING_AGENT_DIR: agentDir,
+    GORTEX_BIN: FAKE,
+    FAKE_GORTEX_LOG: join(dir, "fake.log"),
+    FAKE_GORTEX_STATE: dir,
+  };
+  if (scenario) {
+    writeFileSync(join(dir, "scenario.json"), JSON.stringify(scenario));
+    env.FAKE_GORTEX_SCENARIO = join(dir, "scenario.json");
+  }
+  if (projectSidecar) {
+    mkdirSync(join(cwd, ".pi"), { recursive: true });
+    writeFileSync(join(cwd, ".pi/gortex.json"), JSON.stringify(projectSidecar));
+  }
+  if (globalSidecar) writeFileSync(join(agentDir, "extensions/gortex.json"), JSON.stringify(globalSidecar));
+  return { dir, agentDir, cwd, env, log: () => fakeLog(env.FAKE_GORTEX_LOG) };
+}
+
+/** FAKE-3 records. */
+export function fakeLog(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
+function applyEnv(env) {
+  for (const name of OWNED_ENV) delete process.env[name];
+  Object.assign(process.env, env);
+}
+
+/** Records of what the extension asked the host to do. */
+class HostRecorder {
+  constructor() {
+    this.messages = [];
+    this.notifications = [];
+    this.inactive = new Set();
+    this.setActiveCalls = [];
+  }
+}
+
+/**
+ * Loads the extension with a loader (a new loader reuses Pi's module cache,
+ * like /new; `session.reload()` re-imports, like /reload) and binds a runner.
+ * `extraFactories` are inline extensions loaded beside it (e.g. a connector
+ * double that registers `/mcp`).
+ */
+export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraFactories = [], ui = true, loader } = {}) {
+  applyEnv({ ...ws.env, ...env });
+  const host = new HostRecorder();
+  loader ??= new pi.DefaultResourceLoader({
+    cwd: ws.cwd,
+    agentDir: ws.agentDir,
+    additionalExtensionPaths: [pkgDir],
+    extensionFactories: extraFactories,
+    noExtensions: true,
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  });
+  await loader.reload();
+  return bind(ws, loader, host, ui);
+}
+
+function bind(ws, loader, host, ui) {
+  const { extensions, runtime, errors } = loader.getExtensions();
+  const sessionManager = pi.SessionManager.inMemory(ws.cwd);
+  const modelRegistry = { registerProvider() {}, registerVirtualModel() {} };
+  const runner = new pi.ExtensionRunner(extensions, runtime, ws.cwd, sessionManager, modelRegistry);
+  const allNames = () => runner.getAllRegisteredTools().map((tool) => tool.definition.name);
+  runner.bindCore(
+    {
+      sendMessage: (message, options) => host.messages.push({ message, options }),
+      sendUserMessage: () => {},
+      appendEntry: () => {},
+      setSessionName: () => {},
+      getSessionName: () => undefined,
+      setLabel: () => {},
+      getActiveTools: () => allNames().filter((name) => !host.inactive.has(name)),
+      getAllTools: () => runner.getAllRegisteredTools().map((tool) => ({ name: tool.definition.name, description: tool.definition.description, parameters: tool.definition.parameters })),
+      getSettings: () => ({}),
+      setActiveTools: (names) => {
+        host.setActiveCalls.push(names);
+        const keep = new Set(names);
+        host.inactive = new Set(allNames().filter((name) => !keep.has(name)));
+      },
+      refreshTools: () => {},
+      getCommands: () => runner.getRegisteredCommands().map((command) => ({ name: command.name ?? command.invocationName, source: "extension" })),
+      setModel: async () => true,
+      getThinkingLevel: () => "off",
+      setThinkingLevel: () => {},
+    },
+    {
+      getModel: () => undefined,
+      getScopedModels: () => [],
+      isIdle: () => true,
+      isProjectTrusted: () => false,
+      getSignal: () => undefined,
+      abort: () => {},
+      hasPendingMessages: () => false,
+      shutdown: () => {},
+      getContextUsage: () => undefined,
+      compact: () => {},
+      getSystemPrompt: () => "",
+    },
+  );
+  if (ui) {
+    const notify = (message, type) => host.notifications.push({ message, type });
+    runner.setUIContext(uiContext(notify), "tui");
+  }
+  return new Session(ws, loader, runner, sessionManager, host, errors);
+}
+
+function uiContext(notify) {
+  const noop = () => {};
+  return new Proxy(
+    { notify, select: async () => undefined, confirm: async () => false, input: async () => undefined, editor: async () => undefined },
+    { get: (target, key) => (key in target ? target[key] : noop) },
+  );
+}
+
+let callCounter = 0;
+
+export class Session {
+  constructor(ws, loader, runner, sessionManager, host, errors) {
+    Object.assign(this, { ws, loader, runner, sessionManager, host, errors });
+  }
+  get ctx() {
+    return this.runner.createContext();
+  }
+  sessionStart(reason = "startup") {
+    return this.runner.emit({ type: "session_start", reason });
+  }
+  shutdown(reason = "quit") {
+    return this.runner.emit({ type: "session_shutdown", reason });
+  }
+  compact() {
+    return this.runner.emit({ type: "session_compact", compactionEntry: {}, fromExtension: false });
+  }
+  /** before_agent_start for a user prompt; returns the gortex messages. */
+  async beforeAgentStart(prompt = "go") {
+    const options = { cwd: this.ws.cwd };
+    const result = IS_NATIVE_HOST
+      ? await this.runner.emitBeforeAgentStart({ messageType: "user", prompt }, options)
+      : await this.runner.emitBeforeAgentStart(prompt, undefined, options);
+    const messages = result?.messages ?? [];
+    for (const message of messages) {
+      // Pi stores the returned message in the session (SES-14).
+      this.sessionManager.appendCustomMessageEntry?.(message.customType, message.content, message.display, message.details);
+    }
+    return messages;
+  }
+  toolCall(toolName, input, extra = {}) {
+    const toolCallId = extra.toolCallId ?? `call_${++callCounter}`;
+    return this.runner.emitToolCall({ type: "tool_call", toolCallId, toolName, input, ...extra });
+  }
+  toolResult(toolName, input, result, extra = {}) {
+    return this.runner.emitToolResult({ type: "tool_result", toolName, input, content: result.content ?? [], details: result.details, isError: Boolean(result.isError), ...extra });
+  }
+  toolNames() {
+    return this.runner.getAllRegisteredTools().map((tool) => tool.definition.name);
+  }
+  activeTools() {
+    return this.toolNames().filter((name) => !this.host.inactive.has(name));
+  }
+  tool(name) {
+    return this.runner.getToolDefinition(name);
+  }
+  /** Runs a registered tool's execute the way Pi does (with a tool context). */
+  execute(name, params, { signal, toolCallId = `call_${++callCounter}` } = {}) {
+    const ctx = this.runner.createToolContext ? this.runner.createToolContext(toolCallId, signal) : this.runner.createContext();
+    return this.tool(name).execute(toolCallId, params, signal, () => {}, ctx);
+  }
+  /** A new instance against the cached module (what /new, resume and fork do). */
+  async replace(reason = "new") {
+    await this.shutdown(reason);
+    const loader = new pi.DefaultResourceLoader(this.loader.options ?? loaderOptionsOf(this));
+    const next = await start(this.ws, { loader });
+    await next.sessionStart(reason);
+    return next;
+  }
+}
+
+function loaderOptionsOf(session) {
+  return {
+    cwd: session.ws.cwd,
+    agentDir: session.ws.agentDir,
+    additionalExtensionPaths: [PKG_DIR],
+    noExtensions: true,
+    noSkills: true,
+    noPromptTemplates: true,
+    noThemes: true,
+    noContextFiles: true,
+  };
+}
+
+/** Resolves after `ms` (for bounded polling in tests, never for timing assertions). */
+export const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `check()` is truthy or `ms` passes. */
+export async function until(check, ms = 5000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await check();
+    if (value) return value;
+    await delay(20);
+  }
+  return check();
+}
+
+/** Whether a pid is alive. */
+export function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
