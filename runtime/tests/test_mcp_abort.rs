@@ -1,0 +1,87 @@
+//! MCP-30 (improvement (c)): an aborted tool call sends
+//! `notifications/cancelled`, fails at once with `tool call aborted`, keeps
+//! the child, and ignores the late reply.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{bridge, captured, fast_timeouts, script_client, Fake, SCRIPT_INIT_REPLY};
+use pi_gortex_runtime::mcp::bridge::BridgeError;
+use pi_gortex_runtime::mcp::{tools, McpError};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_30_abort_sends_cancelled_with_the_request_id_and_fails_at_once() {
+    // Answers initialize, swallows the call (id 2), then answers it late
+    // after the cancellation arrives, then answers a ping-like list (id 3).
+    let script = format!(
+        r#"read -r line; printf '%s\n' "$line" >> "$CAPTURE"; printf '%s\n' '{init}'
+while read -r line; do
+  printf '%s\n' "$line" >> "$CAPTURE"
+  case "$line" in
+    *notifications/cancelled*) printf '%s\n' '{{"jsonrpc":"2.0","id":2,"result":{{"content":[{{"type":"text","text":"late"}}]}}}}' ;;
+    *'"id":3'*) printf '%s\n' '{{"jsonrpc":"2.0","id":3,"result":{{"tools":[]}}}}' ;;
+  esac
+done"#,
+        init = SCRIPT_INIT_REPLY
+    );
+    let (client, dir) = script_client(&script, fast_timeouts());
+    client.start().await.unwrap();
+    let pid = client.pid().unwrap();
+    let abort = CancellationToken::new();
+    let trigger = abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        trigger.cancel();
+    });
+    let started = Instant::now();
+    let error = tools::call_tool(&client, "search", json!({"q": 1}), Some(&abort))
+        .await
+        .unwrap_err();
+    assert_eq!(error, McpError::Aborted);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "fails locally, at once"
+    );
+    assert_eq!(client.pending_count(), 0);
+    // The late reply to id 2 is ignored; the next request gets its own reply.
+    assert_eq!(
+        tools::list_tools(&client).await.unwrap(),
+        Vec::<serde_json::Value>::new()
+    );
+    assert_eq!(client.pid(), Some(pid), "the child is not killed");
+    let frames = captured(&dir);
+    let cancelled = frames
+        .iter()
+        .find(|f| f["method"] == "notifications/cancelled")
+        .expect("cancellation sent");
+    assert_eq!(
+        cancelled,
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"aborted by the user"}})
+    );
+    client.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborted() {
+    let fake = Fake::new(json!({"calls": {"read": {"text": "slow", "delay_ms": 3000}}}));
+    let bridge = bridge(&fake);
+    bridge.start().await.unwrap();
+    let abort = CancellationToken::new();
+    abort.cancel();
+    let error = bridge
+        .call_tool("gortex_read", json!({"operation": "file"}), Some(&abort))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, BridgeError::CallFailed { .. }));
+    assert_eq!(error.to_string(), "gortex read failed: tool call aborted");
+    assert!(
+        common::eventually(Duration::from_secs(2), || fake
+            .received_methods()
+            .contains(&"notifications/cancelled".to_string()))
+        .await
+    );
+    bridge.stop().await;
+}
