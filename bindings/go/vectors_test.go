@@ -13,6 +13,32 @@ import (
 
 func newValue(typeName string) (any, bool) {
 	switch typeName {
+	case "DoctorReport":
+		return new(DoctorReport), true
+	case "DoctorConfig":
+		return new(DoctorConfig), true
+	case "DoctorProvenance":
+		return new(DoctorProvenance), true
+	case "ConfigLayer":
+		return new(ConfigLayer), true
+	case "DoctorBinary":
+		return new(DoctorBinary), true
+	case "CheckStatus":
+		return new(CheckStatus), true
+	case "DoctorHandshake":
+		return new(DoctorHandshake), true
+	case "DoctorTools":
+		return new(DoctorTools), true
+	case "DoctorAlias":
+		return new(DoctorAlias), true
+	case "HookVerdict":
+		return new(HookVerdict), true
+	case "DoctorHook":
+		return new(DoctorHook), true
+	case "DoctorNative":
+		return new(DoctorNative), true
+	case "ToolChannel":
+		return new(ToolChannel), true
 	case "FileDiff":
 		return new(FileDiff), true
 	case "EditDetails":

@@ -49,9 +49,33 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Doctor { json, cwd } => {
-            let _ = (json, cwd);
-            eprintln!("pi-gortex doctor: not built yet");
-            ExitCode::from(2)
+            let mut inputs = pi_gortex_runtime::config::ConfigInputs::from_process();
+            if let Some(cwd) = cwd {
+                inputs.cwd = inputs.cwd.join(cwd);
+            }
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    eprintln!("pi-gortex doctor: cannot start the async runtime: {error}");
+                    return ExitCode::from(2);
+                }
+            };
+            let report = runtime.block_on(pi_gortex_runtime::doctor::diagnose(&inputs));
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(error) => {
+                        eprintln!("pi-gortex doctor: cannot serialize the report: {error}");
+                        return ExitCode::from(2);
+                    }
+                }
+            } else {
+                print!("{}", pi_gortex_runtime::doctor::render_text(&report));
+            }
+            ExitCode::from(pi_gortex_runtime::doctor::exit_code(&report))
         }
         Command::Diff {
             before,
