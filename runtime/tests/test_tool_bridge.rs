@@ -1,0 +1,348 @@
+//! TOOL-6..TOOL-10 and MCP-1, MCP-2, MCP-21..MCP-24 through the own-client
+//! bridge against fake-gortex: daemon launch, environment, skew report,
+//! tool execution, promotion, debounced re-sync and withdrawals.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{bridge, fast_timeouts, Fake};
+use pi_gortex_runtime::catalogue::CatalogueChanges;
+use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use pi_gortex_runtime::version::SkewKind;
+use serde_json::json;
+
+fn bridge_with_env(fake: &Fake, extra: &[(&str, &str)]) -> OwnClientBridge {
+    let mut config = BridgeConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    for (key, value) in extra {
+        config.extra_env.push((key.into(), value.into()));
+    }
+    config.timeouts = fast_timeouts();
+    OwnClientBridge::new(config)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_1_start_launches_the_daemon_detached_and_ignores_its_failure() {
+    let fake = Fake::new(
+        json!({"faults": [{"kind": "daemon_start_fail", "exit_code": 4, "stderr": "boom"}]}),
+    );
+    let bridge = bridge(&fake);
+    bridge
+        .start()
+        .await
+        .expect("a failing daemon start is ignored");
+    assert!(
+        common::eventually(Duration::from_secs(3), || !fake
+            .events("daemon", "start")
+            .is_empty())
+        .await
+    );
+    let start = &fake.events("daemon", "start")[0];
+    assert_eq!(
+        start["argv"].as_array().unwrap()[1..],
+        [json!("daemon"), json!("start"), json!("--detach")]
+    );
+    bridge.stop().await;
+
+    let quiet = Fake::new(json!({}));
+    let mut config = BridgeConfig::new(&quiet.bin);
+    config.extra_env = quiet.env();
+    config.launch_daemon = false;
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.unwrap();
+    bridge.stop().await;
+    assert!(quiet.events("daemon", "start").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_2_the_child_gets_the_preset_environment_and_the_working_directory() {
+    let fake = Fake::new(json!({}));
+    let cwd = tempfile::tempdir().unwrap();
+    let mut config = BridgeConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config.extra_env.push(("GORTEX_TOOLS".into(), "nav".into()));
+    config
+        .extra_env
+        .push(("GORTEX_TOOLS_MODE".into(), "defer".into()));
+    config.cwd = Some(cwd.path().to_path_buf());
+    config.launch_daemon = false;
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.unwrap();
+    let start = &fake.events("mcp", "start")[0];
+    assert_eq!(start["env"]["GORTEX_TOOLS"], "nav");
+    assert_eq!(start["env"]["GORTEX_TOOLS_MODE"], "defer");
+    assert_eq!(
+        std::fs::canonicalize(start["cwd"].as_str().unwrap()).unwrap(),
+        std::fs::canonicalize(cwd.path()).unwrap()
+    );
+    assert_eq!(fake.live_mcp_pids().len(), 1, "exactly one live child");
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_21_24_a_stale_daemon_gets_one_warning_and_keeps_every_tool() {
+    let fake = Fake::new(json!({"version": "0.60.0"}));
+    let bridge = bridge(&fake);
+    let report = bridge.start().await.unwrap();
+    let skew = report.skew.expect("stale");
+    assert_eq!(skew.kind, SkewKind::Stale);
+    assert_eq!(
+        skew.user_text,
+        "gortex 0.60.0 is older than 0.61.2, which this extension needs. Graph tools and read discipline may be missing or wrong. Run `gortex upgrade`."
+    );
+    assert!(skew
+        .model_text
+        .starts_with("[Gortex] the daemon is gortex 0.60.0"));
+    assert_eq!(report.catalogue_changes.register.len(), 21, "advisory only");
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_21_protocol_skew_and_no_skew() {
+    let fake = Fake::new(json!({"version": null, "protocol": "2024-11-05"}));
+    let bridge = bridge(&fake);
+    let report = bridge.start().await.unwrap();
+    assert_eq!(report.protocol, "2024-11-05");
+    let skew = report.skew.expect("protocol skew");
+    assert_eq!(
+        skew.kind,
+        SkewKind::Protocol {
+            negotiated: "2024-11-05".into()
+        }
+    );
+    assert_eq!(
+        skew.model_text,
+        "[Gortex] the daemon negotiated MCP protocol 2024-11-05 instead of 2025-06-18. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`."
+    );
+    assert!(skew
+        .user_text
+        .starts_with("an unreported version answered the handshake"));
+    bridge.stop().await;
+    for scenario in [json!({"version": "0.64.4"}), json!({"version": null})] {
+        let fake = Fake::new(scenario);
+        let bridge = common::bridge(&fake);
+        assert_eq!(bridge.start().await.unwrap().skew, None);
+        bridge.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_6_an_aliased_tool_calls_its_bare_daemon_name() {
+    let fake = Fake::new(json!({}));
+    let bridge = bridge(&fake);
+    let report = bridge.start().await.unwrap();
+    let names: Vec<&str> = report
+        .catalogue_changes
+        .register
+        .iter()
+        .map(|d| d.name.as_str())
+        .collect();
+    assert!(
+        names.contains(&"gortex_read")
+            && names.contains(&"gortex_edit")
+            && names.contains(&"search")
+    );
+    assert!(!names.contains(&"read"));
+    assert_eq!(bridge.daemon_name("gortex_read"), "read");
+    let outcome = bridge
+        .call_tool(
+            "gortex_read",
+            json!({"operation": "summary", "target": {"file": "a.go"}}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(
+        outcome.text.starts_with("[fake-gortex] read summary "),
+        "{}",
+        outcome.text
+    );
+    assert!(!outcome.is_error);
+    assert_eq!(outcome.catalogue_changes, None);
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_6_is_error_results_and_fallback_texts() {
+    let fake = Fake::new(json!({"calls": {
+        "search": {"text": "edit failed: match not found in a.go", "is_error": true},
+        "trace": {"text": "", "is_error": true},
+        "explore": {"text": "", "structured": {"k": 1}}
+    }}));
+    let bridge = bridge(&fake);
+    bridge.start().await.unwrap();
+    let failed = bridge.call_tool("search", json!({}), None).await.unwrap();
+    assert!(failed.is_error);
+    assert_eq!(failed.text, "edit failed: match not found in a.go");
+    let empty = bridge.call_tool("trace", json!({}), None).await.unwrap();
+    assert!(empty.is_error);
+    assert_eq!(empty.text, "gortex trace failed");
+    let structured = bridge.call_tool("explore", json!({}), None).await.unwrap();
+    assert_eq!(structured.text, r#"{"k":1}"#);
+    assert_eq!(structured.raw_result["structuredContent"], json!({"k": 1}));
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_6_a_transport_failure_reads_gortex_name_failed_message() {
+    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1, "exit_code": 2}]}));
+    let bridge = bridge(&fake);
+    bridge.start().await.unwrap();
+    let error = bridge
+        .call_tool("search", json!({}), None)
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("gortex search failed: gortex mcp exited with status 2"),
+        "{error}"
+    );
+    let again = bridge
+        .call_tool("search", json!({}), None)
+        .await
+        .expect("respawned");
+    assert!(!again.is_error);
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_8_a_tools_search_call_returns_after_its_promoted_tools_are_registered() {
+    let fake = Fake::new(
+        json!({"promote_notify": {"count_per_tool": 1, "when": "after_reply", "spacing_ms": 0}}),
+    );
+    let bridge = bridge_with_env(
+        &fake,
+        &[("GORTEX_TOOLS", "nav"), ("GORTEX_TOOLS_MODE", "defer")],
+    );
+    let report = bridge.start().await.unwrap();
+    let first: Vec<String> = report
+        .catalogue_changes
+        .register
+        .iter()
+        .map(|d| d.name.clone())
+        .collect();
+    assert!(first.contains(&"tools_search".to_string()));
+    assert!(!first.contains(&"find_clones".to_string()));
+    let outcome = bridge
+        .call_tool("tools_search", json!({"query": "select:find_clones"}), None)
+        .await
+        .unwrap();
+    assert!(outcome.text.contains("find_clones"), "{}", outcome.text);
+    let changes = outcome
+        .catalogue_changes
+        .expect("re-synced before returning");
+    let promoted: Vec<&str> = changes.register.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(promoted, ["find_clones"]);
+    assert_eq!(bridge.daemon_name("find_clones"), "find_clones");
+    bridge.stop().await;
+}
+
+fn collecting_listener(bridge: &OwnClientBridge) -> Arc<Mutex<Vec<CatalogueChanges>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
+        sink.lock().unwrap().push(changes)
+    })));
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_9_a_burst_of_list_changed_yields_one_relist_after_200_ms_of_quiet() {
+    let fake = Fake::new(
+        json!({"faults": [{"kind": "list_changed_burst", "count": 8, "spacing_ms": 30, "after": "tools/list"}]}),
+    );
+    let mut config = BridgeConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config.timeouts = fast_timeouts();
+    assert_eq!(config.sync_debounce, Duration::from_millis(200));
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.unwrap();
+    let count = || {
+        fake.received_methods()
+            .iter()
+            .filter(|m| *m == "tools/list")
+            .count()
+    };
+    // The burst lasts ~210 ms; no re-list may start before 200 ms of quiet.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(count(), 1, "still debouncing");
+    assert!(common::eventually(Duration::from_secs(3), || count() == 2).await);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(count(), 2, "one re-list per burst");
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
+    let script = format!(
+        r#"read -r line
+n='{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{}}}}'
+printf '%s\n%s\n%s\n' "$n" "$n" "$n"
+printf '%s\n' '{init}'
+while read -r line; do
+  printf '%s\n' "$line" >> "$CAPTURE"
+  case "$line" in *tools/list*)
+    id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+    printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"search"}}]}}}}\n' "$id" ;;
+  esac
+done"#,
+        init = common::SCRIPT_INIT_REPLY
+    );
+    // The bridge runs `<bin> mcp`, so the script becomes an executable file.
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("server.sh");
+    std::fs::write(&server, format!("#!/bin/sh\n{script}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut config = BridgeConfig::new(&server);
+    config.launch_daemon = false;
+    config.timeouts = fast_timeouts();
+    config.extra_env = vec![("CAPTURE".into(), dir.path().join("stdin.jsonl").into())];
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let lists = std::fs::read_to_string(dir.path().join("stdin.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("tools/list"))
+        .count();
+    assert_eq!(lists, 1, "only the first listing");
+    bridge.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_10_withdrawn_tools_are_deactivated_and_relisted_ones_come_back() {
+    // The fake announces each change with list_changed after listing N and
+    // applies it from listing N+1: listing 2 drops `trace`, listing 3 has it.
+    let fake = Fake::new(json!({"faults": [
+        {"kind": "withdraw", "tools": ["trace"], "after_list": 1},
+        {"kind": "relist", "tools": ["trace"], "after_list": 2}
+    ]}));
+    let bridge = bridge(&fake);
+    let seen = collecting_listener(&bridge);
+    let report = bridge.start().await.unwrap();
+    assert!(report
+        .catalogue_changes
+        .register
+        .iter()
+        .any(|d| d.name == "trace"));
+    assert!(common::eventually(Duration::from_secs(3), || seen.lock().unwrap().len() == 2).await);
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen[0].deactivate, ["trace"]);
+    assert!(seen[0].register.is_empty() && seen[0].activate.is_empty());
+    assert_eq!(seen[1].activate, ["trace"]);
+    assert_eq!(
+        seen[1]
+            .register
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
+        ["trace"]
+    );
+    assert!(seen[1].deactivate.is_empty());
+    assert_eq!(bridge.daemon_name("trace"), "trace");
+    bridge.stop().await;
+}
