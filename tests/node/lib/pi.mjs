@@ -77,13 +77,13 @@ class HostRecorder {
  * `extraFactories` are inline extensions loaded beside it (e.g. a connector
  * double that registers `/mcp`).
  */
-export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraFactories = [], ui = true, loader } = {}) {
+export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager } = {}) {
   applyEnv({ ...ws.env, ...env });
   const host = new HostRecorder();
   loader ??= new pi.DefaultResourceLoader({
     cwd: ws.cwd,
     agentDir: ws.agentDir,
-    additionalExtensionPaths: [pkgDir],
+    additionalExtensionPaths: [...extraPaths, pkgDir],
     extensionFactories: extraFactories,
     noExtensions: true,
     noSkills: true,
@@ -92,12 +92,11 @@ export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraFactories = [
     noContextFiles: true,
   });
   await loader.reload();
-  return bind(ws, loader, host, ui);
+  return bind(ws, loader, host, ui, sessionManager ?? pi.SessionManager.inMemory(ws.cwd));
 }
 
-function bind(ws, loader, host, ui) {
+function bind(ws, loader, host, ui, sessionManager) {
   const { extensions, runtime, errors } = loader.getExtensions();
-  const sessionManager = pi.SessionManager.inMemory(ws.cwd);
   const modelRegistry = { registerProvider() {}, registerVirtualModel() {} };
   const runner = new pi.ExtensionRunner(extensions, runtime, ws.cwd, sessionManager, modelRegistry);
   const allNames = () => runner.getAllRegisteredTools().map((tool) => tool.definition.name);
@@ -205,12 +204,28 @@ export class Session {
     return this.tool(name).execute(toolCallId, params, signal, () => {}, ctx);
   }
   /** A new instance against the cached module (what /new, resume and fork do). */
-  async replace(reason = "new") {
-    await this.shutdown(reason);
-    const loader = new pi.DefaultResourceLoader(this.loader.options ?? loaderOptionsOf(this));
-    const next = await start(this.ws, { loader });
+  async replace(reason = "new", { shutdownFirst = true, sessionManager } = {}) {
+    if (shutdownFirst) await this.shutdown(reason);
+    const loader = new pi.DefaultResourceLoader(loaderOptionsOf(this));
+    const next = await start(this.ws, { loader, sessionManager });
     await next.sessionStart(reason);
     return next;
+  }
+  /** /reload: the same loader re-imports the module (a new generation). */
+  async reload() {
+    await this.shutdown("reload");
+    await this.loader.reload();
+    const next = bind(this.ws, this.loader, new HostRecorder(), true, pi.SessionManager.inMemory(this.ws.cwd));
+    await next.sessionStart("reload");
+    return next;
+  }
+  /** The gortex mcp children the fake logged as started. */
+  mcpPids() {
+    return [...new Set(this.ws.log().filter((r) => r.verb === "mcp" && r.ev === "start").map((r) => r.pid))];
+  }
+  /** Hook records of the fake's log. */
+  hooks() {
+    return this.ws.log().filter((r) => r.ev === "hook");
   }
 }
 

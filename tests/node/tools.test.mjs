@@ -1,0 +1,168 @@
+// Own-client tools (TOOL-*, MCP-22/23/30, SES-13 bridge down, DIFF-16) through Pi's real loader
+// and runner against fake-gortex. Runs on every host (on 1.6.0 with native MCP off).
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
+import { aliasNote, protocolModelText, protocolUserText, staleModelText, staleUserText, unavailableText } from "./lib/texts.mjs";
+
+const OWN = { GORTEX_NATIVE_MCP: "0" };
+
+async function ownSession(options = {}) {
+  const ws = workspace(options);
+  const s = await start(ws, { env: { ...OWN, ...(options.env ?? {}) } });
+  await s.sessionStart();
+  return s;
+}
+
+describe(`own-client tools on Pi ${PI_VERSION}`, () => {
+  test("TOOL-2/3: colliding names are aliased with the rename note; others keep their bare name", async () => {
+    const s = await ownSession();
+    const names = s.toolNames();
+    assert.ok(names.includes("gortex_read") && names.includes("gortex_edit"));
+    assert.ok(names.includes("search") && !names.includes("read") && !names.includes("gortex_search"));
+    const read = s.tool("gortex_read");
+    assert.ok(read.description.startsWith(`${aliasNote("read")}\n\n`), read.description);
+    assert.equal(read.label, "gortex_read");
+    assert.ok(!s.tool("search").description.startsWith("Gortex's"));
+    await s.shutdown();
+  });
+
+  test("TOOL-4: parameters are the daemon's inputSchema, verbatim", async () => {
+    const s = await ownSession();
+    const schema = s.tool("search").parameters;
+    assert.equal(schema.type, "object");
+    assert.ok(schema.properties.operation.enum.includes("symbols"));
+    await s.shutdown();
+  });
+
+  test("TOOL-6: execute returns the daemon's text and empty details", async () => {
+    const s = await ownSession();
+    const result = await s.execute("search", { operation: "symbols", query: "foo" });
+    assert.deepEqual(result.content, [{ type: "text", text: '[fake-gortex] search symbols {"operation":"symbols","query":"foo"}' }]);
+    assert.deepEqual(result.details, {});
+    await s.shutdown();
+  });
+
+  test("TOOL-6 step 7: an isError result throws its text", async () => {
+    const s = await ownSession({ scenario: { calls: { search: { is_error: true, text: "no such symbol" } } } });
+    await assert.rejects(s.execute("search", { query: "x" }), { message: "no such symbol" });
+    await s.shutdown();
+  });
+
+  test("MCP-30: an aborted call rejects at once and sends notifications/cancelled", async () => {
+    const s = await ownSession({ scenario: { calls: { search: { delay_ms: 10000 } } } });
+    const controller = new AbortController();
+    const running = s.execute("search", { query: "slow" }, { signal: controller.signal });
+    await until(() => s.ws.log().some((r) => r.ev === "recv" && r.method === "tools/call"));
+    const began = Date.now();
+    controller.abort();
+    await assert.rejects(running, { message: "gortex search failed: tool call aborted" });
+    assert.ok(Date.now() - began < 5000, "the abort does not wait for the daemon");
+    assert.ok(await until(() => s.ws.log().some((r) => r.ev === "recv" && r.method === "notifications/cancelled")));
+    await s.shutdown();
+  });
+
+  test("TOOL-6 step 1 / SES-9: a call after shutdown says the bridge is not connected", async () => {
+    const s = await ownSession();
+    await s.shutdown();
+    await assert.rejects(s.execute("search", { query: "x" }), { message: "gortex search: MCP bridge is not connected" });
+  });
+
+  test("SES-13/FAIL-2: a missing binary registers nothing and the first turn names /reload, once", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: { ...OWN, GORTEX_BIN: join(ws.dir, "missing-gortex") } });
+    await s.sessionStart();
+    assert.deepEqual(s.toolNames(), []);
+    const [first] = await s.beforeAgentStart();
+    assert.ok(first.content.startsWith(unavailableText("gortex mcp spawn failed").slice(0, 60)), first.content);
+    assert.match(first.content, /Tell the user to run \/reload to retry the connection\.$/);
+    assert.deepEqual(await s.beforeAgentStart("again"), [], "FAIL-5: reported once");
+    await s.shutdown();
+  });
+
+  test("MCP-22/23/24: a daemon below the floor warns the user once, tells the model, keeps every tool", async () => {
+    const s = await ownSession({ scenario: { version: "0.60.0" } });
+    assert.deepEqual(s.host.notifications, [{ message: staleUserText("0.60.0"), type: "warning" }]);
+    assert.ok(s.toolNames().includes("search"));
+    const [first] = await s.beforeAgentStart();
+    assert.ok(first.content.startsWith(staleModelText("0.60.0")), first.content);
+    assert.equal(first.details.briefing, true);
+    await s.shutdown();
+  });
+
+  test("MCP-21: protocol skew gives the protocol texts", async () => {
+    const s = await ownSession({ scenario: { protocol: "2024-11-05" } });
+    assert.deepEqual(s.host.notifications, [{ message: protocolUserText("gortex 0.64.4", "2024-11-05"), type: "warning" }]);
+    const [first] = await s.beforeAgentStart();
+    assert.ok(first.content.startsWith(protocolModelText("2024-11-05")));
+    await s.shutdown();
+  });
+
+  test("TOOL-8 / TOOL-6 step 5: a tools_search call returns only after the promoted tool is registered", async () => {
+    const s = await ownSession({ env: { GORTEX_TOOLS: "nav" } });
+    assert.ok(s.toolNames().includes("tools_search"));
+    assert.ok(!s.toolNames().includes("find_clones"));
+    await s.execute("tools_search", { query: "select:find_clones" });
+    assert.ok(s.toolNames().includes("find_clones"), "callable by the time the model reads the reply");
+    await s.shutdown();
+  });
+
+  test("TOOL-10: a withdrawn tool leaves the active tools; a relisted one comes back", async () => {
+    const faults = [
+      { kind: "withdraw", tools: ["trace"], after_list: 1 },
+      { kind: "relist", tools: ["trace"], after_list: 2 },
+    ];
+    const s = await ownSession({ scenario: { faults } });
+    // The first listing registered trace; its list_changed re-list drops it (TOOL-9 debounce).
+    assert.ok(await until(() => s.host.setActiveCalls.some((names) => !names.includes("trace")), 5000), "trace withdrawn");
+    assert.ok(s.toolNames().includes("trace"), "Pi cannot unregister: still registered");
+    // The second listing's list_changed brings it back.
+    assert.ok(await until(() => s.activeTools().includes("trace"), 5000), "trace relisted");
+    assert.ok(s.host.setActiveCalls.at(-1).includes("trace"));
+    await s.shutdown();
+  });
+
+  test("DIFF-16: an edit gets Pi-identical diff details under the own client; the model text is Gortex's", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\ntwo\nthree\n");
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    const result = await s.execute("gortex_edit", { operation: "file", target: { file }, match: "two", replacement: "TWO" });
+    assert.equal(readFileSync(file, "utf8"), "one\nTWO\nthree\n");
+    assert.match(result.content[0].text, /"status":"applied"/);
+    const details = result.details;
+    assert.equal(details.diffs.length, 1);
+    assert.equal(details.diffs[0].path, "a.txt");
+    assert.equal(details.diff, " 1 one\n-2 two\n+2 TWO\n 3 three\n  ...".slice(0, details.diff.length));
+    assert.equal(details.firstChangedLine, 2);
+    assert.equal(details.patch, details.diffs[0].patch);
+    assert.ok(details.patch.startsWith("--- a.txt\n+++ a.txt\n@@"));
+    await s.shutdown();
+  });
+
+  test("DIFF-2 improvement: an edit without operation is inferred and diffed", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "b.txt");
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    const result = await s.execute("gortex_edit", { target: { file }, content: "new file\n" });
+    assert.equal(readFileSync(file, "utf8"), "new file\n");
+    assert.equal(result.details.diffs[0].path, "b.txt");
+    assert.match(result.details.diff, /\+1 new file/);
+    await s.shutdown();
+  });
+
+  test("DIFF-3: a dry run is not diffed", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "c.txt");
+    writeFileSync(file, "x\n");
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    const result = await s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y", options: { dry_run: true } });
+    assert.deepEqual(result.details, {});
+    await s.shutdown();
+  });
+});
