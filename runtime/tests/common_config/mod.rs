@@ -84,3 +84,49 @@ pub fn scenario(dir: &Path, json: &serde_json::Value) -> PathBuf {
     std::fs::write(&path, serde_json::to_vec(json).expect("json")).expect("write scenario");
     path
 }
+
+/// The result of one `pi-gortex doctor` run.
+pub struct DoctorRun {
+    /// Process exit code.
+    pub code: i32,
+    /// Everything printed on stdout.
+    pub stdout: String,
+}
+
+impl DoctorRun {
+    /// stdout parsed as JSON (for `--json` runs).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout).expect("doctor --json prints JSON")
+    }
+}
+
+/// Runs `pi-gortex doctor <args>` with a clean configuration environment:
+/// no inherited `GORTEX_*`/`PI_*`/`FAKE_*` variables, `HOME` in `home`.
+pub fn run_doctor(args: &[&str], vars: &[(&str, &str)], home: &Path) -> DoctorRun {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pi-gortex"));
+    command.arg("doctor").args(args);
+    for (name, _) in std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v)))
+        .filter(|(k, _)| {
+            k.starts_with("GORTEX_") || k.starts_with("PI_") || k.starts_with("FAKE_GORTEX")
+        })
+    {
+        command.env_remove(name);
+    }
+    command.env("HOME", home);
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let output = command.output().expect("run pi-gortex doctor");
+    DoctorRun {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+    }
+}
+
+/// Asserts a `--json` report is a valid `DoctorReport`.
+pub fn assert_valid_report(report: &serde_json::Value) {
+    if let Err(errors) = pi_gortex_schema::validate("DoctorReport", report) {
+        panic!("invalid DoctorReport: {errors:?}\n{report:#}");
+    }
+}
