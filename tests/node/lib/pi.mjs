@@ -56,9 +56,11 @@ export function fakeLog(path) {
   return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
 }
 
-function applyEnv(env) {
+function applyEnv(env, cwd) {
   for (const name of OWNED_ENV) delete process.env[name];
   Object.assign(process.env, env);
+  // Pi runs in the session's directory; CFG-1 reads the process cwd.
+  process.chdir(cwd);
 }
 
 /** Records of what the extension asked the host to do. */
@@ -78,7 +80,7 @@ class HostRecorder {
  * double that registers `/mcp`).
  */
 export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager } = {}) {
-  applyEnv({ ...ws.env, ...env });
+  applyEnv({ ...ws.env, ...env }, ws.cwd);
   const host = new HostRecorder();
   loader ??= new pi.DefaultResourceLoader({
     cwd: ws.cwd,

@@ -1,0 +1,130 @@
+// Read discipline on tool_call (HOOK-*, CFG-7/8/10) through Pi's runner against fake-gortex's
+// hook verb. Runs on every host.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { PI_VERSION, start, workspace } from "./lib/pi.mjs";
+
+const OWN = { GORTEX_NATIVE_MCP: "0" };
+
+function hookCalls(s, event = "tool_call") {
+  return s.hooks().filter((r) => r.envelope?.event === event);
+}
+
+async function session(options = {}) {
+  const ws = workspace(options);
+  const s = await start(ws, { env: { ...OWN, ...(options.env ?? {}) } });
+  await s.sessionStart();
+  return s;
+}
+
+describe(`enforcement on Pi ${PI_VERSION}`, () => {
+  test("HOOK-10: a blocked read returns {block, reason} with the hook's reason", async () => {
+    const s = await session();
+    const result = await s.toolCall("read", { path: "a.go" });
+    assert.equal(result.block, true);
+    assert.match(result.reason, /^\[Gortex\] BLOCKED: Read of a\.go/);
+    await s.shutdown();
+  });
+
+  test("HOOK-10: an empty reason falls back to the default text", async () => {
+    const s = await session({ scenario: { decisions: [{ match: { tool_name: "Read" }, decision: { block: true } }] } });
+    assert.deepEqual(await s.toolCall("read", { path: "x.md" }), { block: true, reason: "[Gortex] blocked: prefer graph tools." });
+    await s.shutdown();
+  });
+
+  test("HOOK-11/WIRE-24: guidance is sent as a visible gortex steer message, the call proceeds", async () => {
+    const text = "[Gortex] Use `search` for indexed source.";
+    const s = await session({ scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] } });
+    assert.equal(await s.toolCall("grep", { pattern: "x" }), undefined);
+    assert.deepEqual(s.host.messages, [{ message: { customType: "gortex", content: text, display: true }, options: { deliverAs: "steer" } }]);
+    await s.shutdown();
+  });
+
+  test("HOOK-12: block wins over additional_context", async () => {
+    const s = await session({ scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { block: true, reason: "[Gortex] no", additional_context: "[Gortex] hint" } }] } });
+    assert.deepEqual(await s.toolCall("grep", { pattern: "x" }), { block: true, reason: "[Gortex] no" });
+    assert.deepEqual(s.host.messages, []);
+    await s.shutdown();
+  });
+
+  test("HOOK-7/8/9: the envelope maps Pi's names and keys and carries cwd and session id", async () => {
+    const s = await session();
+    await s.toolCall("ls", { path: "src" });
+    const [record] = hookCalls(s);
+    assert.deepEqual(record.envelope, {
+      event: "tool_call",
+      tool_name: "Glob",
+      tool_input: { path: "src", file_path: "src", pattern: "src" },
+      cwd: s.ws.cwd,
+      session_id: s.sessionManager.getSessionId(),
+      is_gortex_tool: false,
+    });
+    await s.shutdown();
+  });
+
+  test("HOOK-5/6: an aliased graph tool is sent by its bare daemon name with raw input", async () => {
+    const s = await session();
+    await s.toolCall("gortex_read", { target: { file: "a.go" } });
+    const [record] = hookCalls(s);
+    assert.equal(record.envelope.tool_name, "read");
+    assert.equal(record.envelope.is_gortex_tool, true);
+    assert.deepEqual(record.envelope.tool_input, { target: { file: "a.go" } });
+    await s.shutdown();
+  });
+
+  test("HOOK-13: sub-calls with a parentToolCallId are enforced too", async () => {
+    const s = await session();
+    const result = await s.toolCall("read", { path: "a.go" }, { parentToolCallId: "call_parent" });
+    assert.equal(result.block, true);
+    await s.shutdown();
+  });
+
+  test("CFG-10/HOOK-4: with enforce off no tool_call reaches the hook, the briefing still does", async () => {
+    const s = await session({ env: { GORTEX_ENFORCE: "off" } });
+    assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);
+    assert.deepEqual(hookCalls(s), []);
+    const [first] = await s.beforeAgentStart();
+    assert.equal(first.details.briefing, true);
+    await s.shutdown();
+  });
+
+  test("CFG-7/8: the posture reaches the hook as --mode; deny is never passed", async () => {
+    const s = await session({ projectSidecar: { hook_mode: "adaptive-nudge" } });
+    await s.toolCall("read", { path: "a.go" });
+    assert.ok(hookCalls(s)[0].argv.includes("--mode=nudge"), JSON.stringify(hookCalls(s)[0].argv));
+    await s.shutdown();
+    const d = await session({ env: { GORTEX_HOOK_MODE: "ENRICH-ish" } });
+    await d.toolCall("read", { path: "a.go" });
+    assert.ok(!hookCalls(d)[0].argv.some((arg) => arg.startsWith("--mode")));
+    await d.shutdown();
+  });
+
+  test("CFG-6: a project sidecar cannot choose the binary", async () => {
+    const ws = workspace({ projectSidecar: { bin: "/bin/false" } });
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    assert.ok(s.toolNames().includes("search"), "the fake from GORTEX_BIN still serves the tools");
+    await s.shutdown();
+  });
+
+  for (const [name, fault] of [
+    ["garbage", { kind: "hook_garbage", stdout: "not json" }],
+    ["null", { kind: "hook_garbage", stdout: "null" }],
+    ["a string block", { kind: "hook_garbage", stdout: '{"block":"yes","reason":"x"}' }],
+    ["non-zero exit with a deny", { kind: "hook_exit", exit_code: 2, stdout: '{"block":true,"reason":"[Gortex] BLOCKED: x"}' }],
+  ]) {
+    test(`HOOK-3/FAIL-1: hook ${name} lets the call proceed`, async () => {
+      const s = await session({ scenario: { faults: [fault] } });
+      assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);
+      await s.shutdown();
+    });
+  }
+
+  test("HOOK-16: a missing hook binary never blocks and never throws", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: { ...OWN, GORTEX_BIN: "/nonexistent/gortex" } });
+    await s.sessionStart();
+    assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);
+    await s.shutdown();
+  });
+});
