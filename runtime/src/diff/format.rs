@@ -22,21 +22,68 @@ pub struct Rendered {
     pub patch: String,
 }
 
+/// One computed line diff: the tokens of both sides and jsdiff's parts.
+pub struct LineDiff<'a> {
+    old_text: &'a str,
+    new_text: &'a str,
+    old: Vec<&'a str>,
+    new: Vec<&'a str>,
+    parts: Vec<Part>,
+}
+
+impl<'a> LineDiff<'a> {
+    /// Runs jsdiff's `diffLines(old, new)` with a step limit.
+    pub fn compute(
+        old_text: &'a str,
+        new_text: &'a str,
+        step_limit: u64,
+    ) -> Result<Self, DiffAbort> {
+        let old = engine::tokenize(old_text);
+        let new = engine::tokenize(new_text);
+        let ids = engine::intern(&old, &new);
+        let parts = engine::diff_ids(&ids.old, &ids.new, step_limit)?;
+        Ok(LineDiff {
+            old_text,
+            new_text,
+            old,
+            new,
+            parts,
+        })
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// What `generateDiffString(old, new)` returns.
+    pub fn display(&self) -> DisplayDiff {
+        display_diff(self, self.old_text, self.new_text, CONTEXT_LINES)
+    }
+
+    /// What `generateUnifiedPatch(path, old, new)` returns.
+    pub fn patch(&self, path: &str) -> String {
+        unified_patch(self, path, CONTEXT_LINES)
+    }
+
+    /// The tokens of a part, from the side jsdiff takes its value from
+    /// (`new` for equal and added parts, `old` for removed ones).
+    fn tokens(&self, part: &Part) -> &[&'a str] {
+        let (side, start) = match part.kind {
+            PartKind::Removed => (&self.old, part.old_start),
+            PartKind::Equal | PartKind::Added => (&self.new, part.new_start),
+        };
+        side.get(start..start + part.count).unwrap_or(&[])
+    }
+}
+
 /// Diffs `old` against `new` once and renders both of Pi's outputs, with
 /// `path` in the patch headers.
 pub fn render(path: &str, old: &str, new: &str, step_limit: u64) -> Result<Rendered, DiffAbort> {
-    let old_tokens = engine::tokenize(old);
-    let new_tokens = engine::tokenize(new);
-    let ids = engine::intern(&old_tokens, &new_tokens);
-    let parts = engine::diff_ids(&ids.old, &ids.new, step_limit)?;
-    let view = PartsView {
-        parts: &parts,
-        old: &old_tokens,
-        new: &new_tokens,
-    };
+    let diff = LineDiff::compute(old, new, step_limit)?;
     Ok(Rendered {
-        display: display_diff(&view, old, new, CONTEXT_LINES),
-        patch: unified_patch(&view, path, CONTEXT_LINES),
+        display: diff.display(),
+        patch: diff.patch(path),
     })
 }
 
@@ -46,7 +93,7 @@ pub fn generate_diff_string(
     new: &str,
     step_limit: u64,
 ) -> Result<DisplayDiff, DiffAbort> {
-    Ok(render("", old, new, step_limit)?.display)
+    Ok(LineDiff::compute(old, new, step_limit)?.display())
 }
 
 /// `generateUnifiedPatch(path, old, new)` on its own.
@@ -56,26 +103,7 @@ pub fn generate_unified_patch(
     new: &str,
     step_limit: u64,
 ) -> Result<String, DiffAbort> {
-    Ok(render(path, old, new, step_limit)?.patch)
-}
-
-/// The parts of a diff together with the tokens they index.
-struct PartsView<'a> {
-    parts: &'a [Part],
-    old: &'a [&'a str],
-    new: &'a [&'a str],
-}
-
-impl<'a> PartsView<'a> {
-    /// The tokens of a part, from the side jsdiff takes its value from
-    /// (`new` for equal and added parts, `old` for removed ones).
-    fn tokens(&self, part: &Part) -> &'a [&'a str] {
-        let (side, start) = match part.kind {
-            PartKind::Removed => (self.old, part.old_start),
-            PartKind::Equal | PartKind::Added => (self.new, part.new_start),
-        };
-        side.get(start..start + part.count).unwrap_or(&[])
-    }
+    Ok(LineDiff::compute(old, new, step_limit)?.patch(path))
 }
 
 /// A token without its final `\n`: one element of jsdiff's
@@ -134,7 +162,7 @@ impl DisplayWriter {
     }
 }
 
-fn display_diff(view: &PartsView<'_>, old: &str, new: &str, context: usize) -> DisplayDiff {
+fn display_diff(view: &LineDiff<'_>, old: &str, new: &str, context: usize) -> DisplayDiff {
     let width = count_lines(old).max(count_lines(new)).to_string().len();
     let mut w = DisplayWriter {
         out: String::new(),
@@ -145,7 +173,7 @@ fn display_diff(view: &PartsView<'_>, old: &str, new: &str, context: usize) -> D
     let mut new_line = 1usize;
     let mut last_was_change = false;
     let mut first_changed_line: Option<u64> = None;
-    let parts = view.parts;
+    let parts = view.parts.as_slice();
     for (i, part) in parts.iter().enumerate() {
         let raw = view.tokens(part);
         if part.kind != PartKind::Equal {
@@ -219,7 +247,7 @@ struct Hunk<'a> {
 
 /// jsdiff's `structuredPatch` (context 4) followed by `formatPatch` with
 /// `FILE_HEADERS_ONLY`.
-fn unified_patch(view: &PartsView<'_>, path: &str, context: usize) -> String {
+fn unified_patch(view: &LineDiff<'_>, path: &str, context: usize) -> String {
     let hunks = build_hunks(view, context);
     let mut out = String::new();
     out.push_str("--- ");
@@ -260,8 +288,8 @@ fn unified_patch(view: &PartsView<'_>, path: &str, context: usize) -> String {
     out
 }
 
-fn build_hunks<'a>(view: &PartsView<'a>, context: usize) -> Vec<Hunk<'a>> {
-    let parts = view.parts;
+fn build_hunks<'a>(view: &LineDiff<'a>, context: usize) -> Vec<Hunk<'a>> {
+    let parts = view.parts.as_slice();
     let mut hunks = Vec::new();
     // `open` is jsdiff's non-zero oldRangeStart: a hunk is being built.
     let mut open: Option<Hunk<'a>> = None;
