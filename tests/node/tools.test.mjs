@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
+import { pi, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
 import { aliasNote, protocolModelText, protocolUserText, staleModelText, staleUserText, unavailableText } from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
@@ -136,10 +136,11 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     const details = result.details;
     assert.equal(details.diffs.length, 1);
     assert.equal(details.diffs[0].path, "a.txt");
-    assert.equal(details.diff, " 1 one\n-2 two\n+2 TWO\n 3 three\n  ...".slice(0, details.diff.length));
-    assert.equal(details.firstChangedLine, 2);
+    const expected = pi.generateDiffString("one\ntwo\nthree\n", "one\nTWO\nthree\n");
+    assert.equal(details.diff, expected.diff, "DIFF-13: byte-identical to Pi's generateDiffString");
+    assert.equal(details.firstChangedLine, expected.firstChangedLine);
+    assert.equal(details.patch, pi.generateUnifiedPatch("a.txt", "one\ntwo\nthree\n", "one\nTWO\nthree\n"));
     assert.equal(details.patch, details.diffs[0].patch);
-    assert.ok(details.patch.startsWith("--- a.txt\n+++ a.txt\n@@"));
     await s.shutdown();
   });
 

@@ -99,7 +99,16 @@ export function toolNames(pi: PiLike): string[] {
   return pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name));
 }
 
-/** A timer that never keeps the host alive (SES-17). */
+/** A timer that never keeps the host alive (SES-17): for caps raced against other work. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/**
+ * A short poll interval a handler awaits (NAT-9, NAT-15). It keeps the loop
+ * alive for at most its bounded poll, so a handler mid-poll is never cut off
+ * by an otherwise idle host.
+ */
+export function pollDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -3,7 +3,7 @@
 // readiness poll of the first turn.
 import type { Addon, PathChoice } from "./boundary.ts";
 import type { PiLike } from "./host.ts";
-import { sleep, swallow, toolNames } from "./host.ts";
+import { pollDelay, swallow, toolNames } from "./host.ts";
 
 export const MCP_SERVER_NAME = "gortex";
 export const MCP_TOOL_PREFIX = "mcp__gortex__";
@@ -49,6 +49,6 @@ export async function awaitNativeTools(pi: PiLike, addon: Addon): Promise<boolea
     const names = swallow(() => toolNames(pi));
     if (names && addon.nativeToolsPresent(names)) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(NATIVE_POLL_MS);
+    await pollDelay(NATIVE_POLL_MS);
   }
 }

@@ -3,7 +3,7 @@
 // handlers only forward events. Errors are swallowed (DIFF-22, HOOK-16).
 import type { Addon } from "./boundary.ts";
 import type { Ctx, PiLike, ToolResultLike } from "./host.ts";
-import { cwdOf, sleep, swallow, toolNames } from "./host.ts";
+import { cwdOf, pollDelay, swallow, toolNames } from "./host.ts";
 import { toolCallEvent, type ToolCallEventLike } from "./enforce.ts";
 
 const PROMOTION_POLL_MS = 20;
@@ -17,7 +17,7 @@ async function awaitTools(pi: PiLike, names: string[]): Promise<void> {
   while (Date.now() < deadline) {
     const present = swallow(() => new Set(toolNames(pi)));
     if (present && names.every((name) => present.has(name))) return;
-    await sleep(PROMOTION_POLL_MS);
+    await pollDelay(PROMOTION_POLL_MS);
   }
 }
 

@@ -1,0 +1,212 @@
+// The native path on Pi >= 0.99 (NAT-*, DIFF-17..20, REN-7), through Pi's loader and runner.
+// Pi's built-in MCP extension needs a full agent session to connect, so these suites load a
+// connector double instead: an inline extension that registers `/mcp` (what NAT-6 looks for)
+// and, where a test needs them, tools named like Pi's MCP tools. The real connection is covered
+// by tests/e2e on the real CLI.
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { FAKE, IS_NATIVE_HOST, pi, PI_VERSION, start, workspace } from "./lib/pi.mjs";
+import { NATIVE_DESCRIPTION, refusalText, STILL_REGISTERING, staleModelText, staleUserText } from "./lib/texts.mjs";
+
+function tool(name) {
+  return { name, label: name, description: name, parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) };
+}
+
+/** A stand-in for Pi's MCP extension: registers /mcp and, after `afterMs`, the given tools. */
+function connector({ tools = ["search"], afterMs = 0, later = [] } = {}) {
+  const state = { pi: undefined };
+  const factory = (pi) => {
+    state.pi = pi;
+    pi.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
+    pi.on("session_start", () => {
+      setTimeout(() => {
+        for (const name of tools) pi.registerTool(tool(`mcp__gortex__${name}`));
+      }, afterMs);
+    });
+  };
+  state.register = (name) => state.pi.registerTool(tool(name));
+  return { factory, state };
+}
+
+function servers(s) {
+  return s.loader.getExtensions().runtime.mcpServers.list();
+}
+
+describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 has no registerMcpServer" }, () => {
+  test("NAT-2/4/WIRE-22: registerMcpServer gets gortex with direct exposure and a 600 s timeout", async () => {
+    const ws = workspace({ projectSidecar: { tools_preset: "nav" } });
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory] });
+    const server = servers(s).find((entry) => entry.name === "gortex");
+    assert.ok(server, JSON.stringify(servers(s)));
+    const config = server.config ?? server;
+    assert.equal(config.command, FAKE);
+    assert.deepEqual(config.args, ["mcp"]);
+    assert.deepEqual(config.env, { GORTEX_TOOLS: "nav", GORTEX_TOOLS_MODE: "defer" });
+    assert.equal(config.exposure, "direct");
+    assert.equal(config.timeout, 600);
+    assert.equal(config.description, NATIVE_DESCRIPTION);
+    await s.sessionStart();
+    assert.ok(!s.toolNames().includes("gortex_read"), "NAT-7: native registers no tools of its own");
+    assert.ok(!s.ws.log().some((r) => r.verb === "mcp"), "NAT-7: the extension spawns nothing");
+    await s.shutdown();
+  });
+
+  test("NAT-6/14: with no /mcp connector the server is withdrawn and the own client serves the tools", async () => {
+    const ws = workspace();
+    const s = await start(ws);
+    assert.ok(servers(s).some((entry) => entry.name === "gortex"));
+    await s.sessionStart();
+    assert.ok(!servers(s).some((entry) => entry.name === "gortex"), "unregistered");
+    assert.ok(s.toolNames().includes("gortex_read"));
+    assert.deepEqual(s.host.notifications, [], "the fallback is silent");
+    await s.shutdown();
+  });
+
+  test("NAT-5: a refused registration falls back to the own client with a notice each session", async () => {
+    const ws = workspace();
+    const other = join(ws.dir, "other.js");
+    writeFileSync(other, 'export default function (pi) { pi.registerMcpServer("gortex", { command: "other", args: [] }); }\n');
+    const s = await start(ws, { extraPaths: [other] });
+    assert.deepEqual(s.errors, []);
+    await s.sessionStart();
+    assert.equal(s.host.notifications.length, 1);
+    const [{ message, type }] = s.host.notifications;
+    assert.equal(type, "warning");
+    assert.equal(message, refusalText(`MCP server "gortex" is already registered by extension "${other}"`));
+    assert.ok(s.toolNames().includes("gortex_read"));
+    await s.shutdown();
+  });
+
+  test("NAT-9: the first turn waits for mcp__gortex__ tools and is ready when they appear", async () => {
+    const ws = workspace();
+    const { factory } = connector({ afterMs: 400 });
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    const [first] = await s.beforeAgentStart();
+    assert.ok(!first.content.includes(STILL_REGISTERING));
+    assert.equal(first.details.briefing, true);
+    await s.shutdown();
+  });
+
+  test("NAT-9: without gortex tools the turn gives up after 5 s and says so", async () => {
+    const ws = workspace();
+    const { factory } = connector({ tools: [] });
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    const began = Date.now();
+    const [first] = await s.beforeAgentStart();
+    assert.ok(Date.now() - began >= 4500);
+    assert.ok(first.content.startsWith(STILL_REGISTERING));
+    await s.shutdown();
+  });
+
+  test("NAT-10: the daemon version is read from the briefing and skew is reported", async () => {
+    const ws = workspace({ scenario: { version: "0.60.0" } });
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    const [first] = await s.beforeAgentStart();
+    assert.ok(first.content.startsWith(staleModelText("0.60.0")), first.content);
+    assert.deepEqual(s.host.notifications, [{ message: staleUserText("0.60.0"), type: "warning" }]);
+    await s.shutdown();
+  });
+
+  test("HOOK-5/6 native: mcp__gortex__ calls go to the hook by bare name; other servers' tools do not", async () => {
+    const ws = workspace();
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    await s.toolCall("mcp__gortex__read", { target: { file: "a.go" } });
+    await s.toolCall("mcp__docs__read", { path: "a.go" });
+    const envelopes = s.hooks().filter((r) => r.envelope?.event === "tool_call").map((r) => r.envelope);
+    assert.equal(envelopes[0].tool_name, "read");
+    assert.equal(envelopes[0].is_gortex_tool, true);
+    assert.equal(envelopes[1].tool_name, "mcp__docs__read");
+    assert.equal(envelopes[1].is_gortex_tool, false);
+    await s.shutdown();
+  });
+
+  test("DIFF-17/19/21: a native Gortex edit gets diff details merged into Pi's own", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\ntwo\nthree\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    const input = { operation: "file", target: { file }, match: "two", replacement: "TWO" };
+    assert.equal(await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" }), undefined);
+    writeFileSync(file, "one\nTWO\nthree\n"); // what Pi's MCP call to the daemon did
+    const result = await s.toolResult("mcp__gortex__edit", input, { content: [{ type: "text", text: "applied" }], details: { server: "gortex" } }, { toolCallId: "e1" });
+    assert.equal(result.details.server, "gortex");
+    assert.equal(result.details.diffs[0].path, "a.txt");
+    const expected = pi.generateDiffString("one\ntwo\nthree\n", "one\nTWO\nthree\n");
+    assert.equal(result.details.diff, expected.diff, "DIFF-13: byte-identical to Pi's generateDiffString");
+    assert.equal(result.details.firstChangedLine, expected.firstChangedLine);
+    assert.equal(result.details.patch, pi.generateUnifiedPatch("a.txt", "one\ntwo\nthree\n", "one\nTWO\nthree\n"));
+    await s.shutdown();
+  });
+
+  test("DIFF-15: a shell command running during a native edit replaces the diff with a note", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    await s.toolCall("bash", { command: "true" }, { toolCallId: "b1" });
+    const input = { target: { file }, content: "two\n" };
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    writeFileSync(file, "two\n");
+    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
+    assert.deepEqual(result.details.diffs, [{ path: "a.txt", diff: "", patch: "", note: "not diffed: a shell command ran at the same time" }]);
+    await s.shutdown();
+  });
+
+  test("DIFF-18: a path two calls in flight claim gets no diff", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    const input = { target: { file }, content: "two\n" };
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    await s.toolCall("write", { path: file, content: "three\n" }, { toolCallId: "w1" });
+    writeFileSync(file, "two\n");
+    assert.equal(await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }), undefined);
+    await s.shutdown();
+  });
+
+  test("NAT-15: a tools_search result is held until the promoted tools are registered", async () => {
+    const ws = workspace();
+    const { factory, state } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    setTimeout(() => state.register("mcp__gortex__find_clones"), 200);
+    const text = JSON.stringify({ query: "select:find_clones", promoted: ["find_clones"], tools: [] });
+    await s.toolResult("mcp__gortex__tools_search", { query: "select:find_clones" }, { content: [{ type: "text", text }] }, { toolCallId: "t1" });
+    assert.ok(s.toolNames().includes("mcp__gortex__find_clones"));
+    await s.shutdown();
+  });
+
+  test("NAT-13/REN-7: the renderer wraps only gortex MCP tools and leaves others to Pi", async () => {
+    const ws = workspace();
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory] });
+    await s.sessionStart();
+    const base = { renderCall: () => "call", renderResult: () => ({ render: () => ["BASE"], invalidate() {} }) };
+    const other = s.runner.resolveToolRenderers("mcp__docs__read", () => base);
+    assert.equal(other.renderResult, base.renderResult);
+    const wrapped = s.runner.resolveToolRenderers("mcp__gortex__edit", () => base);
+    assert.notEqual(wrapped.renderResult, base.renderResult);
+    const theme = { fg: (_c, t) => t, bold: (t) => t };
+    const collapsed = wrapped.renderResult({ content: [], details: {} }, { expanded: false }, theme, {});
+    assert.deepEqual(collapsed.render(80).filter(Boolean), [], "collapsed with no diffs shows nothing");
+    const expanded = wrapped.renderResult({ content: [], details: {} }, { expanded: true }, theme, {});
+    assert.deepEqual(expanded.render(80), ["BASE"]);
+    await s.shutdown();
+  });
+});
