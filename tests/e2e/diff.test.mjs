@@ -41,12 +41,12 @@ describe("edit diffs", { concurrency: CONCURRENCY }, () => {
 		const results = run.session.filter((e) => e.type === "message" && e.message?.role === "toolResult" && e.message.toolName === edit);
 		assert.equal(results.length, EDITS.length, `both edit results are in the session file (${run.session.length} entries)`);
 		for (const [i, spec] of EDITS.entries()) {
+			const message = results[i].message;
+			assert.equal(message.isError, false, `${spec.label}: ${JSON.stringify(message.content)}`);
 			const after = readFileSync(join(run.box.work, spec.file), "utf8");
 			assert.equal(after, spec.before.replace(spec.args.match, spec.args.replacement), `fake-gortex applied edit ${spec.label}`);
 			const { diff, firstChangedLine } = generateDiffString(spec.before, after);
 			const patch = generateUnifiedPatch(spec.file, spec.before, after);
-			const message = results[i].message;
-			assert.equal(message.isError, false, `${spec.label}: ${JSON.stringify(message.content)}`);
 			// TOOL-7: the model reads Gortex's reply, not the diff.
 			const text = message.content.map((c) => c.text).join("\n");
 			assert.ok(!text.includes(diff), "the diff is not in the model-visible text");
