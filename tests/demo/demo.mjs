@@ -113,11 +113,12 @@ function printTranscript(run) {
 		} else if (event.type === "tool_execution_end") {
 			const text = (event.result?.content ?? []).map((c) => c.text ?? "").join("\n");
 			const mark = event.isError ? red("✗ error result") : green("✓ result");
-			console.log(`  ${mark}\n${indent(clip(text))}`);
+			// A denial is the point of the read discipline: show it whole.
+			console.log(`  ${mark}\n${indent(event.isError ? text.trimEnd() : clip(text))}`);
 			const diffs = event.result?.details?.diffs;
 			if (Array.isArray(diffs)) {
 				for (const entry of diffs) {
-					console.log(`  ${bold("diff")} ${entry.path}${entry.note ? ` ${dim(entry.note)}` : ""}`);
+					console.log(`  ${bold("diff")} ${entry.path}${entry.note ? ` ${dim(entry.note)}` : ""} ${dim("(details.diffs of the tool result, drawn by Pi's UI)")}`);
 					if (entry.diff) console.log(indent(colorDiff(entry.diff)));
 				}
 			}
