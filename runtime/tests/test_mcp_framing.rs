@@ -11,7 +11,7 @@ fn stream() -> Vec<u8> {
     bytes.extend_from_slice(
         b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\r\n",
     );
-    bytes.extend_from_slice(&[b'{', b'"', b'a', b'"', b':', b'"']);
+    bytes.extend_from_slice(b"{\"a\":\"");
     bytes.extend(std::iter::repeat_n(b'x', 3000));
     bytes.extend_from_slice(b"\"}\n{\"id\":2,\"result\":{}}");
     bytes

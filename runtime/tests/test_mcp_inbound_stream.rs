@@ -75,9 +75,10 @@ async fn mcp_5_outbound_frames_are_compact_json_lines() {
     client.stop().await;
     let raw = std::fs::read_to_string(&capture).unwrap();
     let lines: Vec<&str> = raw.lines().collect();
+    assert!(!lines[0].contains(' '), "compact: {}", lines[0]);
     assert_eq!(
-        lines[0],
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}}"#
+        serde_json::from_str::<serde_json::Value>(lines[0]).unwrap(),
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}})
     );
     assert_eq!(
         lines[1],

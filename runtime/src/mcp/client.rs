@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use pi_gortex_schema::mcp::{CancelledNotificationParams, RequestId};
 use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStdin, ChildStdout};
@@ -591,8 +592,12 @@ impl Shared {
             }
             _ = aborted => {
                 lock(&self.state).pending.remove(&id);
-                let params = format!(r#"{{"requestId":{id},"reason":"aborted by the user"}}"#);
-                if let Ok(params) = RawValue::from_string(params) {
+                let params = CancelledNotificationParams {
+                    request_id: RequestId::Integer(i64::try_from(id).unwrap_or(i64::MAX)),
+                    reason: Some("aborted by the user".to_string()),
+                    extra: serde_json::Map::new(),
+                };
+                if let Ok(params) = serde_json::value::to_raw_value(&params) {
                     let _ = connection.outbound.send(envelope::notification_frame(
                         "notifications/cancelled",
                         &params,

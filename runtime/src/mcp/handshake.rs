@@ -1,6 +1,10 @@
 //! The `initialize` exchange (MCP-17, MCP-18; WIRE-2..WIRE-4).
 
+use pi_gortex_schema::mcp::{
+    ClientCapabilities, Implementation, InitializeRequestParams, InitializeResult,
+};
 use serde_json::value::RawValue;
+use serde_json::Map;
 
 use crate::version::PROTOCOL_VERSION;
 
@@ -20,16 +24,41 @@ pub struct HandshakeInfo {
 
 /// The `initialize` params of WIRE-2.
 pub fn initialize_params() -> Box<RawValue> {
-    let params = serde_json::json!({
-        "protocolVersion": PROTOCOL_VERSION,
-        "capabilities": {"experimental": {"gortex/wire": ["gcx"]}},
-        "clientInfo": {"name": CLIENT_NAME, "version": CLIENT_VERSION},
-    });
+    let mut experimental = Map::new();
+    experimental.insert("gortex/wire".into(), serde_json::json!(["gcx"]));
+    let params = InitializeRequestParams {
+        protocol_version: PROTOCOL_VERSION.into(),
+        capabilities: ClientCapabilities {
+            experimental: Some(experimental),
+            elicitation: None,
+            roots: None,
+            sampling: None,
+            extra: Map::new(),
+        },
+        client_info: Implementation {
+            name: CLIENT_NAME.into(),
+            version: CLIENT_VERSION.into(),
+            title: None,
+            extra: Map::new(),
+        },
+        extra: Map::new(),
+    };
     serde_json::value::to_raw_value(&params).expect("static params serialize")
 }
 
-/// Reads the two fields of MCP-18, tolerating anything else (WIRE-3).
+/// Reads the two fields of MCP-18, tolerating anything else (WIRE-3): the
+/// generated [`InitializeResult`] first, and a field-by-field reading when a
+/// daemon sends something the schema rejects (a non-string version, say).
 pub fn read_handshake(result: &[u8]) -> HandshakeInfo {
+    if let Ok(typed) = serde_json::from_slice::<InitializeResult>(result) {
+        return HandshakeInfo {
+            server_version: typed
+                .server_info
+                .map(|info| info.version)
+                .unwrap_or_default(),
+            protocol: typed.protocol_version.unwrap_or_default(),
+        };
+    }
     let result: serde_json::Value = serde_json::from_slice(result).unwrap_or_default();
     let text = |value: Option<&serde_json::Value>| {
         value
@@ -61,9 +90,10 @@ mod tests {
 
     #[test]
     fn params_match_wire_2() {
+        let params: serde_json::Value = serde_json::from_str(initialize_params().get()).unwrap();
         assert_eq!(
-            initialize_params().get(),
-            r#"{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}"#
+            params,
+            serde_json::json!({"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}})
         );
     }
 }

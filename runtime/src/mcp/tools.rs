@@ -3,8 +3,9 @@
 
 use std::collections::HashSet;
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use pi_gortex_schema::mcp::{CallToolRequestParams, ListToolsRequestParams};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::client::McpClient;
@@ -23,8 +24,8 @@ struct ListPage {
     next_cursor: Value,
 }
 
-fn to_params(value: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(value).expect("a Value always serializes")
+fn to_params<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
+    serde_json::value::to_raw_value(value).expect("generated params always serialize")
 }
 
 /// Lists every tool, following `nextCursor` until done, for at most
@@ -32,7 +33,10 @@ fn to_params(value: &Value) -> Box<serde_json::value::RawValue> {
 pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
     let mut tools = Vec::new();
     let mut seen_cursors = HashSet::new();
-    let mut params = json!({});
+    let mut params = ListToolsRequestParams {
+        cursor: None,
+        extra: Map::new(),
+    };
     for _ in 0..MAX_LIST_PAGES {
         let page: ListPage = client
             .request("tools/list", &to_params(&params), None)
@@ -44,7 +48,7 @@ pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
         }
         match page.next_cursor {
             Value::String(cursor) if !cursor.is_empty() && seen_cursors.insert(cursor.clone()) => {
-                params = json!({ "cursor": cursor });
+                params.cursor = Some(cursor);
             }
             _ => break,
         }
@@ -59,11 +63,16 @@ pub async fn call_tool(
     arguments: Value,
     abort: Option<&CancellationToken>,
 ) -> Result<Value, McpError> {
+    // Pi's arguments are always an object; anything else reads as `{}`.
     let arguments = match arguments {
-        Value::Null => json!({}),
-        other => other,
+        Value::Object(map) => map,
+        _ => Map::new(),
     };
-    let params = to_params(&json!({ "name": daemon_name, "arguments": arguments }));
+    let params = to_params(&CallToolRequestParams {
+        name: daemon_name.to_string(),
+        arguments: Some(arguments),
+        extra: Map::new(),
+    });
     let response = client.request("tools/call", &params, abort).await?;
     response.decode().map_err(|error| McpError::InvalidResult {
         method: "tools/call".to_string(),
@@ -111,6 +120,7 @@ pub fn is_error(result: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn joins_only_string_text_items() {
