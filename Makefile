@@ -46,8 +46,12 @@ build-debug:
 test-codegen:
 	cargo run -q -p pi-gortex-codegen -- check
 
-test-rust: build-debug
-	cargo test --workspace
+SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
+$(SDK_PEER):
+	cd tests/sdk-peer && npm ci --no-audit --no-fund --loglevel=error
+
+test-rust: build-debug $(SDK_PEER)
+	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
 test-go: go-toolchain
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
