@@ -7,6 +7,7 @@ use crate::error::CodegenError;
 use crate::go_emitter::{emit_go, emit_go_mod, emit_go_support, emit_go_test, go_file_name};
 use crate::lint::lint_all;
 use crate::model::{module_of, Module};
+use crate::readme_emitter::emit_readme;
 use crate::rust_emitter::{emit_mod_rs, emit_rust};
 use crate::ts_emitter::{emit_ts, emit_ts_index, emit_ts_vectors_test, ts_file_name};
 use serde_json::Value;
@@ -78,6 +79,13 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("docs/schema.md"),
         contents: emit_docs(&modules),
     });
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
+    if let Some(contents) = emit_readme(&readme, &modules) {
+        out.push(GeneratedFile {
+            path: PathBuf::from("README.md"),
+            contents,
+        });
+    }
     Ok(out)
 }
 

@@ -11,6 +11,7 @@ pub mod go_emitter;
 pub mod lint;
 pub mod model;
 pub mod open_union;
+pub mod readme_emitter;
 pub mod rust_emitter;
 pub mod ts_emitter;
 pub mod validate;
