@@ -39,7 +39,7 @@ async fn mcp_28_stop_rejects_pending_kills_the_child_and_is_final() {
 async fn mcp_15_a_child_ignoring_sigterm_and_eof_is_sigkilled_after_the_grace() {
     // Handshakes, then ignores SIGTERM and never reads stdin again.
     let script = format!(
-        "read -r line; printf '%s\\n' '{}'; trap '' TERM; exec sleep 30",
+        "trap '' TERM; read -r line; printf '%s\\n' '{}'; exec sleep 30",
         common::SCRIPT_INIT_REPLY
     );
     let grace = Duration::from_millis(500);

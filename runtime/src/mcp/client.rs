@@ -11,7 +11,6 @@
 //! runtime that shuts down under it.
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
@@ -23,15 +22,16 @@ use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::envelope::{self, Envelope, Inbound};
+use super::envelope;
 use super::error::McpError;
 use super::framing::{Frame, FrameDecoder, MAX_FRAME_BYTES};
 use super::handshake::{self, HandshakeInfo};
+pub use super::routing::RawResponse;
+use super::routing::{route, Routed};
 use super::transport::child_process::{self, ChildSpec, SpawnedChild};
 use super::transport::stderr_tail::StderrTail;
 
-/// The notification that triggers a re-sync (MCP-10).
-pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+pub use super::routing::LIST_CHANGED;
 
 /// Per-kind timeouts and delays (MCP-13, MCP-15, MCP-19). Tests shorten them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,33 +102,6 @@ impl ClientConfig {
             cwd: None,
             timeouts: Timeouts::default(),
             max_frame_bytes: MAX_FRAME_BYTES,
-        }
-    }
-}
-
-/// A successful response's `result`, kept as the bytes it arrived in.
-/// A large frame is moved here without a copy; decoding is up to the caller.
-#[derive(Debug, Clone)]
-pub struct RawResponse {
-    bytes: Vec<u8>,
-    range: Range<usize>,
-}
-
-impl RawResponse {
-    /// The `result` JSON text (`null` when the response had none).
-    pub fn json(&self) -> &[u8] {
-        &self.bytes[self.range.clone()]
-    }
-
-    /// Decodes `result` into `T`.
-    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(self.json())
-    }
-
-    fn null() -> Self {
-        Self {
-            bytes: b"null".to_vec(),
-            range: 0..4,
         }
     }
 }
@@ -754,54 +727,29 @@ impl Supervisor {
         }
     }
 
-    /// Routes one frame (MCP-8..MCP-11).
+    /// Routes one frame (MCP-8..MCP-11) and applies the outcome.
     fn dispatch(&self, shared: &Shared, frame: Frame<'_>) {
-        let Some(envelope) = Envelope::parse(frame.bytes()) else {
-            shared.noise_lines.fetch_add(1, Ordering::Relaxed);
-            return;
-        };
-        self.frames_seen.fetch_add(1, Ordering::SeqCst);
-        let inbound = envelope.classify();
-        match inbound {
-            Inbound::Response { id } => {
-                if let Some(error) = envelope.error {
-                    let (code, message) = envelope::error_message(error);
-                    shared.settle(id, || Err(McpError::Rpc { code, message }));
-                    return;
-                }
-                let base = frame.bytes().as_ptr() as usize;
-                let range = envelope.result.map(|result| {
-                    let start = result.get().as_ptr() as usize - base;
-                    start..start + result.get().len()
-                });
+        match route(frame) {
+            Routed::Noise => {
+                shared.noise_lines.fetch_add(1, Ordering::Relaxed);
+            }
+            Routed::Response { id, outcome } => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
                 shared.settle(id, move || {
-                    Ok(match range {
-                        None => RawResponse::null(),
-                        Some(range) => match frame {
-                            Frame::Owned(bytes) => RawResponse { bytes, range },
-                            Frame::Borrowed(bytes) => {
-                                let bytes = bytes[range].to_vec();
-                                let range = 0..bytes.len();
-                                RawResponse { bytes, range }
-                            }
-                        },
-                    })
+                    outcome.map_err(|(code, message)| McpError::Rpc { code, message })
                 });
             }
-            Inbound::ServerRequest { id, method } => {
-                let reply = if method == "ping" {
-                    envelope::ping_reply_frame(id)
-                } else {
-                    envelope::method_not_found_frame(id)
-                };
+            Routed::Reply(reply) => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
                 let _ = self.outbound.send(reply);
             }
-            Inbound::Notification { method } => {
-                if method == LIST_CHANGED {
-                    shared.notify_list_changed();
-                }
+            Routed::ListChanged => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+                shared.notify_list_changed();
             }
-            Inbound::Other => {}
+            Routed::Ignored => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod envelope;
 pub mod error;
 pub mod framing;
 pub mod handshake;
+pub mod routing;
 pub mod tools;
 pub mod transport;
 
