@@ -16,12 +16,14 @@ export const TARGETS = [
 export const CONCURRENCY = 3;
 
 /**
- * Registers `name` for each target. `fn` receives `{pi, path}`. `both: false` keeps it on 1.6.0.
+ * Registers `name` for each target. `fn` receives `{pi, path}`. `both: false` keeps it on 1.6.0;
+ * `only: "<version>"` keeps it on that version (own-client faults: "0.87.1").
  * `pathOverride` names the path a 1.6.0-only scenario really exercises (e.g. `--no-mcp` = own).
  */
-export function scenario(name, { both = true, path } = {}, fn) {
+export function scenario(name, { both = true, path, only } = {}, fn) {
 	for (const target of TARGETS) {
 		if (!both && target.pi !== "1.6.0") continue;
+		if (only && target.pi !== only) continue;
 		const on = { ...target, path: path ?? target.path };
 		const absent = missing(NODE22, PI[on.pi].cli, FAKE_GORTEX, TARBALL);
 		const title = `${name} [Pi ${on.pi}, ${on.path}]`;
