@@ -1,0 +1,115 @@
+//! Peak extra memory of the inbound path for one 16 MiB frame, measured with
+//! a counting global allocator: framing + routing alone, and with the
+//! result decoded and its text extracted, as `call_tool` does.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pi_gortex_runtime::mcp::framing::FrameDecoder;
+use pi_gortex_runtime::mcp::routing::{route, Routed};
+use pi_gortex_runtime::mcp::tools::model_text;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(bytes: usize) {
+    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
+    PEAK.fetch_max(live, Ordering::SeqCst);
+}
+
+// SAFETY: delegates to the system allocator; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grow(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > layout.size() {
+            grow(new_size - layout.size());
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const FRAME: usize = 16 * 1024 * 1024;
+const CHUNK: usize = 64 * 1024;
+
+fn frame() -> Vec<u8> {
+    let head = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":""#;
+    let tail = br#""}],"isError":false}}"#;
+    let mut bytes = Vec::with_capacity(FRAME + 1);
+    bytes.extend_from_slice(head);
+    let pattern = br#"fn handle(req) -> \"ok\"\n  calls: 3, refs: 12\t"#;
+    while bytes.len() + pattern.len() <= FRAME - tail.len() {
+        bytes.extend_from_slice(pattern);
+    }
+    bytes.resize(FRAME - tail.len(), b'x');
+    bytes.extend_from_slice(tail);
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Peak bytes allocated above the baseline while `work` runs.
+fn peak_extra(work: impl FnOnce()) -> usize {
+    let baseline = LIVE.load(Ordering::SeqCst);
+    PEAK.store(baseline, Ordering::SeqCst);
+    work();
+    PEAK.load(Ordering::SeqCst) - baseline
+}
+
+fn main() {
+    let input = frame();
+    let framing_only = peak_extra(|| {
+        let mut decoder = FrameDecoder::default();
+        for chunk in input.chunks(CHUNK) {
+            decoder
+                .push(chunk, |frame| {
+                    let Routed::Response { outcome: Ok(raw), .. } = route(frame) else {
+                        panic!("a response");
+                    };
+                    assert!(raw.json().len() > FRAME - 100);
+                })
+                .unwrap();
+        }
+    });
+    let with_text = peak_extra(|| {
+        let mut decoder = FrameDecoder::default();
+        let mut text_len = 0;
+        for chunk in input.chunks(CHUNK) {
+            decoder
+                .push(chunk, |frame| {
+                    let Routed::Response { outcome: Ok(raw), .. } = route(frame) else {
+                        panic!("a response");
+                    };
+                    let result: serde_json::Value = raw.decode().unwrap();
+                    drop(raw);
+                    text_len = model_text(&result).len();
+                })
+                .unwrap();
+        }
+        assert!(text_len > 0);
+    });
+    let ratio = |bytes: usize| bytes as f64 / FRAME as f64;
+    println!("mcp_memory: one 16 MiB frame in 64 KiB chunks");
+    println!(
+        "  framing + routing:                  peak extra {:>10} B = {:.3}x the frame",
+        framing_only,
+        ratio(framing_only)
+    );
+    println!(
+        "  + decode result + extract text:     peak extra {:>10} B = {:.3}x the frame",
+        with_text,
+        ratio(with_text)
+    );
+}
