@@ -148,7 +148,11 @@ fn a_changed_text_diffs_on_normalized_content() {
 fn work_estimate_follows_the_spec_formula() {
     // "a\nb\n".split("\n") = [a, b, ""], "a\nc\n" -> [a, c, ""]: shared 2.
     assert_eq!(work_estimate("a\nb\n", "a\nc\n"), 6 * (6 - 4));
-    assert_eq!(work_estimate("", ""), 2 * (2 - 2));
+    assert_eq!(
+        work_estimate("", ""),
+        0,
+        "[\"\"] and [\"\"] share their only line"
+    );
     assert_eq!(work_estimate("x\nx\nx", "x"), 4 * (4 - 2));
 }
 
@@ -167,22 +171,43 @@ fn changes_over_the_budget_get_the_too_large_note() {
 }
 
 #[test]
-fn scattered_edits_in_a_large_file_are_diffed_not_refused() {
-    // Far above the spec's 2,000,000 estimate, well within our budget.
-    let old: Vec<String> = (0..20_000)
-        .map(|i| format!("line {i} of a large file"))
-        .collect();
+fn two_thousand_scattered_edits_in_a_one_mib_file_are_diffed_not_refused() {
+    // Benchmark case (c): far above the spec's 2,000,000 estimate.
+    let mut old: Vec<String> = Vec::new();
+    let mut size = 0;
+    while size < 1_000_000 {
+        let line = format!(
+            "    let value_{} = compute({});",
+            old.len(),
+            old.len() * 7919 % 100_003
+        );
+        size += line.len() + 1;
+        old.push(line);
+    }
     let mut new = old.clone();
-    for i in (0..new.len()).step_by(20) {
-        new[i] = format!("edited {i}");
+    let step = new.len() / 2000;
+    for e in (0..2000).rev() {
+        let at = e * step + step / 2;
+        match e % 3 {
+            0 => new[at] = format!("    edited({e});"),
+            1 => new.insert(at, format!("    inserted({e});")),
+            _ => {
+                new.remove(at);
+            }
+        }
     }
     let (old, new) = (old.join("\n") + "\n", new.join("\n") + "\n");
-    assert!(work_estimate(&old, &new) > 2_000_000);
+    assert!(old.len() < 1_048_576 && work_estimate(&old, &new) > 100_000_000);
     let entry = text_diff("large.txt", &old, &new).unwrap();
-    assert_eq!(entry.note, None);
-    assert!(entry
-        .diff
-        .starts_with("-    1 line 0 of a large file\n+    1 edited 0\n"));
+    assert_eq!(entry.note, None, "diffed, not refused");
+    assert_eq!(
+        entry.diff.lines().filter(|l| l.starts_with('+')).count(),
+        1334
+    );
+    assert_eq!(
+        entry.diff.lines().filter(|l| l.starts_with('-')).count(),
+        1333
+    );
 }
 
 #[test]

@@ -274,10 +274,7 @@ fn build_parts(trace: &Trace, d: usize, k: i64, old_len: usize, new_len: usize) 
     // (step: Some(added) or None for the seed, snake length after it).
     let mut steps: Vec<(Option<bool>, usize)> = Vec::with_capacity(d + 1);
     let (mut d, mut k) = (d, k);
-    loop {
-        let Some(entry) = trace.entry(d, k) else {
-            break;
-        };
+    while let Some(entry) = trace.entry(d, k) {
         let x_end = (entry & !ADDED_FLAG) as usize;
         if d == 0 {
             steps.push((None, x_end));
