@@ -60,8 +60,11 @@ test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 
-test-node:
-	@true
+# ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
+test-node: node22 pi-hosts pack
+	cargo build -q -p fake-gortex
+	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
+	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 
 test-e2e: node22 pi-hosts pack
 	cargo build -q -p fake-gortex

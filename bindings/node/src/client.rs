@@ -19,8 +19,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::boundary::{
-    from_js, to_js, CatalogueUpdate, OwnStartResult, ToolExecuteRequest, ToolExecuteResult,
-    ToolRegistration,
+    failed_execution, from_js, object, to_js, CatalogueUpdate, OwnStartResult,
+    OwnStartResultStatus, ToolExecuteRequest, ToolExecuteResult, ToolRegistration,
 };
 use crate::generation;
 use crate::guard;
@@ -75,7 +75,7 @@ fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> Catal
                 name: tool.name,
                 daemon_name: tool.daemon_name,
                 description: tool.description,
-                parameters: tool.parameters,
+                parameters: object(tool.parameters),
             })
             .collect(),
         deactivate: changes.deactivate,
@@ -103,29 +103,29 @@ fn still_claimed(state: &GenerationState, claim: u64) -> bool {
         .is_some_and(|entry| entry.claim == claim)
 }
 
-fn start_result(status: &'static str) -> OwnStartResult {
+fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
     OwnStartResult {
         status,
         error: None,
         user_warning: None,
-        catalogue: CatalogueUpdate::default(),
+        catalogue: CatalogueUpdate {
+            activate: Vec::new(),
+            deactivate: Vec::new(),
+            register: Vec::new(),
+        },
     }
 }
 
 /// SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
 /// receives every later debounced re-sync (`CatalogueUpdate`).
 #[napi]
-pub async fn start_own_client(
-    generation: u32,
-    instance: u32,
-    on_catalogue: WeakCallback,
-) -> Value {
+pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
     guard::guard_async(
-        || to_js(&start_result("failed")),
+        || to_js(&start_result(OwnStartResultStatus::Failed)),
         async move {
             let state = generation::get(generation);
             let Some(config) = state.config(instance) else {
-                return to_js(&start_result("failed"));
+                return to_js(&start_result(OwnStartResultStatus::Failed));
             };
             lock(&state.registry).clear();
             stop_slot(&state, None).await;
@@ -152,7 +152,10 @@ pub async fn start_own_client(
                     return;
                 };
                 let update = catalogue_update(&state, changes);
-                if !update.is_empty() {
+                if !(update.register.is_empty()
+                    && update.deactivate.is_empty()
+                    && update.activate.is_empty())
+                {
                     on_catalogue.call(to_js(&update), ThreadsafeFunctionCallMode::NonBlocking);
                 }
             })));
@@ -160,7 +163,7 @@ pub async fn start_own_client(
             if !still_claimed(&state, claim) {
                 // SES-8: superseded; the error stays untouched.
                 bridge.stop().await;
-                return to_js(&start_result("superseded"));
+                return to_js(&start_result(OwnStartResultStatus::Superseded));
             }
             match outcome {
                 Err(error) => {
@@ -169,12 +172,12 @@ pub async fn start_own_client(
                         lock(&state.client.slot).take();
                         *lock(&state.bridge_error) = Some(error.to_string());
                     }
-                    let mut result = start_result("failed");
+                    let mut result = start_result(OwnStartResultStatus::Failed);
                     result.error = Some(error.to_string());
                     to_js(&result)
                 }
                 Ok(report) => {
-                    let mut result = start_result("started");
+                    let mut result = start_result(OwnStartResultStatus::Started);
                     if let Some(skew) = report.skew {
                         *lock(&state.version_warning) = Some(skew.model_text);
                         result.user_warning = Some(skew.user_text);
@@ -191,13 +194,10 @@ pub async fn start_own_client(
 /// SES-16: stops the client in the slot if this instance claimed it.
 #[napi]
 pub async fn stop_own_client(generation: u32, instance: u32) {
-    guard::guard_async(
-        || (),
-        async move {
-            let state = generation::get(generation);
-            stop_slot(&state, Some(instance)).await;
-        },
-    )
+    guard::guard_async(|| (), async move {
+        let state = generation::get(generation);
+        stop_slot(&state, Some(instance)).await;
+    })
     .await
 }
 
@@ -206,11 +206,11 @@ pub async fn stop_own_client(generation: u32, instance: u32) {
 #[napi]
 pub async fn execute_tool(generation: u32, request: Value) -> Value {
     guard::guard_async(
-        || to_js(&ToolExecuteResult::failed("gortex: internal error".to_string())),
+        || to_js(&failed_execution("gortex: internal error".to_string())),
         async move {
             let state = generation::get(generation);
             let Some(request) = from_js::<ToolExecuteRequest>(request) else {
-                return to_js(&ToolExecuteResult::failed("gortex: bad request".to_string()));
+                return to_js(&failed_execution("gortex: bad request".to_string()));
             };
             let bridge = lock(&state.client.slot).as_ref().map(|e| e.bridge.clone());
             let Some(bridge) = bridge else {
@@ -218,7 +218,7 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
                     .get(&request.name)
                     .cloned()
                     .unwrap_or_else(|| request.name.clone());
-                return to_js(&ToolExecuteResult::failed(format!(
+                return to_js(&failed_execution(format!(
                     "gortex {name}: MCP bridge is not connected"
                 )));
             };
@@ -237,13 +237,13 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
             let outcome = bridge.call_tool(&request.name, args, Some(&token)).await;
             lock(&state.client.aborts).remove(&request.call_id);
             let result = match outcome {
-                Err(error) => ToolExecuteResult::failed(error.to_string()),
+                Err(error) => failed_execution(error.to_string()),
                 Ok(outcome) => {
                     let details = match diff_window {
                         Some(window) if !outcome.is_error => {
                             crate::watcher::close_own_window(&state, window).await
                         }
-                        _ => Value::Object(Default::default()),
+                        _ => serde_json::Map::new(),
                     };
                     ToolExecuteResult {
                         ok: !outcome.is_error,

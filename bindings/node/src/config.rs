@@ -11,28 +11,39 @@ use crate::boundary::{to_js, HostConfig};
 use crate::state::{lock, InstanceState};
 use crate::{generation, guard};
 
+/// What the glue sees when resolution itself failed: the built-in defaults
+/// with enforcement off, so a core fault never blocks a call (FAIL-1).
+fn fallback_config() -> HostConfig {
+    HostConfig {
+        bin: config::DEFAULT_BIN.to_string(),
+        enforce: false,
+        hook_argv: Vec::new(),
+        native_mcp: false,
+        prompt_context: false,
+        tools_preset: config::DEFAULT_TOOLS_PRESET.to_string(),
+        warnings: Vec::new(),
+    }
+}
+
 /// Resolves the configuration for an instance and returns `HostConfig`.
 /// `cwd` is the process working directory the factory sees (CFG-1).
 #[napi]
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
-    guard::guard_async(
-        || to_js(&HostConfig::default()),
-        async move {
-            let inputs = ConfigInputs::from_process().with_cwd(cwd);
-            let resolved = Arc::new(config::resolve(&inputs));
-            let host = HostConfig {
-                bin: resolved.bin.clone(),
-                hook_argv: resolved.hook_argv.clone(),
-                enforce: resolved.enforce,
-                tools_preset: resolved.tools_preset.clone(),
-                native_mcp: resolved.native_mcp,
-                prompt_context: resolved.prompt_context,
-                warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
-            };
-            let state = generation::get(generation);
-            lock(&state.instances).insert(instance, InstanceState { config: resolved });
-            to_js(&host)
-        },
-    )
+    guard::guard_async(|| to_js(&fallback_config()), async move {
+        let inputs = ConfigInputs::from_process().with_cwd(cwd);
+        let resolved = Arc::new(config::resolve(&inputs));
+        let host = HostConfig {
+            bin: resolved.bin.clone(),
+            hook_argv: resolved.hook_argv.clone(),
+            enforce: resolved.enforce,
+            tools_preset: resolved.tools_preset.clone(),
+            native_mcp: resolved.native_mcp,
+            prompt_context: resolved.prompt_context,
+            warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
+        };
+        let state = generation::get(generation);
+        lock(&state.instances).insert(instance, InstanceState { config: resolved });
+        to_js(&host)
+    })
     .await
 }

@@ -12,35 +12,29 @@ use crate::{generation, guard};
 /// Runs the hook for one tool call and returns `ToolCallAction`.
 #[napi]
 pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> Value {
-    guard::guard_async(
-        || to_js(&ToolCallAction::None),
-        async move {
-            let state = generation::get(generation);
-            let (Some(event), Some(config)) =
-                (from_js::<ToolCallEvent>(event), state.config(instance))
-            else {
-                return to_js(&ToolCallAction::None);
-            };
-            let context = EnvelopeContext {
-                cwd: event.cwd.clone(),
-                session_id: event.session_id.clone(),
-            };
-            // HOOK-5/6: the own client's registry names graph tools.
-            let daemon_name = lock(&state.registry).get(&event.tool_name).cloned();
-            let envelope = hook::envelope_for_tool_call(
-                &event.tool_name,
-                &event.input,
-                &context,
-                |_| daemon_name.as_deref(),
-            );
-            let run = hook::run(&config.hook_argv, &envelope).await;
-            let action = match hook::outcome(&run.decision) {
-                HookOutcome::Block { reason } => ToolCallAction::Block { reason },
-                HookOutcome::Steer { text } => ToolCallAction::Steer { text },
-                HookOutcome::None => ToolCallAction::None,
-            };
-            to_js(&action)
-        },
-    )
+    guard::guard_async(|| to_js(&ToolCallAction::None), async move {
+        let state = generation::get(generation);
+        let (Some(event), Some(config)) = (from_js::<ToolCallEvent>(event), state.config(instance))
+        else {
+            return to_js(&ToolCallAction::None);
+        };
+        let context = EnvelopeContext {
+            cwd: event.cwd.clone(),
+            session_id: event.session_id.clone(),
+        };
+        // HOOK-5/6: the own client's registry names graph tools.
+        let daemon_name = lock(&state.registry).get(&event.tool_name).cloned();
+        let envelope =
+            hook::envelope_for_tool_call(&event.tool_name, &event.input, &context, |_| {
+                daemon_name.as_deref()
+            });
+        let run = hook::run(&config.hook_argv, &envelope).await;
+        let action = match hook::outcome(&run.decision) {
+            HookOutcome::Block { reason } => ToolCallAction::Block { reason },
+            HookOutcome::Steer { text } => ToolCallAction::Steer { text },
+            HookOutcome::None => ToolCallAction::None,
+        };
+        to_js(&action)
+    })
     .await
 }

@@ -7,7 +7,7 @@ use napi_derive::napi;
 use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
-use crate::boundary::{from_js, to_js, PathChoice, PathRequest};
+use crate::boundary::{from_js, object, to_js, to_js_camel, PathChoice, PathRequest};
 use crate::{generation, guard};
 
 fn own(reason: &str) -> PathChoice {
@@ -44,11 +44,11 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                 ToolPath::Native => PathChoice {
                     native: true,
                     reason: "native".to_string(),
-                    server_config: Some(to_js(&native::server_config(
+                    server_config: Some(object(to_js(&native::server_config(
                         &config.bin,
                         &config.tools_preset,
                         &env,
-                    ))),
+                    )))),
                 },
                 ToolPath::OwnClient { reason } => {
                     let reason = serde_json::to_value(reason)
@@ -58,7 +58,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                     own(&reason)
                 }
             };
-            to_js(&choice)
+            to_js_camel(&choice)
         },
     )
 }

@@ -4,7 +4,7 @@
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::boundary::{to_js, CallLine, ReadCall};
+use crate::boundary::{to_js, CallLine, CallLineRead as ReadCall};
 use crate::guard;
 
 const OPERATION_KEYS: [&str; 2] = ["operation", "kind"];
@@ -15,7 +15,14 @@ const SCOPE_KEYS: [&str; 6] = ["repo", "project", "path", "scope", "kind", "lang
 /// REN-2: collapsed values are cut to 60 characters (59 + `…`).
 const MAX_VALUE_CHARS: usize = 60;
 /// DIFF-4 containers, merged in this order.
-const DIFF_CONTAINERS: [&str; 6] = ["arguments", "options", "source", "context", "guard", "output"];
+const DIFF_CONTAINERS: [&str; 6] = [
+    "arguments",
+    "options",
+    "source",
+    "context",
+    "guard",
+    "output",
+];
 
 /// REN-2 "set": not null, not `""`, and an object has at least one key.
 fn is_set(value: &Value) -> bool {
@@ -62,7 +69,10 @@ fn show(value: &Value, expanded: bool) -> String {
     cut
 }
 
-fn first_set<'a>(args: &'a Map<String, Value>, keys: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+fn first_set<'a>(
+    args: &'a Map<String, Value>,
+    keys: &[&'static str],
+) -> Option<(&'static str, &'a Value)> {
     keys.iter()
         .find_map(|key| args.get(*key).filter(|v| is_set(v)).map(|v| (*key, v)))
 }
@@ -87,7 +97,12 @@ fn pairs(args: &Map<String, Value>, skip: &[&str], expanded: bool) -> Vec<String
         }
         flat.push((key.as_str(), value));
     }
-    let rank = |key: &str| SCOPE_KEYS.iter().position(|s| *s == key).unwrap_or(SCOPE_KEYS.len());
+    let rank = |key: &str| {
+        SCOPE_KEYS
+            .iter()
+            .position(|s| *s == key)
+            .unwrap_or(SCOPE_KEYS.len())
+    };
     // A stable sort keeps argument order among equals.
     flat.sort_by_key(|(key, _)| rank(key));
     flat.into_iter()
@@ -138,6 +153,16 @@ fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadC
     })
 }
 
+fn empty_line() -> CallLine {
+    CallLine {
+        operation: None,
+        pairs: Vec::new(),
+        read: None,
+        subject: None,
+        to: None,
+    }
+}
+
 /// REN-1..4: the call line of a tool whose daemon name is `daemon_name`.
 pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine {
     let empty = Map::new();
@@ -145,13 +170,17 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
     if let Some(read) = read_delegation(daemon_name, args) {
         return CallLine {
             read: Some(read),
-            ..CallLine::default()
+            ..empty_line()
         };
     }
     let operation = first_set(args, &OPERATION_KEYS);
     let subject = first_set(args, &SUBJECT_KEYS);
     let to = args.get("to").filter(|v| is_set(v));
-    let skip: Vec<&str> = operation.iter().chain(subject.iter()).map(|(k, _)| *k).collect();
+    let skip: Vec<&str> = operation
+        .iter()
+        .chain(subject.iter())
+        .map(|(k, _)| *k)
+        .collect();
     CallLine {
         operation: operation.map(|(_, v)| show(v, expanded)),
         subject: subject.map(|(_, v)| show(unwrap_subject(v), expanded)),
@@ -165,7 +194,7 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
 #[napi]
 pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
     guard::guard_sync(
-        || to_js(&CallLine::default()),
+        || to_js(&empty_line()),
         || to_js(&call_line_of(&daemon_name, &args, expanded)),
     )
 }
@@ -190,35 +219,79 @@ mod tests {
     #[test]
     fn ren_8_examples() {
         assert_eq!(
-            line("read", "gortex_read", json!({"operation":"source","target":{"symbol":"src/a.ts::f"},"options":{"new_user_task":true}})),
+            line(
+                "read",
+                "gortex_read",
+                json!({"operation":"source","target":{"symbol":"src/a.ts::f"},"options":{"new_user_task":true}})
+            ),
             "gortex_read source src/a.ts::f"
         );
         assert_eq!(
-            line("search", "search", json!({"operation":"symbols","query":"callRenderer","output":{"format":"gcx"}})),
+            line(
+                "search",
+                "search",
+                json!({"operation":"symbols","query":"callRenderer","output":{"format":"gcx"}})
+            ),
             "search symbols callRenderer"
         );
         assert_eq!(
-            line("search", "search", json!({"operation":"text","query":"x","options":{"limit":5,"path":"src/"}})),
+            line(
+                "search",
+                "search",
+                json!({"operation":"text","query":"x","options":{"limit":5,"path":"src/"}})
+            ),
             "search text x path=src/ limit=5"
         );
         assert_eq!(
-            line("trace", "trace", json!({"operation":"path","target":{"symbol":"a"},"to":{"symbol":"b"}})),
+            line(
+                "trace",
+                "trace",
+                json!({"operation":"path","target":{"symbol":"a"},"to":{"symbol":"b"}})
+            ),
             "trace path a to b"
         );
-        assert_eq!(line("analyze", "analyze", json!({"kind":"dead_code"})), "analyze dead_code");
         assert_eq!(
-            line("analyze", "analyze", json!({"operation":"run","kind":"dead_code"})),
+            line("analyze", "analyze", json!({"kind":"dead_code"})),
+            "analyze dead_code"
+        );
+        assert_eq!(
+            line(
+                "analyze",
+                "analyze",
+                json!({"operation":"run","kind":"dead_code"})
+            ),
             "analyze run kind=dead_code"
         );
     }
 
     #[test]
     fn ren_4_read_delegation_passes_only_positive_numbers() {
-        let read = call_line_of("read", &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":10,"limit":5}}), false).read.unwrap();
-        assert_eq!((read.path.as_str(), read.offset, read.limit), ("/abs/a.ts", Some(10.0), Some(5.0)));
-        let read = call_line_of("read", &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":"10","limit":"5"}}), false).read.unwrap();
+        let read = call_line_of(
+            "read",
+            &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":10,"limit":5}}),
+            false,
+        )
+        .read
+        .unwrap();
+        assert_eq!(
+            (read.path.as_str(), read.offset, read.limit),
+            ("/abs/a.ts", Some(10.0), Some(5.0))
+        );
+        let read = call_line_of(
+            "read",
+            &json!({"target":{"file":"/abs/a.ts"},"options":{"offset":"10","limit":"5"}}),
+            false,
+        )
+        .read
+        .unwrap();
         assert_eq!((read.offset, read.limit), (None, None));
-        assert!(call_line_of("read", &json!({"operation":"source","target":{"file":"a"}}), false).read.is_none());
+        assert!(call_line_of(
+            "read",
+            &json!({"operation":"source","target":{"file":"a"}}),
+            false
+        )
+        .read
+        .is_none());
     }
 
     #[test]

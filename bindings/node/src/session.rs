@@ -7,7 +7,8 @@ use pi_gortex_runtime::session::{self, FirstTurn};
 use serde_json::Value;
 
 use crate::boundary::{
-    from_js, to_js, FirstTurnRequest, FirstTurnResult, LaterTurnRequest, LaterTurnResult,
+    from_js, hidden_message, to_js, FirstTurnRequest, FirstTurnResult, LaterTurnRequest,
+    LaterTurnResult,
 };
 use crate::{generation, guard};
 
@@ -31,99 +32,96 @@ async fn prompt_guidance(
 /// warning (FAIL-5).
 #[napi]
 pub async fn first_turn(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_async(
-        || to_js(&FirstTurnResult::default()),
-        async move {
-            let state = generation::get(generation);
-            let (Some(request), Some(config)) =
-                (from_js::<FirstTurnRequest>(request), state.config(instance))
-            else {
-                return to_js(&FirstTurnResult::default());
-            };
-            let run = hook::run(
-                &config.hook_argv,
-                &hook::envelope_for_session_start(&request.cwd),
-            )
-            .await;
-            let orientation = hook::orientation(&run.decision).map(str::to_string);
-            let mut user_warning = None;
-            let mut version_warning = state.take_version_warning();
-            if request.native {
-                if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
-                    user_warning = Some(skew.user_text);
-                    version_warning = Some(skew.model_text);
-                }
+    guard::guard_async(|| to_js(&FirstTurnResult::default()), async move {
+        let state = generation::get(generation);
+        let (Some(request), Some(config)) =
+            (from_js::<FirstTurnRequest>(request), state.config(instance))
+        else {
+            return to_js(&FirstTurnResult::default());
+        };
+        let run = hook::run(
+            &config.hook_argv,
+            &hook::envelope_for_session_start(&request.cwd),
+        )
+        .await;
+        let orientation = hook::orientation(&run.decision).map(str::to_string);
+        let mut user_warning = None;
+        let mut version_warning = state.take_version_warning();
+        if request.native {
+            if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
+                user_warning = Some(skew.user_text);
+                version_warning = Some(skew.model_text);
             }
-            let context = EnvelopeContext {
-                cwd: request.cwd.clone(),
-                session_id: request.session_id.clone(),
-            };
-            let guidance = prompt_guidance(
-                &config.hook_argv,
-                config.prompt_context,
-                request.prompt.as_deref(),
-                &context,
-            )
-            .await;
-            let bridge_error = state.take_bridge_error();
-            let message = session::first_turn_message(&FirstTurn {
-                bridge_error: bridge_error.as_deref(),
-                ready: request.ready,
-                version_warning: version_warning.as_deref(),
-                orientation: orientation.as_deref(),
-                briefing_in_context: request.briefing_in_context,
-                prompt_context: guidance.as_deref(),
-            });
-            to_js(&FirstTurnResult {
-                message,
-                briefing: orientation,
-                user_warning,
-            })
-        },
-    )
+        }
+        let context = EnvelopeContext {
+            cwd: request.cwd.clone(),
+            session_id: request.session_id.clone(),
+        };
+        let guidance = prompt_guidance(
+            &config.hook_argv,
+            config.prompt_context,
+            request.prompt.as_deref(),
+            &context,
+        )
+        .await;
+        let bridge_error = state.take_bridge_error();
+        let message = session::first_turn_message(&FirstTurn {
+            bridge_error: bridge_error.as_deref(),
+            ready: request.ready,
+            version_warning: version_warning.as_deref(),
+            orientation: orientation.as_deref(),
+            briefing_in_context: request.briefing_in_context,
+            prompt_context: guidance.as_deref(),
+        });
+        to_js(&FirstTurnResult {
+            message: message.map(hidden_message),
+            briefing: orientation,
+            user_warning,
+        })
+    })
     .await
 }
 
 /// SES-15 (+HOOK-15): what a later turn returns.
 #[napi]
 pub async fn later_turn(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_async(
-        || to_js(&LaterTurnResult::default()),
-        async move {
-            let state = generation::get(generation);
-            let (Some(request), Some(config)) =
-                (from_js::<LaterTurnRequest>(request), state.config(instance))
-            else {
-                return to_js(&LaterTurnResult::default());
-            };
-            let resend = session::compaction_resend(
-                request.compacted,
-                request.briefing.as_deref(),
-                request.briefing_in_context,
-            );
-            let context = EnvelopeContext {
-                cwd: request.cwd.clone(),
-                session_id: request.session_id.clone(),
-            };
-            let guidance = prompt_guidance(
-                &config.hook_argv,
-                config.prompt_context,
-                request.prompt.as_deref(),
-                &context,
-            )
-            .await;
-            let message = match (resend, guidance) {
-                (Some(mut message), Some(guidance)) => {
-                    message.content = format!("{}{}{}", message.content, session::PART_JOINER, guidance);
-                    Some(message)
-                }
-                (Some(message), None) => Some(message),
-                (None, Some(guidance)) => Some(session::HiddenMessage::new(guidance, false)),
-                (None, None) => None,
-            };
-            to_js(&LaterTurnResult { message })
-        },
-    )
+    guard::guard_async(|| to_js(&LaterTurnResult::default()), async move {
+        let state = generation::get(generation);
+        let (Some(request), Some(config)) =
+            (from_js::<LaterTurnRequest>(request), state.config(instance))
+        else {
+            return to_js(&LaterTurnResult::default());
+        };
+        let resend = session::compaction_resend(
+            request.compacted,
+            request.briefing.as_deref(),
+            request.briefing_in_context,
+        );
+        let context = EnvelopeContext {
+            cwd: request.cwd.clone(),
+            session_id: request.session_id.clone(),
+        };
+        let guidance = prompt_guidance(
+            &config.hook_argv,
+            config.prompt_context,
+            request.prompt.as_deref(),
+            &context,
+        )
+        .await;
+        let message = match (resend, guidance) {
+            (Some(mut message), Some(guidance)) => {
+                message.content =
+                    format!("{}{}{}", message.content, session::PART_JOINER, guidance);
+                Some(message)
+            }
+            (Some(message), None) => Some(message),
+            (None, Some(guidance)) => Some(session::HiddenMessage::new(guidance, false)),
+            (None, None) => None,
+        };
+        to_js(&LaterTurnResult {
+            message: message.map(hidden_message),
+        })
+    })
     .await
 }
 

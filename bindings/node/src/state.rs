@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-
 use pi_gortex_runtime::config::ResolvedConfig;
 
 /// The Rust-side state of one factory call.
@@ -34,7 +33,9 @@ pub struct GenerationState {
 /// Locks a mutex, recovering the data of a poisoned one: a panic elsewhere
 /// (already contained by the guard) must not disable the bridge.
 pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl GenerationState {

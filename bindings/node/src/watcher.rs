@@ -13,7 +13,9 @@ use pi_gortex_runtime::diff::{self, NativeWatcher, ShellWindow, Snapshots, ToolC
 use pi_gortex_runtime::native;
 use serde_json::Value;
 
-use crate::boundary::{from_js, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
+use crate::boundary::{
+    from_js, object, to_js, to_js_camel, ToolCallEvent, WatchResultAction, WatchToolResult,
+};
 use crate::state::{lock, GenerationState};
 use crate::{generation, guard};
 
@@ -59,11 +61,16 @@ pub async fn open_own_window(
 }
 
 /// DIFF-16 step 7: `EditDetails`, `{}` when nothing changed.
-pub async fn close_own_window(state: &GenerationState, window: OwnWindow) -> Value {
+pub async fn close_own_window(
+    state: &GenerationState,
+    window: OwnWindow,
+) -> serde_json::Map<String, Value> {
     let after = snapshot_all(window.before.keys().cloned().collect()).await;
     let entries = compare_entries(&window.before, &after, &window.cwd);
     let overlapped = lock(&state.watcher.native).shell.overlapped(window.window);
-    to_js(&edit_details(apply_shell_overlap(entries, overlapped)))
+    object(to_js(&edit_details(apply_shell_overlap(
+        entries, overlapped,
+    ))))
 }
 
 /// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
@@ -134,16 +141,13 @@ pub fn watch_tool_call(generation: u32, event: Value) -> bool {
 /// candidates and claims them, off the event loop.
 #[napi]
 pub async fn watch_snapshot(generation: u32, event: Value) {
-    guard::guard_async(
-        || (),
-        async move {
-            let Some(event) = from_js::<ToolCallEvent>(event) else {
-                return;
-            };
-            let state = generation::get(generation);
-            let _ = tokio::task::spawn_blocking(move || on_tool_call(&state, &event)).await;
-        },
-    )
+    guard::guard_async(|| (), async move {
+        let Some(event) = from_js::<ToolCallEvent>(event) else {
+            return;
+        };
+        let state = generation::get(generation);
+        let _ = tokio::task::spawn_blocking(move || on_tool_call(&state, &event)).await;
+    })
     .await
 }
 
@@ -164,31 +168,30 @@ fn promoted_tools(text: &str) -> Vec<String> {
 /// DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
 #[napi]
 pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
-    guard::guard_async(
-        || to_js(&WatchResultAction::default()),
-        async move {
-            let Some(event) = from_js::<WatchToolResult>(event) else {
-                return to_js(&WatchResultAction::default());
+    guard::guard_async(|| to_js(&WatchResultAction::default()), async move {
+        let Some(event) = from_js::<WatchToolResult>(event) else {
+            return to_js(&WatchResultAction::default());
+        };
+        let state = generation::get(generation);
+        let mut action = WatchResultAction::default();
+        if event.tool_name == TOOLS_SEARCH && !event.is_error {
+            let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
+            action.await_tools = (!promoted.is_empty()).then_some(promoted);
+        }
+        let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
+        if let Some(pending) = pending {
+            let after = snapshot_all(pending.paths()).await;
+            let details = {
+                let watcher = lock(&state.watcher.native);
+                pending.finish(&after, &watcher.shell, Path::new(&event.cwd))
             };
-            let state = generation::get(generation);
-            let mut action = WatchResultAction::default();
-            if event.tool_name == TOOLS_SEARCH && !event.is_error {
-                action.await_tools = promoted_tools(event.text.as_deref().unwrap_or(""));
+            if details.diffs.is_some() {
+                let existing = event.details.clone().unwrap_or(Value::Null);
+                action.details = Some(object(diff::merge_details(&existing, &details)));
             }
-            let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
-            if let Some(pending) = pending {
-                let after = snapshot_all(pending.paths()).await;
-                let details = {
-                    let watcher = lock(&state.watcher.native);
-                    pending.finish(&after, &watcher.shell, Path::new(&event.cwd))
-                };
-                if details.diffs.is_some() {
-                    action.details = Some(diff::merge_details(&event.details, &details));
-                }
-            }
-            to_js(&action)
-        },
-    )
+        }
+        to_js_camel(&action)
+    })
     .await
 }
 
@@ -223,7 +226,10 @@ mod tests {
     #[test]
     fn nat_15_reads_promoted_names() {
         let text = r#"{"query":"select:find_usages","promoted":["find_usages",""],"tools":[]}"#;
-        assert_eq!(promoted_tools(text), vec!["mcp__gortex__find_usages".to_string()]);
+        assert_eq!(
+            promoted_tools(text),
+            vec!["mcp__gortex__find_usages".to_string()]
+        );
         assert!(promoted_tools("not json").is_empty());
     }
 }
