@@ -4,11 +4,12 @@
 //! byte-identical. jsdiff runs the forward greedy form of Myers' algorithm
 //! with its own tie rules (prefer the furthest-reaching predecessor, removal
 //! on equal reach) and its own edge pruning (`minDiagonalToConsider` /
-//! `maxDiagonalToConsider`). `similar`'s Myers is the divide-and-conquer
-//! middle-snake variant and places ambiguous insertions and deletions
-//! elsewhere (the parity corpus shows it), so the search is jsdiff's own,
-//! over interned lines: each distinct line gets a `u32` id, and the search
-//! compares integers instead of strings.
+//! `maxDiagonalToConsider`). `similar`'s algorithms place ambiguous
+//! insertions and deletions elsewhere: fed the same line tokens and
+//! rendered by format.rs, its Myers (divide and conquer, middle snake)
+//! differed from Pi on 73 of 454 parity pairs, Patience on 78, LCS on 245.
+//! So the search here is jsdiff's own, over interned lines: each distinct
+//! line gets a `u32` id, and the search compares integers, not strings.
 //!
 //! jsdiff keeps a linked list of change objects per path. We keep a trace
 //! instead: for every edit length `d`, the furthest old position reached on

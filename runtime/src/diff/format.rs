@@ -51,6 +51,18 @@ impl<'a> LineDiff<'a> {
         })
     }
 
+    /// A line diff from parts computed elsewhere (another algorithm, or a
+    /// test). Parts that do not fit the texts render as empty runs.
+    pub fn from_parts(old_text: &'a str, new_text: &'a str, parts: Vec<Part>) -> Self {
+        LineDiff {
+            old_text,
+            new_text,
+            old: engine::tokenize(old_text),
+            new: engine::tokenize(new_text),
+            parts,
+        }
+    }
+
     /// The parts, in order.
     pub fn parts(&self) -> &[Part] {
         &self.parts

@@ -126,6 +126,23 @@ pub struct PendingCompare {
 }
 
 impl PendingCompare {
+    /// DIFF-16 steps 3-4 (own client, under Pi's file locks): opens the
+    /// shell window, then snapshots the candidates.
+    pub fn open(paths: &[PathBuf], shell: &ShellTracker) -> Self {
+        let window = shell.open_window();
+        PendingCompare {
+            before: snapshot_all(paths),
+            window,
+        }
+    }
+
+    /// DIFF-16 step 7 in full: snapshots again, compares, applies DIFF-15.
+    /// (Step 6, an error result, means: do not call this.)
+    pub fn finish_now(self, shell: &ShellTracker, cwd: &Path) -> EditDetails {
+        let after = snapshot_all(&self.paths());
+        self.finish(&after, shell, cwd)
+    }
+
     /// The paths to snapshot again.
     pub fn paths(&self) -> Vec<PathBuf> {
         self.before.keys().cloned().collect()
@@ -239,8 +256,7 @@ impl NativeWatcher {
         cwd: &Path,
     ) -> Option<Value> {
         let pending = self.take_result(tool_call_id, is_error)?;
-        let after = snapshot_all(&pending.paths());
-        let details = pending.finish(&after, &self.shell, cwd);
+        let details = pending.finish_now(&self.shell, cwd);
         details.diffs.as_ref()?;
         Some(merge_details(existing_details, &details))
     }
@@ -267,6 +283,11 @@ impl NativeWatcher {
     pub fn on_turn_end(&mut self) {
         self.claims.clear();
         self.shell.clear();
+    }
+
+    /// `session_shutdown`: the same cleanup as `turn_end` (DIFF-20).
+    pub fn on_session_shutdown(&mut self) {
+        self.on_turn_end();
     }
 
     /// Whether a call holds a claim (for tests and diagnostics).
