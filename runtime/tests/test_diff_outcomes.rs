@@ -271,3 +271,45 @@ fn merge_keeps_pi_fields_and_adds_ours() {
     let from_null = merge_details(&json!(null), &details);
     assert_eq!(from_null, serde_json::to_value(&details).unwrap());
 }
+
+/// DIFF-12 computed the plain way: JS `split("\n")` and a multiset.
+fn split_estimate(old: &str, new: &str) -> u64 {
+    let mut counts = std::collections::HashMap::new();
+    for line in old.split('\n') {
+        *counts.entry(line).or_insert(0u64) += 1;
+    }
+    let mut shared = 0;
+    for line in new.split('\n') {
+        if let Some(n) = counts.get_mut(line).filter(|n| **n > 0) {
+            *n -= 1;
+            shared += 1;
+        }
+    }
+    let total = (old.split('\n').count() + new.split('\n').count()) as u64;
+    total * (total - 2 * shared)
+}
+
+#[test]
+fn work_estimate_matches_a_plain_split_count() {
+    let pieces = ["a", "b", "\n", "\n", "\r\n", "", "a\n", "b\n"];
+    let mut seed = 0x1234_5678_u64;
+    let mut pick = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize
+    };
+    for _ in 0..2000 {
+        let old: String = (0..pick() % 12)
+            .map(|_| pieces[pick() % pieces.len()])
+            .collect();
+        let new: String = (0..pick() % 12)
+            .map(|_| pieces[pick() % pieces.len()])
+            .collect();
+        assert_eq!(
+            work_estimate(&old, &new),
+            split_estimate(&old, &new),
+            "{old:?} -> {new:?}"
+        );
+    }
+}

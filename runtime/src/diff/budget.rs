@@ -25,10 +25,7 @@
 //! instead of a diff; what is diffed is identical to Pi's output.
 //! Measured with `cargo bench --bench diff_engine` (case `at_step_limit`).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
-use rustc_hash::FxHasher;
+use super::engine::{intern, split_count, tokenize, Interned};
 
 /// Estimate above which a file is not diffed (spec default: 2,000,000).
 pub const MAX_DIFF_WORK: u64 = 500_000_000;
@@ -40,44 +37,47 @@ pub const MAX_DIFF_STEPS: u64 = 6_500_000;
 /// newline gives a final empty line), count the multiset intersection of
 /// the two line lists, and return `(a+b) x (a+b - 2 shared)`.
 pub fn work_estimate(old: &str, new: &str) -> u64 {
-    let a = count_pieces(old);
-    let b = count_pieces(new);
-    let total = (a + b) as u64;
-    total.saturating_mul(total - 2 * shared_lines(old, new) as u64)
+    let (old_tokens, new_tokens) = (tokenize(old), tokenize(new));
+    let ids = intern(&old_tokens, &new_tokens);
+    estimate_interned(&ids, split_count(&old_tokens), split_count(&new_tokens))
 }
 
-/// Whether the estimate is within [`MAX_DIFF_WORK`], without computing the
-/// shared lines when the bound alone decides.
+/// Whether the estimate is within [`MAX_DIFF_WORK`].
 pub fn within_budget(old: &str, new: &str) -> bool {
-    let total = (count_pieces(old) + count_pieces(new)) as u64;
-    // The estimate cannot exceed total^2.
-    if total.saturating_mul(total) <= MAX_DIFF_WORK {
-        return true;
-    }
-    let shared = shared_lines(old, new) as u64;
-    total.saturating_mul(total - 2 * shared) <= MAX_DIFF_WORK
+    work_estimate(old, new) <= MAX_DIFF_WORK
 }
 
-/// `text.split("\n").length`.
-fn count_pieces(text: &str) -> usize {
-    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
+/// The DIFF-12 estimate from interned lines, where `old_split` and
+/// `new_split` are the `split("\n")` lengths ([`split_count`]): a side
+/// with one more piece than tokens ends with the empty piece.
+pub fn estimate_interned(ids: &Interned, old_split: usize, new_split: usize) -> u64 {
+    let total = (old_split + new_split) as u64;
+    total.saturating_mul(total.saturating_sub(2 * shared_pieces(ids, old_split, new_split)))
 }
 
-/// Size of the multiset intersection of `old.split("\n")` and
-/// `new.split("\n")`.
-fn shared_lines(old: &str, new: &str) -> usize {
-    let mut counts: HashMap<&str, usize, BuildHasherDefault<FxHasher>> = HashMap::default();
-    for line in old.split('\n') {
-        *counts.entry(line).or_insert(0) += 1;
-    }
-    let mut shared = 0;
-    for line in new.split('\n') {
-        if let Some(n) = counts.get_mut(line) {
-            if *n > 0 {
-                *n -= 1;
-                shared += 1;
-            }
+/// Size of the multiset intersection of the two piece lists.
+fn shared_pieces(ids: &Interned, old_split: usize, new_split: usize) -> u64 {
+    let mut counts = vec![0u32; ids.pieces];
+    let empty = ids.empty_piece as usize;
+    let mut count_in = |piece: usize| {
+        if let Some(c) = counts.get_mut(piece) {
+            *c += 1;
         }
+    };
+    ids.old.iter().for_each(|&id| count_in((id >> 1) as usize));
+    if old_split > ids.old.len() {
+        count_in(empty);
+    }
+    let mut shared = 0u64;
+    let mut take = |piece: usize| {
+        if let Some(c) = counts.get_mut(piece).filter(|c| **c > 0) {
+            *c -= 1;
+            shared += 1;
+        }
+    };
+    ids.new.iter().for_each(|&id| take((id >> 1) as usize));
+    if new_split > ids.new.len() {
+        take(empty);
     }
     shared
 }

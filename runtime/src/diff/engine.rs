@@ -53,6 +53,9 @@ pub enum DiffAbort {
     /// The search exceeded the step limit it was given (DIFF-12).
     #[error("the line diff needed more than {limit} steps")]
     StepLimit { limit: u64 },
+    /// The DIFF-12 estimate is over the budget it was given.
+    #[error("work estimate {estimate} is over the budget")]
+    OverBudget { estimate: u64 },
     /// The texts have more lines than the 32-bit indices can address.
     #[error("too many lines to diff: {lines}")]
     TooManyLines { lines: usize },
@@ -64,7 +67,7 @@ pub enum DiffAbort {
 /// jsdiff splits on `/(\n|\r\n)/` and glues each separator to the line
 /// before it, which is the same as cutting after every `\n`.
 pub fn tokenize(text: &str) -> Vec<&str> {
-    let mut tokens = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
+    let mut tokens = Vec::with_capacity(text.len() / 32 + 1);
     let mut start = 0;
     for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
         tokens.push(&text[start..=end]);
@@ -76,29 +79,53 @@ pub fn tokenize(text: &str) -> Vec<&str> {
     tokens
 }
 
-/// Lines of both sides as ids that are equal exactly when the lines are.
+/// `text.split("\n").length` for the text these tokens came from: one per
+/// `\n`, plus one.
+pub fn split_count(tokens: &[&str]) -> usize {
+    match tokens.last() {
+        Some(last) if !last.ends_with('\n') => tokens.len(),
+        _ => tokens.len() + 1,
+    }
+}
+
+/// Lines of both sides as ids that are equal exactly when the tokens are.
+///
+/// A line's *piece* is its text without the `\n` (what JS `split("\n")`
+/// yields); its id is `piece * 2 + 1` for a last line without `\n` and
+/// `piece * 2` otherwise, so one hashing pass serves both the diff (which
+/// compares tokens) and the DIFF-12 estimate (which compares pieces).
 #[derive(Debug, Default)]
 pub struct Interned {
     pub old: Vec<u32>,
     pub new: Vec<u32>,
-    /// Number of distinct lines (ids are `0..distinct`).
-    pub distinct: usize,
+    /// Number of distinct pieces.
+    pub pieces: usize,
+    /// The piece id of the empty string.
+    pub empty_piece: u32,
 }
 
 /// Maps the tokens of both sides to ids.
 pub fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> Interned {
     let mut table: HashMap<&'a str, u32, BuildHasherDefault<FxHasher>> =
         HashMap::with_capacity_and_hasher(old.len() + new.len(), Default::default());
-    let mut id_of = |line: &'a str| -> u32 {
+    let mut piece_id = |piece: &'a str| -> u32 {
         let next = table.len() as u32;
-        *table.entry(line).or_insert(next)
+        *table.entry(piece).or_insert(next)
+    };
+    let mut id_of = |token: &'a str| -> u32 {
+        match token.strip_suffix('\n') {
+            Some(piece) => piece_id(piece) << 1,
+            None => piece_id(token) << 1 | 1,
+        }
     };
     let old_ids = old.iter().map(|t| id_of(t)).collect();
     let new_ids = new.iter().map(|t| id_of(t)).collect();
+    let empty_piece = piece_id("");
     Interned {
         old: old_ids,
         new: new_ids,
-        distinct: table.len(),
+        pieces: table.len(),
+        empty_piece,
     }
 }
 

@@ -3,7 +3,8 @@
 //! `...` for skipped context) and `generateUnifiedPatch` (jsdiff's
 //! `createTwoFilesPatch` with file headers only).
 
-use super::engine::{self, DiffAbort, Part, PartKind};
+use super::budget::estimate_interned;
+use super::engine::{self, split_count, DiffAbort, Part, PartKind};
 
 /// Context lines Pi uses for both outputs.
 pub const CONTEXT_LINES: usize = 4;
@@ -24,8 +25,6 @@ pub struct Rendered {
 
 /// One computed line diff: the tokens of both sides and jsdiff's parts.
 pub struct LineDiff<'a> {
-    old_text: &'a str,
-    new_text: &'a str,
     old: Vec<&'a str>,
     new: Vec<&'a str>,
     parts: Vec<Part>,
@@ -38,25 +37,34 @@ impl<'a> LineDiff<'a> {
         new_text: &'a str,
         step_limit: u64,
     ) -> Result<Self, DiffAbort> {
+        Self::compute_within(old_text, new_text, u64::MAX, step_limit)
+    }
+
+    /// [`LineDiff::compute`] after the DIFF-12 estimate, which must not
+    /// exceed `max_work` (`u64::MAX`: no estimate is made).
+    pub fn compute_within(
+        old_text: &'a str,
+        new_text: &'a str,
+        max_work: u64,
+        step_limit: u64,
+    ) -> Result<Self, DiffAbort> {
         let old = engine::tokenize(old_text);
         let new = engine::tokenize(new_text);
         let ids = engine::intern(&old, &new);
+        if max_work != u64::MAX {
+            let estimate = estimate_interned(&ids, split_count(&old), split_count(&new));
+            if estimate > max_work {
+                return Err(DiffAbort::OverBudget { estimate });
+            }
+        }
         let parts = engine::diff_ids(&ids.old, &ids.new, step_limit)?;
-        Ok(LineDiff {
-            old_text,
-            new_text,
-            old,
-            new,
-            parts,
-        })
+        Ok(LineDiff { old, new, parts })
     }
 
     /// A line diff from parts computed elsewhere (another algorithm, or a
     /// test). Parts that do not fit the texts render as empty runs.
     pub fn from_parts(old_text: &'a str, new_text: &'a str, parts: Vec<Part>) -> Self {
         LineDiff {
-            old_text,
-            new_text,
             old: engine::tokenize(old_text),
             new: engine::tokenize(new_text),
             parts,
@@ -70,7 +78,7 @@ impl<'a> LineDiff<'a> {
 
     /// What `generateDiffString(old, new)` returns.
     pub fn display(&self) -> DisplayDiff {
-        display_diff(self, self.old_text, self.new_text, CONTEXT_LINES)
+        display_diff(self, CONTEXT_LINES)
     }
 
     /// What `generateUnifiedPatch(path, old, new)` returns.
@@ -124,11 +132,6 @@ fn line_text(token: &str) -> &str {
     token.strip_suffix('\n').unwrap_or(token)
 }
 
-/// `text.split("\n").length`.
-fn count_lines(text: &str) -> usize {
-    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
-}
-
 /// Builds Pi's display lines: `formatDisplayDiff` in `edit-diff.js`.
 struct DisplayWriter {
     out: String,
@@ -174,8 +177,11 @@ impl DisplayWriter {
     }
 }
 
-fn display_diff(view: &LineDiff<'_>, old: &str, new: &str, context: usize) -> DisplayDiff {
-    let width = count_lines(old).max(count_lines(new)).to_string().len();
+fn display_diff(view: &LineDiff<'_>, context: usize) -> DisplayDiff {
+    let width = split_count(&view.old)
+        .max(split_count(&view.new))
+        .to_string()
+        .len();
     let mut w = DisplayWriter {
         out: String::new(),
         lines: 0,

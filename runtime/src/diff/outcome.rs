@@ -7,8 +7,8 @@ use std::path::Path;
 use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
 use serde_json::{Map, Value};
 
-use super::budget::{within_budget, MAX_DIFF_STEPS};
-use super::format;
+use super::budget::{MAX_DIFF_STEPS, MAX_DIFF_WORK};
+use super::format::LineDiff;
 use super::paths::display_path;
 use super::snapshot::{Snapshot, Snapshots};
 
@@ -47,23 +47,20 @@ pub fn file_outcome(display: &str, before: &Snapshot, after: &Snapshot) -> Optio
 
 /// The diff of two different texts, or the budget note (DIFF-12, DIFF-13).
 pub fn text_diff(display: &str, old: &str, new: &str) -> Option<FileDiff> {
-    if !within_budget(old, new) {
+    let Ok(diff) = LineDiff::compute_within(old, new, MAX_DIFF_WORK, MAX_DIFF_STEPS) else {
         return Some(note_entry(display, NOTE_TOO_LARGE));
+    };
+    let shown = diff.display();
+    if shown.diff.is_empty() {
+        return None;
     }
-    match format::render(display, old, new, MAX_DIFF_STEPS) {
-        Ok(rendered) if rendered.display.diff.is_empty() => None,
-        Ok(rendered) => Some(FileDiff {
-            path: display.to_owned(),
-            diff: rendered.display.diff,
-            patch: rendered.patch,
-            first_changed_line: rendered
-                .display
-                .first_changed_line
-                .and_then(NonZeroU64::new),
-            note: None,
-        }),
-        Err(_) => Some(note_entry(display, NOTE_TOO_LARGE)),
-    }
+    Some(FileDiff {
+        path: display.to_owned(),
+        patch: diff.patch(display),
+        diff: shown.diff,
+        first_changed_line: shown.first_changed_line.and_then(NonZeroU64::new),
+        note: None,
+    })
 }
 
 /// DIFF-10, first rule. `None`: neither side is skipped, go on comparing.
