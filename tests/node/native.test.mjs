@@ -51,6 +51,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.sessionStart();
     assert.ok(!s.toolNames().includes("gortex_read"), "NAT-7: native registers no tools of its own");
     assert.ok(!s.ws.log().some((r) => r.verb === "mcp"), "NAT-7: the extension spawns nothing");
+    assert.ok(!s.ws.log().some((r) => r.ev === "daemon_start"), "NAT-7: no daemon launcher");
     await s.shutdown();
   });
 
@@ -77,6 +78,8 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.equal(type, "warning");
     assert.equal(message, refusalText(`MCP server "gortex" is already registered by extension "${other}"`));
     assert.ok(s.toolNames().includes("gortex_read"));
+    await s.sessionStart("new");
+    assert.equal(s.host.notifications.length, 2, "again at the next session_start of this instance");
     await s.shutdown();
   });
 

@@ -150,4 +150,37 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     assert.equal(run.error, undefined, "the process exited before the 20 s kill");
     assert.equal(run.status, 0, run.stderr);
   });
+
+  test("HOOK-15/CFG-15: with prompt context on, the prompt goes to the hook and its guidance joins the hidden message", async () => {
+    const guidance = "## Gortex — relevant indexed symbols for your request\n- f";
+    const ws = workspace({ scenario: { decisions: [{ match: { event: "prompt" }, decision: { additional_context: guidance } }] } });
+    const s = await start(ws, { env: { ...OWN, GORTEX_PROMPT_CONTEXT: "yes" } });
+    await s.sessionStart();
+    const [first] = await s.beforeAgentStart("where is f");
+    assert.ok(first.content.startsWith("## Gortex Session Orientation"));
+    assert.ok(first.content.endsWith(`\n\n${guidance}`), first.content);
+    const [later] = await s.beforeAgentStart("and g");
+    assert.deepEqual(later, { customType: "gortex", content: guidance, display: false, details: { briefing: false } });
+    assert.deepEqual(await s.beforeAgentStart("/reload"), [], "slash commands are never sent");
+    const prompts = s.hooks().filter((r) => r.envelope?.event === "prompt").map((r) => r.envelope.prompt);
+    assert.deepEqual(prompts, ["where is f", "and g"]);
+    await s.shutdown();
+  });
+
+  test("CFG-15: prompt context is off by default", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    await s.beforeAgentStart("where is f");
+    assert.equal(s.hooks().filter((r) => r.envelope?.event === "prompt").length, 0);
+    await s.shutdown();
+  });
+
+  test("MCP-1: the own client launches the daemon at session_start", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    assert.ok(await until(() => s.ws.log().some((r) => r.ev === "daemon_start")));
+    await s.shutdown();
+  });
 });
