@@ -147,6 +147,26 @@ for (let i = 0; i < 300; i++) {
 	add(`gen ${i} ${kind}${repetitive ? " repetitive" : ""}`, oldText, newText, `src/gen_${i}.txt`);
 }
 
+// Maximal ties: tiny alphabets, where almost every alignment is ambiguous,
+// and lopsided lengths, where jsdiff's edge pruning decides the result.
+const t = rng(0x7135);
+for (let i = 0; i < 120; i++) {
+	const alphabet = i % 2 ? ["a", "b"] : ["a", "b", "c", ""];
+	const word = () => alphabet[Math.floor(t() * alphabet.length)];
+	const longSide = Math.floor(t() * 40);
+	const shortSide = i % 3 === 0 ? Math.floor(t() * 4) : Math.floor(t() * 40);
+	const [na, nb] = i % 4 < 2 ? [longSide, shortSide] : [shortSide, longSide];
+	add(`ties ${i}`, text(lines(na, word), t() < 0.8), text(lines(nb, word), t() < 0.8));
+}
+for (let i = 0; i < 20; i++) {
+	const base = lines(50 + i * 7, (j) => `row ${j}`);
+	const extra = lines(1 + i, (j) => (j % 2 ? "row 3" : `more ${j}`));
+	const kind = i % 4;
+	const changed =
+		kind === 0 ? [...extra, ...base] : kind === 1 ? [...base, ...extra] : kind === 2 ? base.slice(i + 1) : base.slice(0, -(i + 1));
+	add(`edges ${i}`, text(base), text(changed));
+}
+
 // ---------------------------------------------------------------- real history
 function git(...gitArgs) {
 	return execFileSync("git", ["-C", repo, ...gitArgs], { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 });
