@@ -9,7 +9,7 @@ use pi_gortex_runtime::diff::classify::raw_names;
 use pi_gortex_runtime::diff::edit_candidates;
 use pi_gortex_runtime::diff::paths::{
     candidates, clear_repo_root_cache, display_path, find_repo_root, real_location, repo_root,
-    resolve_name,
+    resolve_name, resolve_pi_path,
 };
 use pi_gortex_runtime::diff::{snapshot_all, Snapshot};
 use serde_json::json;
@@ -279,4 +279,39 @@ fn display_path_is_relative_to_cwd_else_absolute() {
     );
     assert_eq!(display_path(Path::new("/w/repo/b.ts"), cwd), "../b.ts");
     assert_eq!(display_path(Path::new("/w/repo/pkg"), cwd), "/w/repo/pkg");
+}
+
+#[test]
+fn pi_own_paths_resolve_like_pi_resolve_to_cwd() {
+    let cwd = Path::new("/w/repo");
+    assert_eq!(
+        resolve_pi_path("src/a.ts", cwd),
+        PathBuf::from("/w/repo/src/a.ts")
+    );
+    assert_eq!(
+        resolve_pi_path("@src/a.ts", cwd),
+        PathBuf::from("/w/repo/src/a.ts")
+    );
+    assert_eq!(
+        resolve_pi_path("./x/../b.ts", cwd),
+        PathBuf::from("/w/repo/b.ts")
+    );
+    assert_eq!(
+        resolve_pi_path("/abs/c.ts", cwd),
+        PathBuf::from("/abs/c.ts")
+    );
+    assert_eq!(
+        resolve_pi_path("file:///abs/d.ts", cwd),
+        PathBuf::from("/abs/d.ts")
+    );
+    assert_eq!(
+        resolve_pi_path("my\u{00A0}file.ts", cwd),
+        PathBuf::from("/w/repo/my file.ts")
+    );
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        assert_eq!(
+            resolve_pi_path("~/e.ts", cwd),
+            PathBuf::from(home).join("e.ts")
+        );
+    }
 }

@@ -129,7 +129,7 @@ fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let gortex = json!({"operation": "batch", "changes": [{"path": "a.txt"}, {"path": "b.txt"}]});
-    let pi_write = json!({"path": "a.txt", "content": "x"});
+    let pi_write = json!({"path": "@a.txt", "content": "x"});
     on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd);
     on_call(&mut w, call("p1", "write", &pi_write), &r.cwd);
     assert_eq!(w.contested_paths("g1"), [r.cwd.join("a.txt")]);

@@ -157,6 +157,36 @@ pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Pi's `resolveToCwd(path, cwd)` for its own `edit` / `write` (DIFF-17):
+/// Unicode spaces become plain spaces, one leading `@` is dropped, `~` and
+/// `~/...` expand to the home directory, a `file://` URL becomes its path,
+/// and a relative path is resolved against `cwd`. A claim must name the
+/// same file as Pi's tool writes.
+pub fn resolve_pi_path(raw: &str, cwd: &Path) -> PathBuf {
+    // JS /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/
+    let unicode_space = |c: char| {
+        matches!(
+            c,
+            '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}'
+        )
+    };
+    let spaced: String = raw
+        .chars()
+        .map(|c| if unicode_space(c) { ' ' } else { c })
+        .collect();
+    let name = spaced.strip_prefix('@').unwrap_or(&spaced);
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let path = match (name, home) {
+        ("~", Some(home)) => home,
+        (n, Some(home)) if n.starts_with("~/") => home.join(&n[2..]),
+        (n, _) if n.starts_with("file:///") => PathBuf::from(&n["file://".len()..]),
+        (n, _) => PathBuf::from(n),
+    };
+    normalize(&cwd.join(path))
+}
+
 /// DIFF-14: `path` relative to `cwd` (with `..` where needed), or the
 /// absolute path when the relative form is empty.
 pub fn display_path(path: &Path, cwd: &Path) -> String {

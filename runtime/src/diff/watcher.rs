@@ -14,7 +14,7 @@ use pi_gortex_schema::edit_details::EditDetails;
 use serde_json::Value;
 
 use super::outcome::{apply_shell_overlap, compare_entries, edit_details, merge_details};
-use super::paths::normalize;
+use super::paths::resolve_pi_path;
 use super::snapshot::{snapshot_all, Snapshots};
 
 /// Tool names whose calls run shell commands.
@@ -73,17 +73,6 @@ impl ShellTracker {
     /// now, or started in between.
     pub fn overlapped(&self, window: ShellWindow) -> bool {
         window.running_at_open || self.is_running() || self.seen != window.seen_at_open
-    }
-}
-
-/// Pi resolves `~` and `~/...` in its own tools' paths against the home
-/// directory; a claim must name the same file.
-fn expand_home(path: &str) -> PathBuf {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
-    match (path, home) {
-        ("~", Some(home)) => PathBuf::from(home),
-        (p, Some(home)) if p.starts_with("~/") => PathBuf::from(home).join(&p[2..]),
-        (p, _) => PathBuf::from(p),
     }
 }
 
@@ -177,7 +166,7 @@ impl NativeWatcher {
         }
         if matches!(call.tool_name, "edit" | "write") {
             if let Some(path) = call.input.get("path").and_then(Value::as_str) {
-                let resolved = normalize(&cwd.join(expand_home(path)));
+                let resolved = resolve_pi_path(path, cwd);
                 self.claim(call.tool_call_id, BTreeSet::from([resolved]), None);
             }
             return;
