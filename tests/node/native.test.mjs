@@ -212,4 +212,19 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.deepEqual(expanded.render(80), ["BASE"]);
     await s.shutdown();
   });
+
+  test("DIFF-20: turn_end drops pending claims, so a late result gets no diff", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    const input = { target: { file }, content: "two\n" };
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    await s.runner.emit({ type: "turn_end", turnIndex: 0, message: {}, toolResults: [] });
+    writeFileSync(file, "two\n");
+    assert.equal(await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }), undefined);
+    await s.shutdown();
+  });
 });

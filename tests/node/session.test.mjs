@@ -64,6 +64,9 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     const [first] = await turn;
     assert.ok(!first.content.includes(STILL_REGISTERING));
     assert.ok(s.toolNames().includes("search"));
+    // SES-6: the parked turn was this session's first turn; the latch stayed set.
+    assert.deepEqual(await s.beforeAgentStart("second"), []);
+    assert.equal(sessionHooks(s).length, 1);
     await s.shutdown();
   });
 

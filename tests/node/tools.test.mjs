@@ -166,4 +166,24 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(result.details, {});
     await s.shutdown();
   });
+
+  test("TOOL-9: a burst of list_changed yields one re-list once quiet", async () => {
+    const s = await ownSession({ scenario: { faults: [{ kind: "list_changed_burst", count: 200, spacing_ms: 0, after: "tools/list" }] } });
+    const lists = () => s.ws.log().filter((r) => r.ev === "recv" && r.method === "tools/list").length;
+    assert.ok(await until(() => lists() >= 2, 5000), "the burst caused a re-list");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.ok(lists() <= 3, `re-lists: ${lists() - 1}`);
+    await s.shutdown();
+  });
+
+  test("DIFF-8: an edit naming a file outside the cwd and repo root is never read or diffed", async () => {
+    const ws = workspace();
+    const outside = join(ws.dir, "outside.txt");
+    writeFileSync(outside, "secret\n");
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    const result = await s.execute("gortex_edit", { operation: "file", target: { file: outside }, match: "secret", replacement: "x" });
+    assert.deepEqual(result.details, {});
+    await s.shutdown();
+  });
 });
