@@ -234,3 +234,46 @@ fn unchanged_files_produce_no_details() {
         None
     );
 }
+
+#[test]
+fn a_claim_can_be_snapshotted_outside_the_watcher() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = gortex_edit("a.txt");
+    let ticket = w
+        .begin_tool_call(
+            call("g1", "mcp__gortex__edit", &input),
+            true,
+            &r.cwd,
+            edit_candidates,
+        )
+        .expect("a Gortex edit with candidates");
+    assert!(w.has_claim("g1"), "claimed before the files are read");
+    assert!(ticket.paths().contains(&r.cwd.join("a.txt")));
+    let before = pi_gortex_runtime::diff::snapshot_all(ticket.paths());
+    w.complete_claim(ticket, before);
+    fs::write(r.cwd.join("a.txt"), "one\n").unwrap();
+    let details = w
+        .on_tool_result("g1", false, &json!({}), &r.cwd)
+        .expect("diff");
+    assert_eq!(details["diff"], json!(" 1 one\n-2 two"));
+
+    // Pi's own tools and non-edits need no ticket.
+    let own = json!({"path": "b.txt"});
+    assert!(w
+        .begin_tool_call(call("p1", "write", &own), true, &r.cwd, edit_candidates)
+        .is_none());
+    assert!(w.has_claim("p1"));
+    // A ticket completed after turn_end does not resurrect the claim.
+    let ticket = w
+        .begin_tool_call(
+            call("g2", "mcp__gortex__edit", &input),
+            true,
+            &r.cwd,
+            edit_candidates,
+        )
+        .unwrap();
+    w.on_turn_end();
+    w.complete_claim(ticket, Default::default());
+    assert!(!w.has_claim("g2"));
+}

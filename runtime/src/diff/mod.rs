@@ -35,7 +35,9 @@ use serde_json::Value;
 pub use outcome::{compare, edit_details, merge_details};
 pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
 pub use snapshot::{snapshot_all, Snapshot, Snapshots};
-pub use watcher::{NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall};
+pub use watcher::{
+    ClaimTicket, NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall,
+};
 
 /// DIFF-2 + DIFF-8: `None` when the call is not a file edit; otherwise its
 /// candidate files (possibly none), sorted, de-duplicated and inside the

@@ -88,6 +88,21 @@ struct Claim {
     ran: bool,
 }
 
+/// A Gortex edit claimed at `tool_call` whose files still have to be read.
+#[derive(Debug, Clone)]
+pub struct ClaimTicket {
+    tool_call_id: String,
+    paths: Vec<PathBuf>,
+    window: ShellWindow,
+}
+
+impl ClaimTicket {
+    /// The candidate files to snapshot.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+}
+
 /// A `tool_call` event, as far as the diff rules read it.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolCall<'a> {
@@ -152,7 +167,9 @@ impl NativeWatcher {
     /// DIFF-17 `tool_call`. `native` is false when the instance uses the own
     /// client (then only shell tracking happens). `candidates` computes the
     /// candidate files of a Gortex edit (normally [`super::edit_candidates`];
-    /// injectable for tests).
+    /// injectable for tests). Reads the candidate files; glue that holds
+    /// this watcher behind a lock should use [`NativeWatcher::begin_tool_call`]
+    /// and [`NativeWatcher::complete_claim`] to read them outside the lock.
     pub fn on_tool_call(
         &mut self,
         call: ToolCall<'_>,
@@ -160,33 +177,52 @@ impl NativeWatcher {
         cwd: &Path,
         candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
     ) {
+        if let Some(ticket) = self.begin_tool_call(call, native, cwd, candidates) {
+            let before = snapshot_all(&ticket.paths);
+            self.complete_claim(ticket, before);
+        }
+    }
+
+    /// DIFF-17 without file reads: shell tracking, Pi's own claims, and for
+    /// a Gortex edit the claim itself with its shell window opened. Returns
+    /// the ticket whose paths must be snapshotted next (then
+    /// [`NativeWatcher::complete_claim`]); `None` when nothing is to read.
+    pub fn begin_tool_call(
+        &mut self,
+        call: ToolCall<'_>,
+        native: bool,
+        cwd: &Path,
+        candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
+    ) -> Option<ClaimTicket> {
         self.shell.on_tool_call(call.tool_name, call.tool_call_id);
         if !native || call.parent_tool_call_id.is_some() {
-            return;
+            return None;
         }
         if matches!(call.tool_name, "edit" | "write") {
             if let Some(path) = call.input.get("path").and_then(Value::as_str) {
                 let resolved = resolve_pi_path(path, cwd);
                 self.claim(call.tool_call_id, BTreeSet::from([resolved]), None);
             }
-            return;
+            return None;
         }
-        let Some(bare) = call.tool_name.strip_prefix(MCP_TOOL_PREFIX) else {
-            return;
-        };
-        let Some(paths) = candidates(bare, call.input, cwd) else {
-            return;
-        };
-        if paths.is_empty() {
-            return;
-        }
+        let bare = call.tool_name.strip_prefix(MCP_TOOL_PREFIX)?;
+        let paths = candidates(bare, call.input, cwd).filter(|p| !p.is_empty())?;
         let window = self.shell.open_window();
-        let before = snapshot_all(&paths);
-        self.claim(
-            call.tool_call_id,
-            paths.into_iter().collect(),
-            Some((window, before)),
-        );
+        self.claim(call.tool_call_id, paths.iter().cloned().collect(), None);
+        Some(ClaimTicket {
+            tool_call_id: call.tool_call_id.to_owned(),
+            paths,
+            window,
+        })
+    }
+
+    /// Stores the before snapshot of a claim begun by
+    /// [`NativeWatcher::begin_tool_call`]. A claim dropped meanwhile (by
+    /// `turn_end`) stays dropped.
+    pub fn complete_claim(&mut self, ticket: ClaimTicket, before: Snapshots) {
+        if let Some(claim) = self.claims.get_mut(&ticket.tool_call_id) {
+            claim.before = Some((ticket.window, before));
+        }
     }
 
     /// Registers a claim and marks shared paths contested both ways (DIFF-18).
