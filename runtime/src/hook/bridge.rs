@@ -151,28 +151,22 @@ async fn talk(
     Ok((stdout, status))
 }
 
-/// Reads to EOF, failing as soon as more than `cap` bytes arrived.
-async fn read_capped(
-    mut reader: impl AsyncRead + Unpin,
-    cap: usize,
-) -> Result<Vec<u8>, HookFailure> {
+/// Reads to EOF, failing as soon as more than `cap` bytes arrived (the
+/// read stops there; the caller then kills the child).
+async fn read_capped(reader: impl AsyncRead + Unpin, cap: usize) -> Result<Vec<u8>, HookFailure> {
+    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
     let mut buffer = Vec::with_capacity(4096);
-    let mut chunk = vec![0u8; 64 * 1024];
-    loop {
-        let read = reader
-            .read(&mut chunk)
-            .await
-            .map_err(|error| HookFailure::Io {
-                error: error.to_string(),
-            })?;
-        if read == 0 {
-            return Ok(buffer);
-        }
-        if buffer.len() + read > cap {
-            return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
-        }
-        buffer.extend_from_slice(&chunk[..read]);
+    reader
+        .take(limit)
+        .read_to_end(&mut buffer)
+        .await
+        .map_err(|error| HookFailure::Io {
+            error: error.to_string(),
+        })?;
+    if buffer.len() > cap {
+        return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
     }
+    Ok(buffer)
 }
 
 /// Kills the child and waits for it, so no zombie or stray process is left.
