@@ -148,3 +148,34 @@ fn invalid_env_boolean_warns_and_falls_through() {
         }]
     );
 }
+
+/// The runtime and the schema agree: every valid `SidecarConfig` vector
+/// reads without a warning, every invalid one gives at least one.
+#[test]
+fn schema_example_vectors_agree_with_the_warnings() {
+    let examples =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schema/examples/SidecarConfig");
+    for (kind, expect_warning) in [("valid", false), ("invalid", true)] {
+        let mut seen = 0;
+        for entry in std::fs::read_dir(examples.join(kind)).expect("vectors") {
+            let path = entry.expect("entry").path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            seen += 1;
+            let root = temp_dir();
+            let home = root.path().join("home");
+            let text = std::fs::read_to_string(&path).expect("read");
+            write_file(&home.join(".pi/agent/extensions/gortex.json"), &text);
+            let config = resolve(&inputs(&[], &root.path().join("repo"), &home));
+            assert_eq!(
+                !config.warnings.is_empty(),
+                expect_warning,
+                "{}: {:?}",
+                path.display(),
+                config.warnings
+            );
+        }
+        assert!(seen >= 3, "{kind} vectors found: {seen}");
+    }
+}
