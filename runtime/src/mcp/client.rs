@@ -17,9 +17,9 @@ use std::time::Duration;
 
 use pi_gortex_schema::mcp::{CancelledNotificationParams, RequestId};
 use serde_json::value::RawValue;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::io::AsyncReadExt;
+use tokio::process::ChildStdout;
+use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::envelope;
@@ -29,6 +29,7 @@ use super::handshake::{self, HandshakeInfo};
 pub use super::routing::RawResponse;
 use super::routing::{route, Routed};
 use super::transport::child_process::{self, ChildSpec, SpawnedChild};
+use super::transport::outbound::Outbound;
 use super::transport::stderr_tail::StderrTail;
 
 pub use super::routing::LIST_CHANGED;
@@ -158,7 +159,7 @@ struct State {
 struct Connection {
     generation: u64,
     pid: u32,
-    outbound: mpsc::UnboundedSender<Vec<u8>>,
+    outbound: Arc<Outbound>,
     frames_seen: Arc<AtomicU64>,
     kill: Mutex<Option<oneshot::Sender<()>>>,
     reaped: watch::Receiver<bool>,
@@ -236,7 +237,7 @@ impl McpClient {
     /// Sends a notification, best effort.
     pub fn notify(&self, method: &str, params: &RawValue) -> Result<(), McpError> {
         let connection = self.shared.current_connection()?;
-        let _ = connection
+        connection
             .outbound
             .send(envelope::notification_frame(method, params));
         Ok(())
@@ -397,7 +398,7 @@ impl Shared {
             .await?;
         let info = handshake::read_handshake(result.json());
         let empty = RawValue::from_string("{}".to_string()).expect("valid JSON");
-        let _ = connection.outbound.send(envelope::notification_frame(
+        connection.outbound.send(envelope::notification_frame(
             "notifications/initialized",
             &empty,
         ));
@@ -448,29 +449,39 @@ impl Shared {
                 return Err(failure);
             }
         };
-        state.generation += 1;
-        let generation = state.generation;
-        let (outbound, outbound_rx) = mpsc::unbounded_channel();
-        let (kill, kill_rx) = oneshot::channel();
-        let (reaped_tx, reaped) = watch::channel(false);
-        let frames_seen = Arc::new(AtomicU64::new(0));
-        let connection = Arc::new(Connection {
-            generation,
-            pid: spawned.pid,
-            outbound: outbound.clone(),
-            frames_seen: frames_seen.clone(),
-            kill: Mutex::new(Some(kill)),
-            reaped,
-        });
         let SpawnedChild {
-            pid: _,
+            pid,
             child,
             stdin,
             stdout,
             stderr_tail,
             stderr_drain,
         } = spawned;
-        let writer = tokio::spawn(write_frames(stdin, outbound_rx));
+        let (outbound, flusher) = match Outbound::new(stdin) {
+            Ok(pair) => pair,
+            Err(error) => {
+                let failure = McpError::SpawnFailed {
+                    detail: error.to_string(),
+                };
+                state.phase = Phase::Exited(failure.clone());
+                reject_all(&mut state, &failure);
+                return Err(failure);
+            }
+        };
+        state.generation += 1;
+        let generation = state.generation;
+        let (kill, kill_rx) = oneshot::channel();
+        let (reaped_tx, reaped) = watch::channel(false);
+        let frames_seen = Arc::new(AtomicU64::new(0));
+        let connection = Arc::new(Connection {
+            generation,
+            pid,
+            outbound: outbound.clone(),
+            frames_seen: frames_seen.clone(),
+            kill: Mutex::new(Some(kill)),
+            reaped,
+        });
+        let writer = tokio::spawn(flusher);
         let supervisor = Supervisor {
             shared: Arc::downgrade(self),
             generation,
@@ -535,7 +546,7 @@ impl Shared {
         }
         let _guard = PendingGuard { shared: self, id };
         let frames_before = connection.frames_seen.load(Ordering::SeqCst);
-        let _ = connection
+        connection
             .outbound
             .send(envelope::request_frame(id, method, params));
         let timeout = self.config.timeouts.for_method(method);
@@ -571,7 +582,7 @@ impl Shared {
                     extra: serde_json::Map::new(),
                 };
                 if let Ok(params) = serde_json::value::to_raw_value(&params) {
-                    let _ = connection.outbound.send(envelope::notification_frame(
+                    connection.outbound.send(envelope::notification_frame(
                         "notifications/cancelled",
                         &params,
                     ));
@@ -598,21 +609,6 @@ impl Shared {
     }
 }
 
-/// Writes outbound frames in order; write errors are ignored (MCP-3), the
-/// exit of the child reports the problem. Aborting this task closes stdin.
-async fn write_frames(mut stdin: ChildStdin, mut outbound: mpsc::UnboundedReceiver<Vec<u8>>) {
-    let mut broken = false;
-    while let Some(mut batch) = outbound.recv().await {
-        if broken {
-            continue;
-        }
-        while let Ok(more) = outbound.try_recv() {
-            batch.extend_from_slice(&more);
-        }
-        broken = stdin.write_all(&batch).await.is_err();
-    }
-}
-
 struct ChildParts {
     child: tokio::process::Child,
     stdout: ChildStdout,
@@ -628,7 +624,7 @@ struct ChildParts {
 struct Supervisor {
     shared: Weak<Shared>,
     generation: u64,
-    outbound: mpsc::UnboundedSender<Vec<u8>>,
+    outbound: Arc<Outbound>,
     frames_seen: Arc<AtomicU64>,
     max_frame_bytes: usize,
     timeouts: Timeouts,
@@ -663,6 +659,8 @@ impl Supervisor {
                 }
             }
         };
+        // Closing stdin is the first step of the kill procedure (MCP-15).
+        self.outbound.close();
         parts.writer.abort();
         match ending {
             Ending::Kill => {
@@ -741,7 +739,7 @@ impl Supervisor {
             }
             Routed::Reply(reply) => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                let _ = self.outbound.send(reply);
+                self.outbound.send(reply);
             }
             Routed::ListChanged => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);

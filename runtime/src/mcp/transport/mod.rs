@@ -2,4 +2,5 @@
 //! `gortex mcp` child, and draining its stderr.
 
 pub mod child_process;
+pub mod outbound;
 pub mod stderr_tail;

@@ -1,0 +1,220 @@
+//! The child's stdin as a frame sink (MCP-5, MCP-3).
+//!
+//! A frame is written straight from the sending task with a non-blocking
+//! write, so a request costs no extra task hop; only when the pipe is full
+//! does the rest wait in a backlog that a flusher task drains in order.
+//! Write errors (a broken pipe after the child died) switch the sink off
+//! silently: the child's exit is what reports the problem. `close()` drops
+//! the pipe at once, which is how the kill procedure closes stdin.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io::ErrorKind;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::net::unix::pipe;
+use tokio::process::ChildStdin;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// Frames to one child's stdin.
+#[derive(Debug)]
+pub struct Outbound {
+    state: Mutex<State>,
+    backlog_ready: Arc<Notify>,
+    closed: CancellationToken,
+}
+
+impl Drop for Outbound {
+    fn drop(&mut self) {
+        // Ends the flusher, which holds no strong reference while idle.
+        self.closed.cancel();
+    }
+}
+
+#[derive(Debug)]
+struct State {
+    /// `None` once closed or broken.
+    pipe: Option<Arc<pipe::Sender>>,
+    /// Frames not yet fully written, oldest first.
+    backlog: VecDeque<Vec<u8>>,
+    /// Bytes of the oldest backlog frame already written.
+    written: usize,
+}
+
+enum Attempt {
+    Done,
+    Partial(usize),
+    Broken,
+}
+
+fn write_now(pipe: &pipe::Sender, bytes: &[u8]) -> Attempt {
+    let mut written = 0;
+    while written < bytes.len() {
+        match pipe.try_write(&bytes[written..]) {
+            Ok(count) => written += count,
+            Err(error) if error.kind() == ErrorKind::WouldBlock => {
+                return Attempt::Partial(written)
+            }
+            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => return Attempt::Broken,
+        }
+    }
+    Attempt::Done
+}
+
+impl Outbound {
+    /// Wraps `stdin`; the returned future is the flusher, to be spawned.
+    pub fn new(stdin: ChildStdin) -> std::io::Result<(Arc<Self>, impl Future<Output = ()>)> {
+        let pipe = pipe::Sender::from_owned_fd(stdin.into_owned_fd()?)?;
+        let outbound = Arc::new(Self {
+            state: Mutex::new(State {
+                pipe: Some(Arc::new(pipe)),
+                backlog: VecDeque::new(),
+                written: 0,
+            }),
+            backlog_ready: Arc::new(Notify::new()),
+            closed: CancellationToken::new(),
+        });
+        let flusher = flush(
+            Arc::downgrade(&outbound),
+            outbound.backlog_ready.clone(),
+            outbound.closed.clone(),
+        );
+        Ok((outbound, flusher))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Writes one frame, in order after any backlog; never blocks.
+    pub fn send(&self, frame: Vec<u8>) {
+        let mut state = self.lock();
+        let Some(pipe) = state.pipe.clone() else {
+            return;
+        };
+        if !state.backlog.is_empty() {
+            state.backlog.push_back(frame);
+            return;
+        }
+        match write_now(&pipe, &frame) {
+            Attempt::Done => {}
+            Attempt::Partial(written) => {
+                state.backlog.push_back(frame);
+                state.written = written;
+                drop(state);
+                self.backlog_ready.notify_one();
+            }
+            Attempt::Broken => Self::switch_off(&mut state),
+        }
+    }
+
+    /// Closes stdin now; later frames are dropped.
+    pub fn close(&self) {
+        Self::switch_off(&mut self.lock());
+        self.closed.cancel();
+    }
+
+    fn switch_off(state: &mut State) {
+        state.pipe = None;
+        state.backlog.clear();
+        state.written = 0;
+    }
+}
+
+/// Drains the backlog whenever the pipe becomes writable again.
+async fn flush(
+    outbound: std::sync::Weak<Outbound>,
+    backlog_ready: Arc<Notify>,
+    closed: CancellationToken,
+) {
+    loop {
+        let pipe = {
+            let Some(strong) = outbound.upgrade() else {
+                return;
+            };
+            let state = strong.lock();
+            if state.backlog.is_empty() {
+                None
+            } else {
+                state.pipe.clone()
+            }
+        };
+        let Some(pipe) = pipe else {
+            tokio::select! {
+                _ = backlog_ready.notified() => continue,
+                _ = closed.cancelled() => return,
+            }
+        };
+        tokio::select! {
+            writable = pipe.writable() => if writable.is_err() { return },
+            _ = closed.cancelled() => return,
+        }
+        let Some(strong) = outbound.upgrade() else {
+            return;
+        };
+        let mut state = strong.lock();
+        while let Some(front) = state.backlog.front() {
+            let offset = state.written;
+            match write_now(&pipe, &front[offset..]) {
+                Attempt::Done => {
+                    state.backlog.pop_front();
+                    state.written = 0;
+                }
+                Attempt::Partial(more) => {
+                    state.written += more;
+                    break;
+                }
+                Attempt::Broken => {
+                    Outbound::switch_off(&mut state);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::transport::child_process::{spawn_piped, ChildSpec};
+
+    #[tokio::test]
+    async fn a_full_pipe_backlog_is_flushed_in_order() {
+        let dir = std::env::temp_dir().join(format!("outbound-{}", std::process::id()));
+        let spec = ChildSpec {
+            program: "sh".into(),
+            args: vec![
+                "-c".into(),
+                format!("sleep 0.3; cat > '{}'", dir.display()).into(),
+            ],
+            extra_env: Vec::new(),
+            cwd: None,
+        };
+        let mut spawned = spawn_piped(&spec).unwrap();
+        let (outbound, flusher) = Outbound::new(spawned.stdin).unwrap();
+        tokio::spawn(flusher);
+        let mut expected = Vec::new();
+        for index in 0..64u8 {
+            // 64 KiB frames: far more than a pipe holds while the reader sleeps.
+            let frame = vec![b'a' + index % 26; 64 * 1024];
+            expected.extend_from_slice(&frame);
+            outbound.send(frame);
+        }
+        assert!(!outbound.lock().backlog.is_empty(), "the pipe filled up");
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            while !outbound.lock().backlog.is_empty() {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .expect("backlog drained");
+        outbound.close();
+        spawned.child.wait().await.unwrap();
+        assert_eq!(std::fs::read(&dir).unwrap(), expected);
+        let _ = std::fs::remove_file(&dir);
+    }
+}
