@@ -3,6 +3,7 @@
 
 mod common_config;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -209,4 +210,51 @@ async fn hook_runs_do_not_block_the_runtime() {
     assert_eq!(ticks.expect("ticker"), 10);
     assert!(hook.latency >= Duration::from_millis(1500));
     assert!(started.elapsed() < Duration::from_millis(4000));
+}
+
+#[tokio::test]
+async fn timeout_also_kills_what_a_wrapper_script_started() {
+    // A `gortex` shim that runs the real binary without `exec`: the kill
+    // must reach the grandchild too, or it would linger after the run.
+    let dir = temp_dir();
+    let pid_file = dir.path().join("grandchild.pid");
+    let shim = dir.path().join("gortex");
+    std::fs::write(
+        &shim,
+        format!(
+            "#!/bin/sh\nsleep 30 &\necho $! > {}\nwait\n",
+            pid_file.display()
+        ),
+    )
+    .expect("write shim");
+    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let limits = pi_gortex_runtime::hook::HookLimits {
+        timeout: Duration::from_millis(500),
+        ..Default::default()
+    };
+    let run = pi_gortex_runtime::hook::run_with_limits(
+        &[
+            shim.display().to_string(),
+            "hook".into(),
+            "--agent=pi".into(),
+        ],
+        &read_envelope(),
+        limits,
+    )
+    .await;
+    assert_eq!(run.failure, Some(HookFailure::Timeout { limit_ms: 500 }));
+    let pid = std::fs::read_to_string(&pid_file).expect("grandchild pid");
+    let pid: i32 = pid.trim().parse().expect("pid");
+    // Once killed, the grandchild is gone or a zombie waiting for whoever
+    // inherited it (not every container's init reaps promptly).
+    let gone = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            Ok(stat) => stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
+        }
+    });
+    assert!(gone, "grandchild {pid} still alive");
 }

@@ -86,17 +86,21 @@ async fn exchange(
     limits: HookLimits,
 ) -> Result<Vec<u8>, HookFailure> {
     let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|error| HookFailure::Spawn {
-            program: program.clone(),
-            error: error.to_string(),
-        })?;
+        .kill_on_drop(true);
+    // Its own process group, so a kill also reaches whatever a wrapper
+    // script started (a `gortex` shim that does not `exec`).
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command.spawn().map_err(|error| HookFailure::Spawn {
+        program: program.clone(),
+        error: error.to_string(),
+    })?;
     let outcome = tokio::time::timeout(
         limits.timeout,
         talk(&mut child, envelope, limits.stdout_cap),
@@ -171,5 +175,13 @@ async fn read_capped(reader: impl AsyncRead + Unpin, cap: usize) -> Result<Vec<u
 
 /// Kills the child and waits for it, so no zombie or stray process is left.
 async fn kill_and_reap(child: &mut Child) {
+    #[cfg(unix)]
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        // SAFETY: kill(2) with a negative pid signals the process group the
+        // child leads (set at spawn); it touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
     let _ = child.kill().await;
 }
