@@ -53,6 +53,13 @@ fn main() -> ExitCode {
             if let Some(cwd) = cwd {
                 inputs.cwd = inputs.cwd.join(cwd);
             }
+            if !inputs.cwd.is_dir() {
+                eprintln!(
+                    "pi-gortex doctor: {} is not a directory",
+                    inputs.cwd.display()
+                );
+                return ExitCode::from(2);
+            }
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
