@@ -93,7 +93,9 @@ describe("MCP faults on the own client (MCP-*, FAIL-2)", { concurrency: CONCURRE
 		const run = await runWith(pi, { faults: [{ kind: "exit_on_start", exit_code: 1, verb: "mcp" }] }, []);
 		await assertClean(run);
 		const first = userTexts(run.models[0]);
-		assert.ok(first[1].startsWith(unavailableText("gortex mcp exited")), JSON.stringify(first));
+		// Issue 3 puts how the child ended (and its stderr tail, empty here) into the
+		// error, after the spec's `gortex mcp exited` (MCP-4).
+		assert.ok(first[1].startsWith(unavailableText("gortex mcp exited with status 1")), JSON.stringify(first));
 	});
 
 	scenario("crash on the first call: that call fails, the next one respawns and works (MCP-16)", OWN, async ({ pi }) => {
@@ -103,7 +105,12 @@ describe("MCP faults on the own client (MCP-*, FAIL-2)", { concurrency: CONCURRE
 		]);
 		await assertClean(run);
 		assert.deepEqual(reportOf(run.stdout).toolResults, [
-			{ name: "search", isError: true, text: "gortex search failed: gortex mcp exited" },
+			{
+				name: "search",
+				isError: true,
+				// MCP-4's text, extended per issue 3 with the exit status and the stderr tail.
+				text: "gortex search failed: gortex mcp exited with status 1: [gortex mcp] serving stdio (fake-gortex)",
+			},
 			{ name: "search", isError: false, text: searchReply },
 		]);
 		assert.equal(run.fake.filter((r) => r.ev === "start" && r.verb === "mcp").length, 2, "one respawn");

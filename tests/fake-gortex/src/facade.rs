@@ -247,8 +247,10 @@ fn input_schema(name: &str) -> Value {
     let required: &[&str] = match name {
         "ask" => &["question"],
         "analyze" => &["kind"],
-        "edit" | "read" | "search" | "relations" | "trace" | "refactor" | "explore" | "change"
-        | "review" | "session" => &["operation"],
+        // `edit` and `read` infer their operation when it is absent (DIFF-2, REN-4),
+        // as the daemon does, so the schema must not demand it.
+        "search" | "relations" | "trace" | "refactor" | "explore" | "change" | "review"
+        | "session" => &["operation"],
         _ => &[],
     };
     if !required.is_empty() {
