@@ -52,8 +52,9 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const extension = ourExtension(s, dir);
     assert.ok(extension, "discovered");
     const handlers = [...extension.handlers.keys()];
-    for (const name of EXPECTED_HANDLERS) assert.ok(handlers.includes(name), `${name} handler`);
-    assert.ok(!handlers.includes("context"), "no context handler");
+    assert.deepEqual(handlers, EXPECTED_HANDLERS, "SES-18 order, no context handler");
+    assert.equal(extension.handlers.get("tool_call").length, 2, "enforcement, then the diff watcher");
+    assert.equal(extension.handlers.get("session_shutdown").length, 2);
     await s.sessionStart();
     assert.ok(s.toolNames().includes("gortex_read"));
     await s.shutdown();
