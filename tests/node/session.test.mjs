@@ -137,6 +137,8 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     assert.ok(!first.content.includes(STILL_REGISTERING));
     assert.ok(s.toolNames().includes("search"), "the parked turn sees C's tools");
     await s.shutdown();
+    // SES-8: the superseded start stopped its own child; nothing leaks.
+    for (const pid of s.mcpPids()) assert.ok(await until(() => !alive(pid)), `gortex mcp ${pid} left running`);
   });
 
   test("SES-17/MCP-3: a process that never shuts the session down still exits promptly", () => {
