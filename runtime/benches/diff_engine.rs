@@ -2,16 +2,20 @@
 //! `generateDiffString` on the four inputs, plus the cost of a
 //! search that runs into `MAX_DIFF_STEPS` (the most a refused diff costs).
 //!
-//! `tests/diff-parity/bench.mjs` runs this with `DIFF_BENCH_INPUTS=<dir>`
-//! pointing at the exact inputs it timed Pi on (`<id>.old` / `<id>.new`),
-//! then reads the medians from criterion's `estimates.json`. Without the
-//! variable, inputs of the same shapes are generated here.
+//! With `DIFF_BENCH_INPUTS=<dir>` the inputs are read from `<id>.old` /
+//! `<id>.new` there (the files `tests/diff-parity/bench.mjs` timed Pi on);
+//! without it, inputs of the same shapes are generated here.
+//!
+//! With `DIFF_BENCH_RAW=<runs>` the binary skips criterion and prints one
+//! JSON object `{case: [ms, ...]}` of `<runs>` plain timings per case:
+//! bench.mjs interleaves such rounds with Pi's, so both sides see the same
+//! machine load (the development machine is shared).
 
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use pi_gortex_runtime::diff::budget::MAX_DIFF_STEPS;
 use pi_gortex_runtime::diff::engine::diff_lines;
 use pi_gortex_runtime::diff::format::generate_diff_string;
@@ -165,5 +169,39 @@ fn bench_step_limit(c: &mut Criterion) {
     group.finish();
 }
 
+/// `DIFF_BENCH_RAW` mode: plain wall-clock timings, as JSON on stdout.
+fn raw_timings(runs: usize) {
+    let mut fields = Vec::new();
+    for id in CASES {
+        let (old, new) = inputs(id);
+        let _ = generate_diff_string(&old, &new, u64::MAX); // warm-up
+        let times: Vec<String> = (0..runs.max(1))
+            .map(|_| {
+                let start = std::time::Instant::now();
+                black_box(generate_diff_string(
+                    black_box(&old),
+                    black_box(&new),
+                    u64::MAX,
+                ))
+                .ok();
+                format!("{:.4}", start.elapsed().as_secs_f64() * 1e3)
+            })
+            .collect();
+        fields.push(format!("\"{id}\":[{}]", times.join(",")));
+    }
+    println!("{{{}}}", fields.join(","));
+}
+
 criterion_group!(benches, bench_generate_diff_string, bench_step_limit);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(runs) = std::env::var("DIFF_BENCH_RAW")
+        .ok()
+        .and_then(|r| r.parse().ok())
+    {
+        raw_timings(runs);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
