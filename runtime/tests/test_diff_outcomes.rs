@@ -313,3 +313,18 @@ fn work_estimate_matches_a_plain_split_count() {
         );
     }
 }
+
+#[test]
+fn a_rewrite_past_the_step_limit_gets_the_note_though_its_estimate_fits() {
+    // 5,000 lines replaced by 5,000 others: estimate ~1e8, within
+    // MAX_DIFF_WORK, but the search needs ~25 million steps.
+    let old: String = (0..5000).map(|i| format!("before {i}\n")).collect();
+    let new: String = (0..5000).map(|i| format!("after {i}\n")).collect();
+    assert!(work_estimate(&old, &new) <= MAX_DIFF_WORK);
+    let entry = text_diff("rewrite.txt", &old, &new).unwrap();
+    assert_eq!(entry.note.as_deref(), Some(NOTE_TOO_LARGE));
+    // A smaller rewrite is diffed.
+    let old: String = (0..500).map(|i| format!("before {i}\n")).collect();
+    let new: String = (0..500).map(|i| format!("after {i}\n")).collect();
+    assert_eq!(text_diff("small.txt", &old, &new).unwrap().note, None);
+}

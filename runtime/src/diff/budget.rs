@@ -13,13 +13,14 @@
 //!   scattered edits of files under 1 MiB (2,000 edits in 1 MiB estimate
 //!   at ~2e8).
 //! - [`MAX_DIFF_STEPS`]: the real guard. The search counts its diagonal
-//!   visits and compared lines and gives up past this many, which on the
-//!   development machine (2 cores shared with builds) is about 100 ms in the
-//!   most expensive shape (a rewrite of a 1 MiB file, where every step is a
-//!   visit): 8,000,000 steps measured 105-140 ms there, hence 6,500,000.
+//!   visits and compared lines and gives up past this many. The most
+//!   expensive shape is a rewrite of a ~1 MiB file (every step a visit):
+//!   on the 2-core development machine, shared with builds (load 8-13),
+//!   6,500,000 steps took 54-81 ms (median 65) in a plain loop and up to
+//!   ~170 ms under criterion at the heaviest load, so about 100 ms.
 //!   For scale: 2,000 scattered edits in 1 MiB take ~3.6 million steps
-//!   (~30 ms); a 5,000-line rewrite takes ~22 million (~300 ms) and gets
-//!   the note.
+//!   (~30-60 ms) and are diffed; a 5,000-line rewrite takes ~22 million
+//!   (~300 ms) and gets the note.
 //!
 //! Either way the file gets `not diffed: change too large to diff quickly`
 //! instead of a diff; what is diffed is identical to Pi's output.
