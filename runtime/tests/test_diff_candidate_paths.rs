@@ -315,3 +315,12 @@ fn pi_own_paths_resolve_like_pi_resolve_to_cwd() {
         );
     }
 }
+
+#[test]
+fn normalize_is_lexical_and_keeps_leading_parent_dirs_of_relative_paths() {
+    use pi_gortex_runtime::diff::paths::normalize;
+    assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+    assert_eq!(normalize(Path::new("/../tmp/x")), PathBuf::from("/tmp/x"));
+    assert_eq!(normalize(Path::new("../../x")), PathBuf::from("../../x"));
+    assert_eq!(normalize(Path::new("a/../../x")), PathBuf::from("../x"));
+}

@@ -60,7 +60,13 @@ pub fn normalize(path: &Path) -> PathBuf {
         match component {
             Component::CurDir => {}
             Component::ParentDir => {
-                if !out.pop() && !out.has_root() {
+                // `..` cancels a normal component, stays at the root, and
+                // piles up at the start of a relative path.
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !out.has_root() {
                     out.push(component);
                 }
             }
