@@ -5,6 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use pi_gortex_runtime::mcp::call_result::read_call_result;
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::routing::{route, Routed};
 use pi_gortex_runtime::mcp::tools::model_text;
@@ -75,7 +76,10 @@ fn main() {
         for chunk in input.chunks(CHUNK) {
             decoder
                 .push(chunk, |frame| {
-                    let Routed::Response { outcome: Ok(raw), .. } = route(frame) else {
+                    let Routed::Response {
+                        outcome: Ok(raw), ..
+                    } = route(frame)
+                    else {
                         panic!("a response");
                     };
                     assert!(raw.json().len() > FRAME - 100);
@@ -89,12 +93,33 @@ fn main() {
         for chunk in input.chunks(CHUNK) {
             decoder
                 .push(chunk, |frame| {
-                    let Routed::Response { outcome: Ok(raw), .. } = route(frame) else {
+                    let Routed::Response {
+                        outcome: Ok(raw), ..
+                    } = route(frame)
+                    else {
                         panic!("a response");
                     };
                     let result: serde_json::Value = raw.decode().unwrap();
                     drop(raw);
                     text_len = model_text(&result).len();
+                })
+                .unwrap();
+        }
+        assert!(text_len > 0);
+    });
+    let with_lazy_text = peak_extra(|| {
+        let mut decoder = FrameDecoder::default();
+        let mut text_len = 0;
+        for chunk in input.chunks(CHUNK) {
+            decoder
+                .push(chunk, |frame| {
+                    let Routed::Response {
+                        outcome: Ok(raw), ..
+                    } = route(frame)
+                    else {
+                        panic!("a response");
+                    };
+                    text_len = read_call_result(&raw).text.len();
                 })
                 .unwrap();
         }
@@ -108,8 +133,13 @@ fn main() {
         ratio(framing_only)
     );
     println!(
-        "  + decode result + extract text:     peak extra {:>10} B = {:.3}x the frame",
+        "  + decode to Value + extract text:   peak extra {:>10} B = {:.3}x the frame",
         with_text,
         ratio(with_text)
+    );
+    println!(
+        "  + read_call_result (call_tool path): peak extra {:>10} B = {:.3}x the frame",
+        with_lazy_text,
+        ratio(with_lazy_text)
     );
 }

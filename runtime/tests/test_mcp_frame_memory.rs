@@ -8,6 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use pi_gortex_runtime::mcp::call_result::read_call_result;
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::routing::{route, Routed};
 
@@ -52,6 +53,11 @@ fn mcp_7_one_16_mib_frame_costs_at_most_2x_its_size_to_frame_and_route() {
     let tail = br#""}]}}"#;
     let mut input = Vec::with_capacity(FRAME + 1);
     input.extend_from_slice(head);
+    // GCX-like text: escapes every few bytes, so unescaping shrinks it.
+    let pattern = br#"fn handle(req) -> \"ok\"\n  calls: 3\t"#;
+    while input.len() + pattern.len() <= FRAME - tail.len() {
+        input.extend_from_slice(pattern);
+    }
     input.resize(FRAME - tail.len(), b'x');
     input.extend_from_slice(tail);
     input.push(b'\n');
@@ -82,6 +88,31 @@ fn mcp_7_one_16_mib_frame_costs_at_most_2x_its_size_to_frame_and_route() {
     assert!(
         extra <= 2 * FRAME,
         "peak extra {extra} B is {:.2}x the frame",
+        extra as f64 / FRAME as f64
+    );
+
+    // The tool-call path also reads the text out (TOOL-6): still within 2x.
+    let baseline = LIVE.load(Ordering::SeqCst);
+    PEAK.store(baseline, Ordering::SeqCst);
+    let mut decoder = FrameDecoder::default();
+    let mut text_len = 0;
+    for chunk in input.chunks(64 * 1024) {
+        decoder
+            .push(chunk, |frame| {
+                if let Routed::Response {
+                    outcome: Ok(raw), ..
+                } = route(frame)
+                {
+                    text_len = read_call_result(&raw).text.len();
+                }
+            })
+            .unwrap();
+    }
+    let extra = PEAK.load(Ordering::SeqCst) - baseline;
+    assert!(text_len > FRAME / 2);
+    assert!(
+        extra <= 2 * FRAME,
+        "text path peak extra {extra} B is {:.2}x the frame",
         extra as f64 / FRAME as f64
     );
 }

@@ -57,7 +57,8 @@ async fn status(bridge: &OwnClientBridge) -> serde_json::Value {
         .call_tool("status", json!({}), None)
         .await
         .unwrap()
-        .raw_result["structuredContent"]
+        .raw_result
+        .to_value()["structuredContent"]
         .clone()
 }
 

@@ -181,7 +181,10 @@ async fn tool_6_is_error_results_and_fallback_texts() {
     assert_eq!(empty.text, "gortex trace failed");
     let structured = bridge.call_tool("explore", json!({}), None).await.unwrap();
     assert_eq!(structured.text, r#"{"k":1}"#);
-    assert_eq!(structured.raw_result["structuredContent"], json!({"k": 1}));
+    assert_eq!(
+        structured.raw_result.to_value()["structuredContent"],
+        json!({"k": 1})
+    );
     bridge.stop().await;
 }
 

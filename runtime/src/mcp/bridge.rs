@@ -16,10 +16,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use super::call_result::read_call_result;
 use super::client::{ClientConfig, McpClient, Timeouts};
 use super::daemon::launch_daemon;
 use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
+use super::routing::RawResponse;
 use super::tools;
 use crate::catalogue::{CatalogueChanges, CatalogueState};
 use crate::version::{skew_warning, SkewWarning};
@@ -83,8 +85,8 @@ pub struct ToolCallOutcome {
     /// The text for the model (step 6); when `is_error`, the error text to
     /// throw (step 7: the text, or `gortex <name> failed` when it is empty).
     pub text: String,
-    /// The daemon's raw `result`.
-    pub raw_result: Value,
+    /// The daemon's `result` as it arrived; `.to_value()` decodes it.
+    pub raw_result: RawResponse,
     /// `result.isError` was true: the glue throws `text`.
     pub is_error: bool,
     /// What the `tools_search` re-sync changed (step 5); `None` for other
@@ -233,7 +235,7 @@ impl OwnClientBridge {
         {
             return Err(BridgeError::NotConnected { name });
         }
-        let result = tools::call_tool(&inner.client, &name, arguments, abort)
+        let result = tools::call_tool_raw(&inner.client, &name, arguments, abort)
             .await
             .map_err(|source| BridgeError::CallFailed {
                 name: name.clone(),
@@ -245,15 +247,16 @@ impl OwnClientBridge {
         } else {
             None
         };
-        let is_error = tools::is_error(&result);
-        let mut text = tools::model_text(&result);
-        if is_error && tools::result_text(&result).is_empty() {
-            text = format!("gortex {name} failed");
-        }
+        let read = read_call_result(&result);
+        let text = match (read.is_error, read.text.is_empty()) {
+            (true, true) => format!("gortex {name} failed"),
+            (_, false) => read.text,
+            (false, true) => read.fallback.unwrap_or_else(|| "{}".to_string()),
+        };
         Ok(ToolCallOutcome {
             text,
             raw_result: result,
-            is_error,
+            is_error: read.is_error,
             catalogue_changes,
         })
     }

@@ -8,6 +8,7 @@
 //! re-sync, tool calls). [`daemon`] launches the shared daemon.
 
 pub mod bridge;
+pub mod call_result;
 pub mod client;
 pub mod daemon;
 pub mod envelope;

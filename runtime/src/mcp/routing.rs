@@ -28,6 +28,17 @@ impl RawResponse {
         serde_json::from_slice(self.json())
     }
 
+    /// Wraps a complete JSON text (for tests and callers holding one).
+    pub fn from_json(bytes: Vec<u8>) -> Self {
+        let range = 0..bytes.len();
+        Self { bytes, range }
+    }
+
+    /// Decodes `result` leniently: `Value::Null` when it does not parse.
+    pub fn to_value(&self) -> serde_json::Value {
+        self.decode().unwrap_or(serde_json::Value::Null)
+    }
+
     fn null() -> Self {
         Self {
             bytes: b"null".to_vec(),
@@ -45,6 +56,12 @@ impl RawResponse {
                 Self { bytes, range }
             }
         }
+    }
+}
+
+impl PartialEq for RawResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json()
     }
 }
 

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::McpClient;
 use super::error::McpError;
+use super::routing::RawResponse;
 
 /// Pages fetched at most by one listing (MCP-25).
 pub const MAX_LIST_PAGES: usize = 100;
@@ -56,13 +57,28 @@ pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
     Ok(tools)
 }
 
-/// Calls one tool by its bare daemon name and returns the raw `result` (MCP-26).
+/// Calls one tool by its bare daemon name and returns the raw `result`
+/// decoded into a `Value` (MCP-26).
 pub async fn call_tool(
     client: &McpClient,
     daemon_name: &str,
     arguments: Value,
     abort: Option<&CancellationToken>,
 ) -> Result<Value, McpError> {
+    let response = call_tool_raw(client, daemon_name, arguments, abort).await?;
+    response.decode().map_err(|error| McpError::InvalidResult {
+        method: "tools/call".to_string(),
+        detail: error.to_string(),
+    })
+}
+
+/// Calls one tool and returns the `result` undecoded, as it arrived (MCP-26).
+pub async fn call_tool_raw(
+    client: &McpClient,
+    daemon_name: &str,
+    arguments: Value,
+    abort: Option<&CancellationToken>,
+) -> Result<RawResponse, McpError> {
     // Pi's arguments are always an object; anything else reads as `{}`.
     let arguments = match arguments {
         Value::Object(map) => map,
@@ -73,11 +89,7 @@ pub async fn call_tool(
         arguments: Some(arguments),
         extra: Map::new(),
     });
-    let response = client.request("tools/call", &params, abort).await?;
-    response.decode().map_err(|error| McpError::InvalidResult {
-        method: "tools/call".to_string(),
-        detail: error.to_string(),
-    })
+    client.request("tools/call", &params, abort).await
 }
 
 /// The text of a result: every string `text` of a `text` content item,
