@@ -112,11 +112,35 @@ fn make_optional_collection_an_option(field: &mut syn::Field) {
     let Some(position) = field.attrs.iter().position(is_default_skip_if_empty) else {
         return;
     };
-    field.attrs[position] = syn::parse_quote! {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    // The replaced attribute may also carry the wire name (`rename = "serverConfig"`); dropping
+    // it would put the Rust field name on the wire.
+    let rename = serde_rename(&field.attrs[position]);
+    field.attrs[position] = match rename {
+        Some(wire_name) => syn::parse_quote! {
+            #[serde(rename = #wire_name, skip_serializing_if = "::std::option::Option::is_none")]
+        },
+        None => syn::parse_quote! {
+            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        },
     };
     let inner = field.ty.clone();
     field.ty = syn::parse_quote! { ::std::option::Option<#inner> };
+}
+
+/// The `rename = "<wire name>"` of a serde attribute, if any.
+fn serde_rename(attr: &syn::Attribute) -> Option<String> {
+    let mut wire_name = None;
+    let _ = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("rename") {
+            let value: syn::LitStr = meta.value()?.parse()?;
+            wire_name = Some(value.value());
+        } else if meta.input.peek(syn::Token![=]) {
+            // Skip the value of any other `key = value` member.
+            let _: syn::Expr = meta.value()?.parse()?;
+        }
+        Ok(())
+    });
+    wire_name
 }
 
 /// Matches `#[serde(default, skip_serializing_if = "<collection>::is_empty")]`.

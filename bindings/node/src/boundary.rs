@@ -47,37 +47,6 @@ pub fn to_js<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// Serializes a generated type whose optional object/array fields the
-/// codegen currently emits without their camelCase rename (`server_config`,
-/// `await_tools`): top-level snake_case keys are turned into the schema's
-/// camelCase names. Remove once the generated types carry the renames.
-pub fn to_js_camel<T: serde::Serialize>(value: &T) -> Value {
-    match to_js(value) {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, value)| (camel(&key), value))
-                .collect(),
-        ),
-        other => other,
-    }
-}
-
-fn camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut upper = false;
-    for ch in key.chars() {
-        if ch == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(ch.to_uppercase());
-            upper = false;
-        } else {
-            out.push(ch);
-        }
-    }
-    out
-}
-
 /// Deserializes a boundary request, `None` when the glue sent a bad shape.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
     serde_json::from_value(value).ok()

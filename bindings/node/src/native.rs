@@ -7,7 +7,7 @@ use napi_derive::napi;
 use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
-use crate::boundary::{from_js, object, to_js, to_js_camel, PathChoice, PathRequest};
+use crate::boundary::{from_js, object, to_js, PathChoice, PathRequest};
 use crate::{generation, guard};
 
 fn own(reason: &str) -> PathChoice {
@@ -58,7 +58,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                     own(&reason)
                 }
             };
-            to_js_camel(&choice)
+            to_js(&choice)
         },
     )
 }

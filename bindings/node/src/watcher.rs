@@ -13,9 +13,7 @@ use pi_gortex_runtime::diff::{self, NativeWatcher, ShellWindow, Snapshots, ToolC
 use pi_gortex_runtime::native;
 use serde_json::Value;
 
-use crate::boundary::{
-    from_js, object, to_js, to_js_camel, ToolCallEvent, WatchResultAction, WatchToolResult,
-};
+use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
 use crate::state::{lock, GenerationState};
 use crate::{generation, guard};
 
@@ -190,7 +188,7 @@ pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
                 action.details = Some(object(diff::merge_details(&existing, &details)));
             }
         }
-        to_js_camel(&action)
+        to_js(&action)
     })
     .await
 }

@@ -349,7 +349,10 @@ pub struct PathChoice {
     ///Why the own client is used (`native_disabled`, `host_lacks_native_mcp`, `binary_does_not_resolve`), or `native`.
     pub reason: ::std::string::String,
     ///The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        rename = "serverConfig",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
     pub server_config: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -506,7 +509,10 @@ pub struct ToolRegistration {
 #[serde(deny_unknown_fields)]
 pub struct WatchResultAction {
     ///Pi tool names (`mcp__gortex__<name>`) to wait for in `getAllTools()` before returning (NAT-15).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        rename = "awaitTools",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
     pub await_tools: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///Replacement details: the existing object merged with EditDetails.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]

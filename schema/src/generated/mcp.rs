@@ -959,7 +959,10 @@ pub struct Tool {
     ///The daemon's bare tool name, e.g. `search` (never `gortex_search`).
     pub name: ::std::string::String,
     ///JSON Schema of `structuredContent` (free-form object).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(
+        rename = "outputSchema",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
     pub output_schema: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
