@@ -2683,3 +2683,25 @@ export const v77 = {
   }
 } satisfies mcp.Tool;
 
+// Tool/valid/with-output-schema
+export const v78 = {
+  "name": "capabilities",
+  "title": "Capabilities",
+  "description": "What this daemon can do.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {}
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "tools": {
+        "type": "array"
+      }
+    }
+  },
+  "annotations": {
+    "readOnlyHint": true
+  }
+} satisfies mcp.Tool;
+
