@@ -12,25 +12,22 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use pi_gortex_schema::mcp::{CancelledNotificationParams, RequestId};
 use serde_json::value::RawValue;
-use tokio::io::AsyncReadExt;
-use tokio::process::ChildStdout;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::envelope;
 use super::error::McpError;
-use super::framing::{Frame, FrameDecoder, MAX_FRAME_BYTES};
+use super::framing::MAX_FRAME_BYTES;
 use super::handshake::{self, HandshakeInfo};
 pub use super::routing::RawResponse;
-use super::routing::{route, Routed};
+use super::supervisor::{ChildParts, Supervisor};
 use super::transport::child_process::{self, ChildSpec, SpawnedChild};
 use super::transport::outbound::Outbound;
-use super::transport::stderr_tail::StderrTail;
 
 pub use super::routing::LIST_CHANGED;
 
@@ -110,7 +107,7 @@ impl ClientConfig {
 /// Called for every `notifications/tools/list_changed`.
 pub type ListChangedHandler = Arc<dyn Fn() + Send + Sync>;
 
-type Settlement = Result<RawResponse, McpError>;
+pub(super) type Settlement = Result<RawResponse, McpError>;
 
 /// The client. Cheap to clone; all clones drive the same child.
 #[derive(Clone)]
@@ -126,7 +123,7 @@ impl std::fmt::Debug for McpClient {
     }
 }
 
-struct Shared {
+pub(super) struct Shared {
     config: ClientConfig,
     next_id: AtomicU64,
     state: Mutex<State>,
@@ -135,7 +132,7 @@ struct Shared {
     respawn_epoch: AtomicU64,
     stopped: CancellationToken,
     list_changed: Mutex<Option<ListChangedHandler>>,
-    noise_lines: AtomicU64,
+    pub(super) noise_lines: AtomicU64,
 }
 
 enum Phase {
@@ -156,7 +153,7 @@ struct State {
 }
 
 /// One child and the channels into its tasks.
-struct Connection {
+pub(super) struct Connection {
     generation: u64,
     pid: u32,
     outbound: Arc<Outbound>,
@@ -509,7 +506,7 @@ impl Shared {
 
     /// Marks the client exited if `generation` is still the live child
     /// (MCP-4), rejecting every pending request. Returns that child.
-    fn mark_exited(&self, generation: u64, reason: McpError) -> Option<Arc<Connection>> {
+    pub(super) fn mark_exited(&self, generation: u64, reason: McpError) -> Option<Arc<Connection>> {
         let mut state = lock(&self.state);
         let current = match &state.phase {
             Phase::Running { connection, .. } if connection.generation == generation => {
@@ -593,161 +590,18 @@ impl Shared {
     }
 
     /// Settles a pending request; a reply nobody waits for is ignored (MCP-8).
-    fn settle(&self, id: u64, build: impl FnOnce() -> Settlement) {
+    pub(super) fn settle(&self, id: u64, build: impl FnOnce() -> Settlement) {
         let Some(settle) = lock(&self.state).pending.remove(&id) else {
             return;
         };
         let _ = settle.send(build());
     }
 
-    fn notify_list_changed(&self) {
+    pub(super) fn notify_list_changed(&self) {
         let handler = lock(&self.list_changed).clone();
         if let Some(handler) = handler {
             // A panicking callback must not take the reader down (MCP-10).
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
-        }
-    }
-}
-
-struct ChildParts {
-    child: tokio::process::Child,
-    stdout: ChildStdout,
-    stderr_tail: StderrTail,
-    stderr_drain: tokio::task::JoinHandle<()>,
-    writer: tokio::task::JoinHandle<()>,
-    kill_rx: oneshot::Receiver<()>,
-    reaped_tx: watch::Sender<bool>,
-}
-
-/// The task that owns one child: reads and routes its stdout, notices its
-/// exit, and kills it on request or when the client is gone.
-struct Supervisor {
-    shared: Weak<Shared>,
-    generation: u64,
-    outbound: Arc<Outbound>,
-    frames_seen: Arc<AtomicU64>,
-    max_frame_bytes: usize,
-    timeouts: Timeouts,
-}
-
-enum Ending {
-    Kill,
-    Exited(Option<std::process::ExitStatus>),
-}
-
-impl Supervisor {
-    async fn run(self, mut parts: ChildParts) {
-        let mut decoder = FrameDecoder::new(self.max_frame_bytes);
-        let mut buffer = vec![0u8; 64 * 1024];
-        let mut stdout_open = true;
-        let ending = loop {
-            tokio::select! {
-                biased;
-                _ = &mut parts.kill_rx => break Ending::Kill,
-                read = parts.stdout.read(&mut buffer), if stdout_open => match read {
-                    Ok(0) | Err(_) => stdout_open = false,
-                    Ok(count) => {
-                        if !self.consume(&mut decoder, &buffer[..count]) {
-                            break Ending::Kill;
-                        }
-                    }
-                },
-                status = parts.child.wait() => {
-                    let status = status.ok();
-                    self.drain_after_exit(&mut decoder, &mut buffer, &mut parts.stdout, stdout_open).await;
-                    break Ending::Exited(status);
-                }
-            }
-        };
-        // Closing stdin is the first step of the kill procedure (MCP-15).
-        self.outbound.close();
-        parts.writer.abort();
-        match ending {
-            Ending::Kill => {
-                drop(parts.stdout);
-                child_process::terminate_and_reap(&mut parts.child, self.timeouts.kill_grace).await;
-            }
-            Ending::Exited(status) => {
-                let _ =
-                    tokio::time::timeout(self.timeouts.exit_drain, &mut parts.stderr_drain).await;
-                let reason = McpError::Exited {
-                    how: child_process::describe_status(status),
-                    stderr_tail: parts.stderr_tail.text(),
-                };
-                if let Some(shared) = self.shared.upgrade() {
-                    shared.mark_exited(self.generation, reason);
-                }
-            }
-        }
-        parts.stderr_drain.abort();
-        let _ = parts.reaped_tx.send(true);
-    }
-
-    /// Reads what the child wrote before it exited, within the drain window.
-    async fn drain_after_exit(
-        &self,
-        decoder: &mut FrameDecoder,
-        buffer: &mut [u8],
-        stdout: &mut ChildStdout,
-        stdout_open: bool,
-    ) {
-        if !stdout_open {
-            return;
-        }
-        let drain = async {
-            loop {
-                match stdout.read(buffer).await {
-                    Ok(0) | Err(_) => return,
-                    Ok(count) => {
-                        if !self.consume(decoder, &buffer[..count]) {
-                            return;
-                        }
-                    }
-                }
-            }
-        };
-        let _ = tokio::time::timeout(self.timeouts.exit_drain, drain).await;
-    }
-
-    /// Feeds one chunk. `false` means the connection must be killed: the
-    /// frame cap was exceeded (MCP-7) or the client is gone.
-    fn consume(&self, decoder: &mut FrameDecoder, chunk: &[u8]) -> bool {
-        let Some(shared) = self.shared.upgrade() else {
-            return false;
-        };
-        let pushed = decoder.push(chunk, |frame| self.dispatch(&shared, frame));
-        match pushed {
-            Ok(()) => true,
-            Err(super::framing::FramingError::FrameTooLarge { limit }) => {
-                shared.mark_exited(self.generation, McpError::FrameTooLarge { limit });
-                false
-            }
-        }
-    }
-
-    /// Routes one frame (MCP-8..MCP-11) and applies the outcome.
-    fn dispatch(&self, shared: &Shared, frame: Frame<'_>) {
-        match route(frame) {
-            Routed::Noise => {
-                shared.noise_lines.fetch_add(1, Ordering::Relaxed);
-            }
-            Routed::Response { id, outcome } => {
-                self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                shared.settle(id, move || {
-                    outcome.map_err(|(code, message)| McpError::Rpc { code, message })
-                });
-            }
-            Routed::Reply(reply) => {
-                self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                self.outbound.send(reply);
-            }
-            Routed::ListChanged => {
-                self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                shared.notify_list_changed();
-            }
-            Routed::Ignored => {
-                self.frames_seen.fetch_add(1, Ordering::SeqCst);
-            }
         }
     }
 }

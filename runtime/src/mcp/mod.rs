@@ -1,11 +1,15 @@
 //! The own MCP stdio client (MCP-*), used on Pi < 0.99 and whenever the
 //! native path is not taken.
 //!
-//! Layers, bottom up: [`transport`] (the child process), [`framing`] (NDJSON
-//! bytes to lines), [`envelope`] (lines to routed messages), [`client`]
-//! (requests, timeouts, respawn, stop), [`handshake`] and [`tools`] (the MCP
-//! methods used), and [`bridge`] (one session: start, skew report, catalogue,
-//! re-sync, tool calls). [`daemon`] launches the shared daemon.
+//! Layers, bottom up: [`transport`] (the child process, its stdin sink and
+//! stderr tail), [`framing`] (NDJSON bytes to lines), [`envelope`] and
+//! [`routing`] (lines to routed messages), the private `supervisor` (the
+//! task owning one child), [`client`] (requests, timeouts, respawn, stop),
+//! [`handshake`], [`tools`] and [`call_result`] (the MCP methods used), and
+//! [`bridge`] (one session: start, skew report, catalogue, re-sync, tool
+//! calls). [`daemon`] launches the shared daemon (MCP-1).
+//!
+//! The entry point for the glue is [`bridge::OwnClientBridge`].
 
 pub mod bridge;
 pub mod call_result;
@@ -16,6 +20,7 @@ pub mod error;
 pub mod framing;
 pub mod handshake;
 pub mod routing;
+mod supervisor;
 pub mod tools;
 pub mod transport;
 

@@ -1,5 +1,5 @@
 //! Process plumbing for the own MCP client: spawning and killing the
-//! `gortex mcp` child, and draining its stderr.
+//! `gortex mcp` child, writing its stdin, and draining its stderr.
 
 pub mod child_process;
 pub mod outbound;

@@ -1,0 +1,164 @@
+//! The task that owns one `gortex mcp` child (MCP-4, MCP-6, MCP-7, MCP-15).
+//!
+//! It reads and routes the child's stdout, notices the child's exit and marks
+//! the client exited with the spec's text, and runs the kill procedure on
+//! request. It holds only a weak reference to the client, so a client that
+//! disappears makes it kill its child rather than keep it alive.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+
+use tokio::io::AsyncReadExt;
+use tokio::process::ChildStdout;
+use tokio::sync::{oneshot, watch};
+
+use super::client::{Shared, Timeouts};
+use super::error::McpError;
+use super::framing::{Frame, FrameDecoder, FramingError};
+use super::routing::{route, Routed};
+use super::transport::child_process;
+use super::transport::outbound::Outbound;
+use super::transport::stderr_tail::StderrTail;
+
+pub(super) struct ChildParts {
+    pub(super) child: tokio::process::Child,
+    pub(super) stdout: ChildStdout,
+    pub(super) stderr_tail: StderrTail,
+    pub(super) stderr_drain: tokio::task::JoinHandle<()>,
+    pub(super) writer: tokio::task::JoinHandle<()>,
+    pub(super) kill_rx: oneshot::Receiver<()>,
+    pub(super) reaped_tx: watch::Sender<bool>,
+}
+
+/// The task that owns one child: reads and routes its stdout, notices its
+/// exit, and kills it on request or when the client is gone.
+pub(super) struct Supervisor {
+    pub(super) shared: Weak<Shared>,
+    pub(super) generation: u64,
+    pub(super) outbound: Arc<Outbound>,
+    pub(super) frames_seen: Arc<AtomicU64>,
+    pub(super) max_frame_bytes: usize,
+    pub(super) timeouts: Timeouts,
+}
+
+enum Ending {
+    Kill,
+    Exited(Option<std::process::ExitStatus>),
+}
+
+impl Supervisor {
+    pub(super) async fn run(self, mut parts: ChildParts) {
+        let mut decoder = FrameDecoder::new(self.max_frame_bytes);
+        let mut buffer = vec![0u8; 64 * 1024];
+        let mut stdout_open = true;
+        let ending = loop {
+            tokio::select! {
+                biased;
+                _ = &mut parts.kill_rx => break Ending::Kill,
+                read = parts.stdout.read(&mut buffer), if stdout_open => match read {
+                    Ok(0) | Err(_) => stdout_open = false,
+                    Ok(count) => {
+                        if !self.consume(&mut decoder, &buffer[..count]) {
+                            break Ending::Kill;
+                        }
+                    }
+                },
+                status = parts.child.wait() => {
+                    let status = status.ok();
+                    self.drain_after_exit(&mut decoder, &mut buffer, &mut parts.stdout, stdout_open).await;
+                    break Ending::Exited(status);
+                }
+            }
+        };
+        // Closing stdin is the first step of the kill procedure (MCP-15).
+        self.outbound.close();
+        parts.writer.abort();
+        match ending {
+            Ending::Kill => {
+                drop(parts.stdout);
+                child_process::terminate_and_reap(&mut parts.child, self.timeouts.kill_grace).await;
+            }
+            Ending::Exited(status) => {
+                let _ =
+                    tokio::time::timeout(self.timeouts.exit_drain, &mut parts.stderr_drain).await;
+                let reason = McpError::Exited {
+                    how: child_process::describe_status(status),
+                    stderr_tail: parts.stderr_tail.text(),
+                };
+                if let Some(shared) = self.shared.upgrade() {
+                    shared.mark_exited(self.generation, reason);
+                }
+            }
+        }
+        parts.stderr_drain.abort();
+        let _ = parts.reaped_tx.send(true);
+    }
+
+    /// Reads what the child wrote before it exited, within the drain window.
+    async fn drain_after_exit(
+        &self,
+        decoder: &mut FrameDecoder,
+        buffer: &mut [u8],
+        stdout: &mut ChildStdout,
+        stdout_open: bool,
+    ) {
+        if !stdout_open {
+            return;
+        }
+        let drain = async {
+            loop {
+                match stdout.read(buffer).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(count) => {
+                        if !self.consume(decoder, &buffer[..count]) {
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        let _ = tokio::time::timeout(self.timeouts.exit_drain, drain).await;
+    }
+
+    /// Feeds one chunk. `false` means the connection must be killed: the
+    /// frame cap was exceeded (MCP-7) or the client is gone.
+    fn consume(&self, decoder: &mut FrameDecoder, chunk: &[u8]) -> bool {
+        let Some(shared) = self.shared.upgrade() else {
+            return false;
+        };
+        let pushed = decoder.push(chunk, |frame| self.dispatch(&shared, frame));
+        match pushed {
+            Ok(()) => true,
+            Err(FramingError::FrameTooLarge { limit }) => {
+                shared.mark_exited(self.generation, McpError::FrameTooLarge { limit });
+                false
+            }
+        }
+    }
+
+    /// Routes one frame (MCP-8..MCP-11) and applies the outcome.
+    fn dispatch(&self, shared: &Shared, frame: Frame<'_>) {
+        match route(frame) {
+            Routed::Noise => {
+                shared.noise_lines.fetch_add(1, Ordering::Relaxed);
+            }
+            Routed::Response { id, outcome } => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+                shared.settle(id, move || {
+                    outcome.map_err(|(code, message)| McpError::Rpc { code, message })
+                });
+            }
+            Routed::Reply(reply) => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+                self.outbound.send(reply);
+            }
+            Routed::ListChanged => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+                shared.notify_list_changed();
+            }
+            Routed::Ignored => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+}
