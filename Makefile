@@ -86,8 +86,22 @@ demo: node22 $(PI160) pack
 	cargo build -q -p fake-gortex
 	$(NODE22) tests/demo/demo.mjs
 
+# Fuzzing (not part of `make test`; the committed corpora are replayed there
+# by runtime/tests/test_fuzz_corpus_regression.rs). Each target runs
+# FUZZ_SECONDS, one after the other, growing a scratch corpus seeded from the
+# committed one. Stable toolchain: RUSTC_BOOTSTRAP=1 admits cargo-fuzz's
+# flags; no sanitizer by default (the code under test is safe Rust, and
+# ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
+FUZZ_SECONDS   ?= 60
+FUZZ_SANITIZER ?= none
+FUZZ_TARGETS   := framing mcp_frame hook_decision sidecar_config edit_paths diff_engine
 fuzz:
-	@true
+	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
+	  mkdir -p corpus-work/$$t && \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run -O -s $(FUZZ_SANITIZER) $$t corpus-work/$$t corpus/$$t -- \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 || exit 1; \
+	done
 
 bench:
 	cargo bench --workspace
