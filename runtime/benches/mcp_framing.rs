@@ -12,7 +12,8 @@ use std::time::Duration;
 /// One response frame of exactly `size` bytes (newline excluded) whose text
 /// has the escapes a GCX reply carries.
 fn frame(id: usize, size: usize) -> Vec<u8> {
-    let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":""#);
+    let head =
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":""#);
     let tail = r#""}],"isError":false}}"#;
     let mut bytes = head.into_bytes();
     let pattern = br#"fn handle(req) -> \"ok\"\n  calls: 3, refs: 12\t"#;
@@ -43,7 +44,10 @@ fn decode_and_route(bytes: &[u8], chunk: usize) -> usize {
     for piece in bytes.chunks(chunk) {
         decoder
             .push(piece, |frame| {
-                if let Routed::Response { outcome: Ok(raw), .. } = route(frame) {
+                if let Routed::Response {
+                    outcome: Ok(raw), ..
+                } = route(frame)
+                {
                     responses += black_box(raw.json().len()).min(1);
                 }
             })
@@ -70,7 +74,11 @@ fn floor_value(bytes: &[u8]) -> usize {
     let mut start = 0;
     let mut parsed = 0;
     for newline in memchr::memchr_iter(b'\n', bytes) {
-        if black_box(serde_json::from_slice::<serde_json::Value>(&bytes[start..newline])).is_ok() {
+        if black_box(serde_json::from_slice::<serde_json::Value>(
+            &bytes[start..newline],
+        ))
+        .is_ok()
+        {
             parsed += 1;
         }
         start = newline + 1;
@@ -100,7 +108,9 @@ fn bench(c: &mut Criterion) {
         group.bench_function("floor_memchr_envelope", |b| {
             b.iter(|| floor_envelope(black_box(&bytes)))
         });
-        group.bench_function("floor_memchr_value", |b| b.iter(|| floor_value(black_box(&bytes))));
+        group.bench_function("floor_memchr_value", |b| {
+            b.iter(|| floor_value(black_box(&bytes)))
+        });
         group.finish();
     }
 }
