@@ -1,6 +1,6 @@
 //! Tool-call round trip over a pipe to fake-gortex (`tools/call` through the
-//! whole client: request framing, writer task, child, reader task, routing,
-//! settlement), against a raw line echo over a pipe to `cat` in the same
+//! bridge the glue calls: request framing, stdin write, child, reader task,
+//! routing, settlement, result text), against a raw line echo over a pipe to `cat` in the same
 //! run. Criterion reports the means; p50/p99 are printed from a separate
 //! sampling pass.
 
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pi_gortex_runtime::mcp::{tools, ClientConfig, McpClient};
+use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
@@ -82,16 +82,17 @@ impl Echo {
 const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"operation":"text","query":"handle"}}}
 "#;
 
-async fn tool_call(client: &McpClient) {
-    let result = tools::call_tool(
-        client,
-        "search",
-        json!({"operation": "text", "query": "handle"}),
-        None,
-    )
-    .await
-    .unwrap();
-    assert!(!tools::result_text(&result).is_empty());
+/// One call as the glue makes it: registered name, arguments, outcome text.
+async fn tool_call(bridge: &OwnClientBridge) {
+    let outcome = bridge
+        .call_tool(
+            "search",
+            json!({"operation": "text", "query": "handle"}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(!outcome.text.is_empty());
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -105,10 +106,12 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let bin = fake_gortex();
-    let client = McpClient::new(ClientConfig::new(&bin));
+    let mut config = BridgeConfig::new(&bin);
+    config.launch_daemon = false;
+    let bridge = OwnClientBridge::new(config);
     let mut raw_fake = runtime.block_on(Echo::spawn_fake(&bin));
     runtime
-        .block_on(client.start())
+        .block_on(bridge.start())
         .expect("fake-gortex handshake");
     let mut echo = {
         let _context = runtime.enter();
@@ -126,7 +129,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| runtime.block_on(raw_fake.round_trip(REQUEST)))
     });
     group.bench_function("tool_call_fake_gortex", |b| {
-        b.iter(|| runtime.block_on(tool_call(&client)))
+        b.iter(|| runtime.block_on(tool_call(&bridge)))
     });
     group.finish();
 
@@ -151,13 +154,13 @@ fn bench(c: &mut Criterion) {
         runtime.block_on(raw_fake.round_trip(REQUEST))
     });
     let (call_p50, _) = measure("tool_call_fake_gortex", &mut || {
-        runtime.block_on(tool_call(&client))
+        runtime.block_on(tool_call(&bridge))
     });
     println!(
         "mcp_round_trip: tool call p50 / echo p50 = {:.2}x",
         call_p50.as_secs_f64() / echo_p50.as_secs_f64()
     );
-    runtime.block_on(client.stop());
+    runtime.block_on(bridge.stop());
 }
 
 criterion_group!(benches, bench);

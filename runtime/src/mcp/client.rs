@@ -307,11 +307,15 @@ fn reject_all(state: &mut State, reason: &McpError) {
 struct PendingGuard<'a> {
     shared: &'a Shared,
     id: u64,
+    /// The entry is known to be gone (settled), so no lock is needed.
+    settled: bool,
 }
 
 impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
-        lock(&self.shared.state).pending.remove(&self.id);
+        if !self.settled {
+            lock(&self.shared.state).pending.remove(&self.id);
+        }
     }
 }
 
@@ -541,7 +545,11 @@ impl Shared {
             }
             state.pending.insert(id, settle);
         }
-        let _guard = PendingGuard { shared: self, id };
+        let mut guard = PendingGuard {
+            shared: self,
+            id,
+            settled: false,
+        };
         let frames_before = connection.frames_seen.load(Ordering::SeqCst);
         connection
             .outbound
@@ -555,7 +563,11 @@ impl Shared {
         };
         tokio::select! {
             biased;
-            outcome = &mut settled => outcome.unwrap_or(Err(McpError::NotRunning)),
+            outcome = &mut settled => {
+                // Whoever sent the settlement removed the entry.
+                guard.settled = true;
+                outcome.unwrap_or(Err(McpError::NotRunning))
+            }
             _ = tokio::time::sleep(timeout) => {
                 if lock(&self.state).pending.remove(&id).is_none() {
                     // Settled in the same instant: the settlement wins.

@@ -87,13 +87,12 @@ impl<'a> Envelope<'a> {
 
 /// Builds one outbound request frame, newline included (MCP-5).
 pub fn request_frame(id: u64, method: &str, params: &RawValue) -> Vec<u8> {
-    let method = serde_json::to_string(method).unwrap_or_else(|_| "\"\"".to_string());
+    use std::io::Write;
     let params = params.get();
-    let mut frame = Vec::with_capacity(48 + method.len() + params.len());
-    frame.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    frame.extend_from_slice(id.to_string().as_bytes());
-    frame.extend_from_slice(b",\"method\":");
-    frame.extend_from_slice(method.as_bytes());
+    let mut frame = Vec::with_capacity(64 + method.len() + params.len());
+    // Writing into a Vec cannot fail.
+    let _ = write!(frame, "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":");
+    let _ = serde_json::to_writer(&mut frame, method);
     frame.extend_from_slice(b",\"params\":");
     frame.extend_from_slice(params.as_bytes());
     frame.extend_from_slice(b"}\n");
