@@ -1,0 +1,54 @@
+//! MCP-1: `<bin> daemon start --detach` runs fire and forget, in its own
+//! process group with stdio ignored, is reaped in the background (no zombie),
+//! and a launcher that cannot even spawn is ignored.
+
+mod common;
+
+use std::time::Duration;
+
+use pi_gortex_runtime::mcp::daemon::launch_daemon;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_1_the_launcher_runs_detached_in_its_own_group_and_is_reaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("launch");
+    let bin = dir.path().join("gortex");
+    // Records argv, its pid and process group, and where stdin/stdout point.
+    std::fs::write(
+        &bin,
+        format!(
+            "#!/bin/sh\necho \"$* $$ $(cut -d' ' -f5 /proc/$$/stat) $(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/1)\" > '{}.tmp'\nmv '{}.tmp' '{}'\n",
+            report.display(),
+            report.display(),
+            report.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    launch_daemon(&bin.clone().into_os_string(), &[], None);
+    assert!(common::eventually(Duration::from_secs(5), || report.exists()).await);
+    let line = std::fs::read_to_string(&report).unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields[..3], ["daemon", "start", "--detach"]);
+    let (pid, group) = (fields[3], fields[4]);
+    assert_eq!(pid, group, "leads its own process group");
+    let our_group = std::fs::read_to_string("/proc/self/stat").unwrap();
+    assert_ne!(our_group.split(' ').nth(4), Some(group));
+    assert_eq!(fields[5..], ["/dev/null", "/dev/null"], "stdio ignored");
+    let proc_entry = format!("/proc/{pid}");
+    assert!(
+        common::eventually(Duration::from_secs(5), || !std::path::Path::new(
+            &proc_entry
+        )
+        .exists())
+        .await,
+        "reaped in the background: no zombie left"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_1_a_launcher_that_cannot_spawn_is_ignored() {
+    launch_daemon(&"/nonexistent/gortex".into(), &[], None);
+}
