@@ -1,0 +1,177 @@
+//! fault_matrix.test.mjs - the rows of the issue-8 fault matrix (docs/reliability.md) that
+//! faults.test.mjs, session.test.mjs and hook.test.mjs do not already drive through the real Pi
+//! CLI: a `null` hook, an exit mid-handshake, `list_changed` before the initialize response, a
+//! burst of 10,000 `list_changed`, a tool withdrawn and re-added, protocol skew, broken and
+//! wrong-typed sidecars, a PATH directory named `gortex`, and files a diff must not read (binary,
+//! over 1 MiB, not UTF-8, a symlink out of the repo). Every run must complete cleanly (rc 0, no
+//! stderr, no fake-gortex process left: assertClean) and no tool call may be blocked by a fault.
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe } from "node:test";
+import { FAKE_GORTEX } from "./lib/hosts.mjs";
+import { assertClean, hooksFor, offeredTools, toolName, userTexts } from "./lib/gortex.mjs";
+import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
+import { reportOf, runPi } from "./lib/run.mjs";
+import { SOURCE_FILES } from "./lib/workspace.mjs";
+
+const SEARCH_ARGS = { operation: "symbols", query: "Hello" };
+const searchReply = `[fake-gortex] search symbols ${JSON.stringify(SEARCH_ARGS)}`;
+const readMain = { call: "read", args: { path: "main.go" } };
+const OWN = { only: "0.87.1" };
+
+function runWith(pi, scenario, script, extra = {}) {
+	return runPi({ pi, files: SOURCE_FILES, scenario, script: [...script, { report: true }], ...extra });
+}
+
+const listings = (run) => run.fake.filter((r) => r.ev === "recv" && r.method === "tools/list").length;
+const sent = (run, method) => run.fake.filter((r) => r.ev === "send" && r.method === method).length;
+
+describe("fault matrix: hook", { concurrency: CONCURRENCY }, () => {
+	scenario("hook answers null: treated as {} and the read proceeds (HOOK-3)", {}, async ({ pi }) => {
+		const run = await runWith(pi, { faults: [{ kind: "hook_garbage", stdout: "null", event: "tool_call" }] }, [readMain]);
+		await assertClean(run);
+		const [result] = reportOf(run.stdout).toolResults;
+		assert.equal(result.isError, false, `not blocked: ${result.text}`);
+		assert.match(result.text, /func Hello\(\) string/);
+	});
+});
+
+describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY }, () => {
+	scenario("the child exits during the handshake: the retry succeeds and tools work (MCP-19)", OWN, async ({ pi }) => {
+		const run = await runWith(pi, { faults: [{ kind: "crash_on_call", method: "initialize", n: 1 }] }, [{ call: "search", args: SEARCH_ARGS }]);
+		await assertClean(run);
+		assert.equal(run.fake.filter((r) => r.ev === "start" && r.verb === "mcp").length, 2, "one respawn for the retry");
+		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: "search", isError: false, text: searchReply }]);
+	});
+
+	scenario("list_changed before the initialize response is ignored (TOOL-9)", OWN, async ({ pi }) => {
+		// The slow search keeps the session open well past the 200 ms debounce, so a wrongly
+		// wired early notification would show up as a second listing.
+		const run = await runWith(
+			pi,
+			{ faults: [{ kind: "list_changed_burst", count: 50, after: "start" }], calls: { search: { delay_ms: 700 } } },
+			[{ call: "search", args: SEARCH_ARGS }],
+		);
+		await assertClean(run);
+		assert.equal(sent(run, "notifications/tools/list_changed"), 50, "the fault fired");
+		assert.equal(listings(run), 1, "only the session's own listing");
+		assert.equal(reportOf(run.stdout).toolResults[0].isError, false);
+	});
+
+	scenario("a burst of 10,000 list_changed causes at most 3 re-lists (TOOL-9)", OWN, async ({ pi }) => {
+		const run = await runWith(
+			pi,
+			{ faults: [{ kind: "list_changed_burst", count: 10000, after: "tools/list" }], calls: { search: { delay_ms: 1500 } } },
+			[{ call: "search", args: SEARCH_ARGS }],
+		);
+		await assertClean(run);
+		assert.equal(sent(run, "notifications/tools/list_changed"), 10000, "the whole burst was sent");
+		const relists = listings(run) - 1;
+		assert.ok(relists >= 1 && relists <= 3, `${relists} re-lists for one burst`);
+		assert.equal(reportOf(run.stdout).toolResults[0].isError, false);
+	});
+
+	scenario("a tool withdrawn and re-added is offered again (TOOL-10)", OWN, async ({ pi }) => {
+		const run = await runWith(
+			pi,
+			{
+				faults: [
+					{ kind: "withdraw", tools: ["explore"], after_list: 1 },
+					{ kind: "relist", tools: ["explore"], after_list: 2 },
+				],
+				calls: { search: { delay_ms: 1200 } },
+			},
+			[{ call: "search", args: SEARCH_ARGS }],
+		);
+		await assertClean(run);
+		assert.ok(run.fake.some((r) => r.ev === "withdraw") && run.fake.some((r) => r.ev === "relist"), "both faults fired");
+		assert.ok(listings(run) >= 3, `listed, re-listed without explore, re-listed with it (${listings(run)})`);
+		const active = run.events.filter((e) => e.ev === "turn_start").map((e) => e.activeTools);
+		assert.ok(active.at(-1).includes("explore"), `explore active again: ${JSON.stringify(active.at(-1))}`);
+		assert.ok(offeredTools(run.models.at(-1)).includes("explore"), "offered to the model again");
+	});
+
+	scenario("another protocol version: one model line and the tools stay (MCP-21..24)", OWN, async ({ pi }) => {
+		const run = await runWith(pi, { protocol: "2024-11-05" }, [{ call: "search", args: SEARCH_ARGS }]);
+		await assertClean(run);
+		const line =
+			"[Gortex] the daemon negotiated MCP protocol 2024-11-05 instead of 2025-06-18. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`.";
+		const first = userTexts(run.models[0]);
+		assert.ok(first[1]?.startsWith(line), JSON.stringify(first));
+		assert.equal(reportOf(run.stdout).toolResults[0].isError, false, "the tools still work");
+	});
+});
+
+describe("fault matrix: configuration", { concurrency: CONCURRENCY }, () => {
+	scenario("a project sidecar with broken JSON reads as {}: default deny posture (CFG-4)", {}, async ({ pi }) => {
+		const run = await runWith(pi, {}, [readMain], { files: { ...SOURCE_FILES, ".pi/gortex.json": '{"hook_mode": "enrich",' } });
+		await assertClean(run);
+		const [hook] = hooksFor(run.fake, "tool_call", "Read");
+		assert.ok(hook, "the hook ran for the read");
+		assert.ok(!hook.argv.some((a) => a.startsWith("--mode")), `deny is never passed: ${hook.argv}`);
+		assert.equal(reportOf(run.stdout).toolResults[0].isError, true, "blocked by the hook's deny, as without a sidecar");
+	});
+
+	scenario("a project sidecar with wrong types: each bad key falls through (CFG-5, CFG-9)", {}, async ({ pi }) => {
+		const sidecar = JSON.stringify({ enforce: "false", hook_mode: 5, tools_preset: 7 });
+		const run = await runWith(pi, {}, [readMain], { files: { ...SOURCE_FILES, ".pi/gortex.json": sidecar } });
+		await assertClean(run);
+		const [hook] = hooksFor(run.fake, "tool_call", "Read");
+		assert.ok(hook, 'enforce stays true: the string "false" is not a boolean');
+		assert.ok(!hook.argv.some((a) => a.startsWith("--mode")), `mode stays deny: ${hook.argv}`);
+		const start = run.fake.find((r) => r.ev === "start" && r.verb === "mcp");
+		if (start) assert.equal(start.env?.GORTEX_TOOLS, undefined, "a numeric preset is not forwarded");
+	});
+
+	scenario("a PATH entry that is a directory named gortex is skipped (NAT-3)", {}, async ({ pi, path }) => {
+		// PATH is fixed before the sandbox exists, so the two entries live in their own temp dir.
+		const dirs = mkdtempSync(join(tmpdir(), "pi-e2e-path-"));
+		const decoy = join(dirs, "decoy");
+		const bin = join(dirs, "bin");
+		mkdirSync(join(decoy, "gortex"), { recursive: true });
+		mkdirSync(bin, { recursive: true });
+		symlinkSync(FAKE_GORTEX, join(bin, "gortex"));
+		const run = await runWith(pi, {}, [{ call: toolName(path, "search"), args: SEARCH_ARGS }], {
+			env: { GORTEX_BIN: undefined, PATH: `${decoy}:${bin}:${process.env.PATH}` },
+		});
+		await assertClean(run);
+		rmSync(dirs, { recursive: true, force: true });
+		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: toolName(path, "search"), isError: false, text: searchReply }]);
+	});
+});
+
+describe("fault matrix: files a diff must not read", { concurrency: CONCURRENCY }, () => {
+	scenario("binary, over 1 MiB, not UTF-8: a note each; a symlink out of the repo: no entry (DIFF-8, DIFF-9)", {}, async ({ pi, path }) => {
+		const edit = toolName(path, "edit");
+		const write = (file) => ({ call: edit, args: { operation: "write", target: { file }, content: "replaced\n" } });
+		const files = ["bin.dat", "big.txt", "latin1.txt", "escape.txt"];
+		const run = await runPi({
+			pi,
+			session: true,
+			files: SOURCE_FILES,
+			setup: (box) => {
+				writeFileSync(join(box.work, "bin.dat"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x00, 0x01]));
+				writeFileSync(join(box.work, "big.txt"), "x".repeat(1024 * 1024 + 10));
+				writeFileSync(join(box.work, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+				writeFileSync(join(box.root, "outside.txt"), "secret\n");
+				symlinkSync(join(box.root, "outside.txt"), join(box.work, "escape.txt"));
+			},
+			script: [...files.map(write), { say: "written" }],
+		});
+		await assertClean(run);
+		const results = run.session.filter((e) => e.type === "message" && e.message?.role === "toolResult" && e.message.toolName === edit);
+		assert.equal(results.length, files.length, "every edit result is in the session file");
+		const notes = results.map((r) => (r.message.details?.diffs ?? []).map((d) => [d.path, d.note ?? null, d.diff]));
+		assert.deepEqual(notes, [
+			[["bin.dat", "not diffed: binary file", ""]],
+			[["big.txt", "not diffed: over 1 MiB", ""]],
+			[["latin1.txt", "not diffed: not UTF-8 text", ""]],
+			[],
+		]);
+		for (const r of results) assert.equal(r.message.isError, false, "the edits themselves succeed");
+		// The fake wrote through the symlink; the bridge never read the target.
+		assert.equal(readFileSync(join(run.box.root, "outside.txt"), "utf8"), "replaced\n");
+	});
+});
