@@ -149,3 +149,49 @@ async fn mcp_15_dropping_every_handle_kills_the_child() {
     };
     assert!(common::eventually(Duration::from_secs(3), || !is_alive(pid)).await);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_29_a_storm_of_calls_aborts_and_a_stop_settles_every_request_once() {
+    let fake = Fake::new(json!({"calls": {"search": {"text": "slow", "delay_ms": 80}}}));
+    let client = client(&fake);
+    client.start().await.unwrap();
+    let tasks: Vec<_> = (0..40u64)
+        .map(|i| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                let abort = tokio_util::sync::CancellationToken::new();
+                if i % 3 == 0 {
+                    let trigger = abort.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(i * 3)).await;
+                        trigger.cancel();
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(i * 2)).await;
+                let tool = if i % 2 == 0 { "search" } else { "explore" };
+                tools::call_tool(&client, tool, json!({}), Some(&abort)).await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    client.stop().await;
+    let mut outcomes = std::collections::BTreeMap::new();
+    for task in tasks {
+        let outcome = match task.await.unwrap() {
+            Ok(_) => "ok".to_string(),
+            Err(error) => error.to_string(),
+        };
+        *outcomes.entry(outcome).or_insert(0) += 1;
+    }
+    let allowed = ["ok", "tool call aborted", "gortex mcp bridge stopped"];
+    assert!(
+        outcomes.keys().all(|k| allowed.contains(&k.as_str())),
+        "{outcomes:?}"
+    );
+    assert!(
+        outcomes.contains_key("gortex mcp bridge stopped"),
+        "{outcomes:?}"
+    );
+    assert_eq!(client.pending_count(), 0);
+    assert!(fake.live_mcp_pids().is_empty());
+}
