@@ -1,20 +1,26 @@
 //! lifecycle_leaks.test.mjs - issue 8 "leaks across lifecycles": scripted prompt, `new_session`,
-//! resume (`switch_session` back to the first session file) and quit over Pi's RPC mode. After
+//! resume (`switch_session` back to the first session file), `/reload` and quit over Pi's RPC
+//! mode. After
 //! each step the number of live `gortex mcp` children fake-gortex logged must be what the spec
 //! expects: exactly one on the own client (SES-16 stops the old session's child, SES-7 starts the
 //! new one, which must differ from the old), exactly one on the native path too (Pi owns that
 //! child, NAT-7, and keeps a single connection), and none after quit (MCP-15, SES-17:
-//! assertClean). Pi's RPC mode has no `/reload` command, so reload is not
-//! driven here.
+//! assertClean). Pi's RPC mode has no reload command, so `/reload` is driven through a test-only
+//! extension command that calls `ctx.reload()` (reload-command.ts); on the own client the child
+//! after it must be a new process.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe } from "node:test";
-import { NODE22 } from "./lib/hosts.mjs";
+import { NODE22, REPO } from "./lib/hosts.mjs";
 import { assertClean } from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { collect, KILL_AFTER_MS, parseJsonl, piArgs, runEnv, sandbox } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
+
+/** Test-only extension giving RPC mode a `/e2e-reload` command (`ctx.reload()`). */
+const RELOAD_COMMAND = join(REPO, "tests/e2e/reload-command.ts");
 
 /** An `mcp` process the fake logged and that is still running (a zombie counts as gone). */
 function liveMcpChildren(box) {
@@ -48,7 +54,8 @@ async function settleCount(box, check, ms = 6000) {
 
 /** A Pi RPC session driven one command at a time. */
 function startRpc(box, script) {
-	const child = spawn(NODE22, [...piArgs(box, { session: true }), "--mode", "rpc"], {
+	const args = ["-e", RELOAD_COMMAND];
+	const child = spawn(NODE22, [...piArgs(box, { args, session: true }), "--mode", "rpc"], {
 		cwd: box.work,
 		env: runEnv(box, { script }),
 		stdio: ["pipe", "pipe", "pipe"],
@@ -91,10 +98,11 @@ function startRpc(box, script) {
 	);
 	let n = 0;
 	return {
-		/** Sends a command; resolves with its response (a prompt: once the agent settled). */
-		send(command) {
+		/** Sends a command; resolves with its response (a prompt: once the agent settled, unless
+		 * `settle` is false, as for a slash command that starts no turn). */
+		send(command, { settle = command.type === "prompt" } = {}) {
 			const id = `c${++n}`;
-			const settled = command.type === "prompt";
+			const settled = settle;
 			const done = new Promise((resolve) => {
 				let response;
 				waiter = (m) => {
@@ -117,7 +125,7 @@ function startRpc(box, script) {
 }
 
 describe("leaks across lifecycles (issue 8)", { concurrency: CONCURRENCY }, () => {
-	scenario("prompt, /new, resume, quit: live gortex mcp children are 1, 1, 1, then 0", {}, async ({ pi, path }) => {
+	scenario("prompt, /new, resume, /reload, quit: live gortex mcp children are 1, 1, 1, 1, then 0", {}, async ({ pi, path }) => {
 		const box = sandbox({ pi, files: SOURCE_FILES });
 		const rpc = startRpc(box, [{ say: "one" }, { say: "two" }, { say: "three" }]);
 		const expectOne = async (step) => {
@@ -142,7 +150,13 @@ describe("leaks across lifecycles (issue 8)", { concurrency: CONCURRENCY }, () =
 		const resumed = await rpc.send({ type: "switch_session", sessionPath: firstSession });
 		assert.equal(resumed?.success, true, JSON.stringify(resumed));
 		await rpc.send({ type: "prompt", message: "resumed" });
-		await expectOne("after resume and a prompt");
+		const afterResume = await expectOne("after resume and a prompt");
+
+		const reloaded = await rpc.send({ type: "prompt", message: "/e2e-reload" }, { settle: false });
+		assert.equal(reloaded?.success, true, JSON.stringify(reloaded));
+		await rpc.send({ type: "prompt", message: "after reload" });
+		const afterReload = await expectOne("after /reload and a prompt");
+		if (path === "own") assert.notDeepEqual(afterReload, afterResume, "the reload replaced the child");
 
 		const run = await rpc.quit();
 		await assertClean(run); // no fake-gortex process alive after quit
