@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { FAKE_GORTEX } from "./lib/hosts.mjs";
-import { assertClean, hooksFor, offeredTools, toolName, userTexts } from "./lib/gortex.mjs";
+import { assertClean, hooksFor, offeredTools, toolName, unavailableText, userTexts } from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { reportOf, runPi } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
@@ -43,6 +43,18 @@ describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY },
 		const run = await runWith(pi, { faults: [{ kind: "crash_on_call", method: "initialize", n: 1 }] }, [{ call: "search", args: SEARCH_ARGS }]);
 		await assertClean(run);
 		assert.equal(run.fake.filter((r) => r.ev === "start" && r.verb === "mcp").length, 2, "one respawn for the retry");
+		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: "search", isError: false, text: searchReply }]);
+	});
+
+	scenario("an unknown server request is answered -32601 Method not found, echoing its id (MCP-11)", OWN, async ({ pi }) => {
+		const run = await runWith(pi, { faults: [{ kind: "server_request", method: "roots/list", after: "tools/list", id: 42 }] }, [
+			{ call: "search", args: SEARCH_ARGS },
+		]);
+		await assertClean(run);
+		const answers = run.fake.filter((r) => r.ev === "answer" && r.request === "roots/list");
+		assert.equal(answers.length, 1, JSON.stringify(run.fake.filter((r) => r.ev === "answer")));
+		assert.equal(answers[0].id, 42);
+		assert.deepEqual(answers[0].error, { code: -32601, message: "Method not found" });
 		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: "search", isError: false, text: searchReply }]);
 	});
 
@@ -173,5 +185,39 @@ describe("fault matrix: files a diff must not read", { concurrency: CONCURRENCY 
 		for (const r of results) assert.equal(r.message.isError, false, "the edits themselves succeed");
 		// The fake wrote through the symlink; the bridge never read the target.
 		assert.equal(readFileSync(join(run.box.root, "outside.txt"), "utf8"), "replaced\n");
+	});
+});
+
+// The handshake and tool-call timeouts are 60 s and 600 s (MCP-13). The addon honours two
+// test-only variables that shorten them (PI_GORTEX_TEST_INIT_TIMEOUT_MS,
+// PI_GORTEX_TEST_CALL_TIMEOUT_MS), so these rows run the very same code paths in seconds.
+describe("fault matrix: hangs on the own client", { concurrency: CONCURRENCY }, () => {
+	scenario("a handshake that hangs: both attempts time out, the model is told, nothing is left (MCP-13, MCP-19, SES-13)", OWN, async ({ pi }) => {
+		const run = await runWith(pi, { faults: [{ kind: "slow_handshake", delay_ms: 120000 }] }, [], {
+			env: { PI_GORTEX_TEST_INIT_TIMEOUT_MS: "1500" },
+		});
+		await assertClean(run);
+		const first = userTexts(run.models[0]);
+		assert.equal(first[0], "go");
+		assert.ok(first[1].startsWith(unavailableText("initialize timed out after 1500ms")), JSON.stringify(first));
+		assert.equal(run.fake.filter((r) => r.ev === "start" && r.verb === "mcp").length, 2, "the one retry ran on a new child");
+		assert.ok(!offeredTools(run.models[0]).includes("search"), "no graph tools");
+	});
+
+	scenario("a call that hangs past its timeout: the silent child is killed and the next call respawns (MCP-13, MCP-14)", OWN, async ({ pi }) => {
+		const run = await runWith(pi, { faults: [{ kind: "hang", method: "tools/call", after_n: 1 }] }, [
+			{ call: "search", args: SEARCH_ARGS },
+			{ call: "search", args: SEARCH_ARGS },
+		], { env: { PI_GORTEX_TEST_CALL_TIMEOUT_MS: "1500" } });
+		await assertClean(run);
+		const timedOut = { name: "search", isError: true, text: "gortex search failed: tools/call timed out after 1500ms" };
+		// The hang counter spans processes, so the respawned child hangs too: what matters is that
+		// each call ends at its timeout and the wedged child is replaced, not waited on.
+		assert.deepEqual(reportOf(run.stdout).toolResults, [timedOut, timedOut]);
+		const starts = run.fake.filter((r) => r.ev === "start" && r.verb === "mcp");
+		assert.equal(starts.length, 2, "the second call respawned after the wedged child was killed");
+		const firstExit = run.fake.find((r) => r.ev === "exit" && r.pid === starts[0].pid);
+		assert.ok(firstExit, "the wedged child exited");
+		assert.ok(firstExit.t <= starts[1].t, `killed at the timeout, before the respawn: ${JSON.stringify(firstExit)}`);
 	});
 });

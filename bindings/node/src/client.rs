@@ -116,6 +116,26 @@ fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
     }
 }
 
+/// Test-only shortening of the handshake and tool-call timeouts, so the
+/// end-to-end fault matrix can show a hung handshake and the wedged-child kill
+/// (MCP-13, MCP-14) in the real Pi CLI without waiting 60 s or 600 s. Only the
+/// user's own environment can set these (a repository cannot), and they can
+/// only change how long a request waits, never what runs.
+fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig) {
+    let millis = |name: &str| {
+        env.get(name)
+            .and_then(|value| value.trim().parse::<u64>().ok())
+            .filter(|ms| *ms > 0)
+            .map(std::time::Duration::from_millis)
+    };
+    if let Some(initialize) = millis("PI_GORTEX_TEST_INIT_TIMEOUT_MS") {
+        config.timeouts.initialize = initialize;
+    }
+    if let Some(call) = millis("PI_GORTEX_TEST_CALL_TIMEOUT_MS") {
+        config.timeouts.call = call;
+    }
+}
+
 /// SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
 /// receives every later debounced re-sync (`CatalogueUpdate`).
 #[napi]
@@ -135,6 +155,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect();
+            apply_test_timeouts(&env, &mut bridge_config);
             let bridge = OwnClientBridge::new(bridge_config);
             // Claim the slot before the first suspension point (SES-7 step 6).
             let claim = state
