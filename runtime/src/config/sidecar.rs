@@ -5,6 +5,7 @@
 //! wrong type or an unknown key falls through on its own. Each problem gives
 //! exactly one warning.
 
+use crate::json_type::json_type;
 use std::io::ErrorKind;
 use std::path::Path;
 
@@ -46,18 +47,6 @@ pub struct SidecarLayer {
     pub values: SidecarValues,
     /// What was wrong with it.
     pub warnings: Vec<ConfigWarning>,
-}
-
-/// The JSON type of a value, as warnings name it.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Reads a sidecar file. A missing file is simply an empty layer.

@@ -5,6 +5,7 @@
 //! `true` blocks) but strict per document (anything but an object is a
 //! failure, which the caller turns into the empty decision).
 
+use crate::json_type::json_type;
 use serde_json::{Map, Value};
 
 use super::{HookDecision, HookFailure};
@@ -19,18 +20,6 @@ pub fn empty_decision() -> HookDecision {
         reason: None,
         additional_context: None,
         orientation: None,
-    }
-}
-
-/// The JSON type of a value, as failure reasons name it.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
     }
 }
 

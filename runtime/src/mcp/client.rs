@@ -297,6 +297,17 @@ impl McpClient {
     }
 }
 
+/// MCP-4: a spawn that fails marks the client exited with `gortex mcp spawn
+/// failed` (the OS error kept as detail) and rejects everything pending.
+fn mark_spawn_failed(state: &mut State, error: &dyn std::fmt::Display) -> McpError {
+    let failure = McpError::SpawnFailed {
+        detail: error.to_string(),
+    };
+    state.phase = Phase::Exited(failure.clone());
+    reject_all(state, &failure);
+    failure
+}
+
 fn reject_all(state: &mut State, reason: &McpError) {
     for (_, settle) in state.pending.drain() {
         let _ = settle.send(Err(reason.clone()));
@@ -441,14 +452,7 @@ impl Shared {
         };
         let spawned = match child_process::spawn_piped(&spec) {
             Ok(spawned) => spawned,
-            Err(error) => {
-                let failure = McpError::SpawnFailed {
-                    detail: error.to_string(),
-                };
-                state.phase = Phase::Exited(failure.clone());
-                reject_all(&mut state, &failure);
-                return Err(failure);
-            }
+            Err(error) => return Err(mark_spawn_failed(&mut state, &error)),
         };
         let SpawnedChild {
             pid,
@@ -460,14 +464,7 @@ impl Shared {
         } = spawned;
         let (outbound, flusher) = match Outbound::new(stdin) {
             Ok(pair) => pair,
-            Err(error) => {
-                let failure = McpError::SpawnFailed {
-                    detail: error.to_string(),
-                };
-                state.phase = Phase::Exited(failure.clone());
-                reject_all(&mut state, &failure);
-                return Err(failure);
-            }
+            Err(error) => return Err(mark_spawn_failed(&mut state, &error)),
         };
         state.generation += 1;
         let generation = state.generation;
