@@ -1058,3 +1058,85 @@ func (v CancelledNotificationParams) MarshalJSON() ([]byte, error) {
 	}
 	return withMembers(data, v.Extra)
 }
+
+// ToolsSearchResult: The JSON payload in the text content of a `tools_search` result (WIRE-11), on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable (NAT-15, TOOL-8). Open: newer daemons may add members.
+type ToolsSearchResult struct {
+	// The query as the daemon understood it, e.g. `select:find_usages`.
+	Query *string `json:"query,omitempty"`
+	// How many deferred tools are still not promoted.
+	DeferredRemaining *int64 `json:"deferred_remaining,omitempty"`
+	// How many matches `max_results` left out.
+	OmittedCount *int64 `json:"omitted_count,omitempty"`
+	// Bare names of the tools this call promoted; each triggers one `notifications/tools/list_changed`.
+	Promoted *[]string `json:"promoted,omitempty"`
+	// Names listed by a browse query (an empty `query`).
+	BrowseNames *[]string `json:"browse_names,omitempty"`
+	// The matching tools.
+	Tools *[]ToolsSearchEntry `json:"tools,omitempty"`
+	// Extra holds members this version does not declare, kept for re-encoding.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the declared members and keeps the others in Extra.
+func (v *ToolsSearchResult) UnmarshalJSON(data []byte) error {
+	type plain ToolsSearchResult
+	var decoded plain
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		return err
+	}
+	extra, err := undeclaredMembers(data, []string{"query", "deferred_remaining", "omitted_count", "promoted", "browse_names", "tools"})
+	if err != nil {
+		return err
+	}
+	decoded.Extra = extra
+	*v = ToolsSearchResult(decoded)
+	return nil
+}
+
+// MarshalJSON encodes the declared members followed by Extra.
+func (v ToolsSearchResult) MarshalJSON() ([]byte, error) {
+	type plain ToolsSearchResult
+	data, err := json.Marshal(plain(v))
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(data, v.Extra)
+}
+
+// ToolsSearchEntry: One tool a `tools_search` result names (WIRE-11).
+type ToolsSearchEntry struct {
+	// The daemon's bare tool name.
+	Name string `json:"name"`
+	// The tool's description.
+	Description *string `json:"description,omitempty"`
+	// JSON Schema of the tool's arguments (free-form object).
+	InputSchema *map[string]any `json:"input_schema,omitempty"`
+	// Extra holds members this version does not declare, kept for re-encoding.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes the declared members and keeps the others in Extra.
+func (v *ToolsSearchEntry) UnmarshalJSON(data []byte) error {
+	type plain ToolsSearchEntry
+	var decoded plain
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		return err
+	}
+	extra, err := undeclaredMembers(data, []string{"name", "description", "input_schema"})
+	if err != nil {
+		return err
+	}
+	decoded.Extra = extra
+	*v = ToolsSearchEntry(decoded)
+	return nil
+}
+
+// MarshalJSON encodes the declared members followed by Extra.
+func (v ToolsSearchEntry) MarshalJSON() ([]byte, error) {
+	type plain ToolsSearchEntry
+	data, err := json.Marshal(plain(v))
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(data, v.Extra)
+}

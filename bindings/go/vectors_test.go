@@ -151,6 +151,10 @@ func newValue(typeName string) (any, bool) {
 		return new(Annotations), true
 	case "CancelledNotificationParams":
 		return new(CancelledNotificationParams), true
+	case "ToolsSearchResult":
+		return new(ToolsSearchResult), true
+	case "ToolsSearchEntry":
+		return new(ToolsSearchEntry), true
 	case "NativeMcpServerConfig":
 		return new(NativeMcpServerConfig), true
 	case "GortexMessageDetails":

@@ -2705,3 +2705,55 @@ export const v78 = {
   }
 } satisfies mcp.Tool;
 
+// ToolsSearchResult/valid/browse
+export const v79 = {
+  "query": "",
+  "deferred_remaining": 141,
+  "omitted_count": 131,
+  "promoted": [],
+  "browse_names": [
+    "find_clones",
+    "get_architecture",
+    "get_churn_rate",
+    "why"
+  ],
+  "tools": []
+} satisfies mcp.ToolsSearchResult;
+
+// ToolsSearchResult/valid/newer-daemon-extra-member
+export const v80 = {
+  "query": "+trace path",
+  "promoted": [
+    "trace_path"
+  ],
+  "tools": [
+    {
+      "name": "trace_path",
+      "_meta": {
+        "x": 1
+      }
+    }
+  ],
+  "surface_version": "legacy-v2"
+} satisfies mcp.ToolsSearchResult;
+
+// ToolsSearchResult/valid/select-promoted
+export const v81 = {
+  "query": "select:find_usages",
+  "deferred_remaining": 140,
+  "omitted_count": 0,
+  "promoted": [
+    "find_usages"
+  ],
+  "browse_names": [],
+  "tools": [
+    {
+      "name": "find_usages",
+      "description": "Find every usage of a symbol.",
+      "input_schema": {
+        "type": "object"
+      }
+    }
+  ]
+} satisfies mcp.ToolsSearchResult;
+

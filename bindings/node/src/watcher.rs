@@ -4,13 +4,15 @@
 //! read files, so they run on tokio's blocking pool, never on the Node
 //! event loop. Every entry point fails open (DIFF-22).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use napi_derive::napi;
 use pi_gortex_runtime::diff::outcome::{apply_shell_overlap, compare_entries, edit_details};
-use pi_gortex_runtime::diff::{self, NativeWatcher, ShellWindow, Snapshots, ToolCall};
+use pi_gortex_runtime::diff::{self, ClaimTicket, NativeWatcher, ShellWindow, Snapshots, ToolCall};
 use pi_gortex_runtime::native;
+use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
@@ -24,6 +26,11 @@ const TOOLS_SEARCH: &str = "mcp__gortex__tools_search";
 #[derive(Default)]
 pub struct WatcherState {
     pub native: Mutex<NativeWatcher>,
+    /// Native Gortex edits claimed at `tool_call` whose before snapshot
+    /// `watchSnapshot` still has to take, by tool call id. Kept apart so the
+    /// files are read without holding `native`, which the event loop's
+    /// synchronous exports also lock.
+    pub tickets: Mutex<HashMap<String, ClaimTicket>>,
 }
 
 /// An own-client snapshot window opened before a call (DIFF-16 steps 3-4).
@@ -88,36 +95,10 @@ pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) 
     })
 }
 
-/// True when a native `tool_call` is a Gortex edit that needs a before
-/// snapshot (the glue then awaits `watchSnapshot`).
-fn needs_snapshot(event: &ToolCallEvent) -> bool {
-    if !event.native || event.parent_tool_call_id.is_some() {
-        return false;
-    }
-    let Some(bare) = native::bare_tool_name(&event.tool_name) else {
-        return false;
-    };
-    diff::edit_candidates(bare, &event.input, Path::new(&event.cwd)).is_some_and(|p| !p.is_empty())
-}
-
-fn on_tool_call(state: &GenerationState, event: &ToolCallEvent) {
-    let call = ToolCall {
-        tool_call_id: &event.tool_call_id,
-        tool_name: &event.tool_name,
-        input: &event.input,
-        parent_tool_call_id: event.parent_tool_call_id.as_deref(),
-    };
-    lock(&state.watcher.native).on_tool_call(
-        call,
-        event.native,
-        Path::new(&event.cwd),
-        diff::edit_candidates,
-    );
-}
-
-/// DIFF-15/17 `tool_call`, synchronous: shell tracking and Pi's own
-/// edit/write claims happen here. Returns true when the call is a native
-/// Gortex edit; the glue then awaits `watchSnapshot` with the same event.
+/// DIFF-15/17 `tool_call`, synchronous: shell tracking, Pi's own edit/write
+/// claims, and the claim of a native Gortex edit (its candidates computed
+/// once, here). Returns true when that claim still needs its before
+/// snapshot; the glue then awaits `watchSnapshot` with the same event.
 #[napi]
 pub fn watch_tool_call(generation: u32, event: Value) -> bool {
     guard::guard_sync(
@@ -126,17 +107,30 @@ pub fn watch_tool_call(generation: u32, event: Value) -> bool {
             let Some(event) = from_js::<ToolCallEvent>(event) else {
                 return false;
             };
-            if needs_snapshot(&event) {
-                return true;
-            }
-            on_tool_call(&generation::get(generation), &event);
-            false
+            let state = generation::get(generation);
+            let call = ToolCall {
+                tool_call_id: &event.tool_call_id,
+                tool_name: &event.tool_name,
+                input: &event.input,
+                parent_tool_call_id: event.parent_tool_call_id.as_deref(),
+            };
+            let ticket = lock(&state.watcher.native).begin_tool_call(
+                call,
+                event.native,
+                Path::new(&event.cwd),
+                diff::edit_candidates,
+            );
+            let Some(ticket) = ticket else {
+                return false;
+            };
+            lock(&state.watcher.tickets).insert(event.tool_call_id, ticket);
+            true
         },
     )
 }
 
-/// DIFF-17 for a native Gortex edit: opens the shell window, snapshots the
-/// candidates and claims them, off the event loop.
+/// DIFF-17 for a native Gortex edit: the before snapshot of the claim made
+/// by `watchToolCall`, read on the blocking pool with no lock held.
 #[napi]
 pub async fn watch_snapshot(generation: u32, event: Value) {
     guard::guard_async(|| (), async move {
@@ -144,22 +138,26 @@ pub async fn watch_snapshot(generation: u32, event: Value) {
             return;
         };
         let state = generation::get(generation);
-        let _ = tokio::task::spawn_blocking(move || on_tool_call(&state, &event)).await;
+        let Some(ticket) = lock(&state.watcher.tickets).remove(&event.tool_call_id) else {
+            return;
+        };
+        let before = snapshot_all(ticket.paths().to_vec()).await;
+        lock(&state.watcher.native).complete_claim(ticket, before);
     })
     .await
 }
 
-/// NAT-15: the `promoted` names of a `tools_search` result text.
+/// NAT-15: the `promoted` names of a `tools_search` result text, read as the
+/// schema's `ToolsSearchResult`. A payload that does not match gives no names,
+/// so the result is simply not held (fail open).
 fn promoted_tools(text: &str) -> Vec<String> {
-    serde_json::from_str::<Value>(text.trim())
+    serde_json::from_str::<ToolsSearchResult>(text.trim())
         .ok()
-        .and_then(|payload| payload.get("promoted").cloned())
-        .and_then(|promoted| promoted.as_array().cloned())
+        .and_then(|payload| payload.promoted)
         .unwrap_or_default()
         .iter()
-        .filter_map(Value::as_str)
         .filter(|name| !name.is_empty())
-        .map(native::native_tool_name)
+        .map(|name| native::native_tool_name(name))
         .collect()
 }
 
@@ -213,6 +211,7 @@ pub fn watch_reset(generation: u32) {
         || {
             let state = generation::get(generation);
             lock(&state.watcher.native).on_turn_end();
+            lock(&state.watcher.tickets).clear();
         },
     )
 }

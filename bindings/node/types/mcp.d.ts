@@ -350,3 +350,33 @@ export interface CancelledNotificationParams {
   /** Members this version does not declare (the object is open). */
   [key: string]: unknown;
 }
+
+/** The JSON payload in the text content of a `tools_search` result (WIRE-11), on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable (NAT-15, TOOL-8). Open: newer daemons may add members. */
+export interface ToolsSearchResult {
+  /** The query as the daemon understood it, e.g. `select:find_usages`. */
+  query?: string;
+  /** How many deferred tools are still not promoted. */
+  deferred_remaining?: number;
+  /** How many matches `max_results` left out. */
+  omitted_count?: number;
+  /** Bare names of the tools this call promoted; each triggers one `notifications/tools/list_changed`. */
+  promoted?: Array<string>;
+  /** Names listed by a browse query (an empty `query`). */
+  browse_names?: Array<string>;
+  /** The matching tools. */
+  tools?: ToolsSearchEntry[];
+  /** Members this version does not declare (the object is open). */
+  [key: string]: unknown;
+}
+
+/** One tool a `tools_search` result names (WIRE-11). */
+export interface ToolsSearchEntry {
+  /** The daemon's bare tool name. */
+  name: string;
+  /** The tool's description. */
+  description?: string;
+  /** JSON Schema of the tool's arguments (free-form object). */
+  input_schema?: { [key: string]: unknown };
+  /** Members this version does not declare (the object is open). */
+  [key: string]: unknown;
+}

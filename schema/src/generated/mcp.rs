@@ -1031,6 +1031,60 @@ pub struct ToolsCapability {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+///One tool a `tools_search` result names (WIRE-11).
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+pub struct ToolsSearchEntry {
+    ///The tool's description.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub description: ::std::option::Option<::std::string::String>,
+    ///JSON Schema of the tool's arguments (free-form object).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub input_schema: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///The daemon's bare tool name.
+    pub name: ::std::string::String,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///The JSON payload in the text content of a `tools_search` result (WIRE-11), on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable (NAT-15, TOOL-8). Open: newer daemons may add members.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+pub struct ToolsSearchResult {
+    ///Names listed by a browse query (an empty `query`).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub browse_names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///How many deferred tools are still not promoted.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub deferred_remaining: ::std::option::Option<i64>,
+    ///How many matches `max_results` left out.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub omitted_count: ::std::option::Option<i64>,
+    ///Bare names of the tools this call promoted; each triggers one `notifications/tools/list_changed`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub promoted: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    ///The query as the daemon understood it, e.g. `select:find_usages`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub query: ::std::option::Option<::std::string::String>,
+    ///The matching tools.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub tools: ::std::option::Option<::std::vec::Vec<ToolsSearchEntry>>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 ///A content block of a kind this version does not know (forward compatibility); kept verbatim.
 #[derive(
     ::schemars::JsonSchema,
