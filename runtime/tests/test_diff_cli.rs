@@ -65,3 +65,41 @@ fn names_the_after_file_by_default_and_handles_notes_and_no_change() {
         json!("line endings LF -> CRLF")
     );
 }
+
+/// Runs `pi-gortex diff` expecting a failure; returns its stderr.
+fn run_failing(before: &Path, after: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_pi-gortex"))
+        .arg("diff")
+        .arg(before)
+        .arg(after)
+        .output()
+        .expect("pi-gortex runs");
+    assert_eq!(out.status.code(), Some(1), "a usage error exits 1");
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn two_missing_files_are_an_error_naming_both_not_an_empty_result() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (before, after) = (tmp.path().join("typo-a"), tmp.path().join("typo-b"));
+    let stderr = run_failing(&before, &after);
+    assert!(
+        stderr.contains("typo-a") && stderr.contains("typo-b"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("neither"), "{stderr}");
+}
+
+#[test]
+fn a_directory_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let file = tmp.path().join("a.txt");
+    fs::write(&file, "a\n").expect("write");
+    let stderr = run_failing(tmp.path(), &file);
+    assert!(stderr.contains("is not a regular file"), "{stderr}");
+    assert!(
+        stderr.contains(&tmp.path().display().to_string()),
+        "{stderr}"
+    );
+}
