@@ -100,31 +100,11 @@ pub fn validate_files(
     Ok(all)
 }
 
-/// Turns the validator's evaluation path (which goes *through* `$ref`s) into a pointer inside
-/// the schema file, e.g. `/$defs/HookDecision/properties/block/type`.
-pub fn file_pointer(document: &Value, type_name: &str, evaluation_path: &str) -> String {
-    let mut current = format!("/$defs/{type_name}");
-    let mut segments = evaluation_path.split('/').skip(1).peekable();
-    // The first `$ref` is the synthetic entry reference to the type itself.
-    if segments.peek() == Some(&"$ref") {
-        segments.next();
-    }
-    for segment in segments {
-        if segment == "$ref" {
-            let target = document
-                .pointer(&format!("{current}/$ref"))
-                .and_then(Value::as_str)
-                .and_then(|r| r.strip_prefix('#'));
-            if let Some(target) = target {
-                current = target.to_string();
-                continue;
-            }
-        }
-        current.push('/');
-        current.push_str(segment);
-    }
-    current
-}
+// The same evaluation-path walk as `pi_gortex_schema::validate` (see that file's doc for why it
+// is included rather than imported).
+#[path = "../../schema/src/pointer.rs"]
+mod pointer;
+pub use pointer::file_pointer;
 
 fn display(path: &Path) -> String {
     path.display().to_string()

@@ -4,6 +4,7 @@
 
 #[rustfmt::skip]
 mod generated;
+mod pointer;
 mod validate;
 
 pub use generated::*;

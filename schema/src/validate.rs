@@ -2,6 +2,7 @@
 //! each type's compiled validator built once and cached.
 
 use crate::generated::SCHEMA_SOURCES;
+use crate::pointer::file_pointer;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -54,33 +55,6 @@ fn catalogue() -> &'static Catalogue {
 }
 
 type Compiled = (Arc<jsonschema::Validator>, Arc<Value>);
-
-/// Turns the validator's evaluation path (which goes *through* `$ref`s, e.g.
-/// `/$ref/properties/content/items/$ref/oneOf/0`) into a pointer inside the schema file
-/// (e.g. `/$defs/TextContent/...`), which is what a reader can open.
-pub(crate) fn file_pointer(document: &Value, type_name: &str, evaluation_path: &str) -> String {
-    let mut current = format!("/$defs/{type_name}");
-    let mut segments = evaluation_path.split('/').skip(1).peekable();
-    // The first `$ref` is the synthetic entry reference to the type itself.
-    if segments.peek() == Some(&"$ref") {
-        segments.next();
-    }
-    for segment in segments {
-        if segment == "$ref" {
-            let target = document
-                .pointer(&format!("{current}/$ref"))
-                .and_then(Value::as_str)
-                .and_then(|r| r.strip_prefix('#'));
-            if let Some(target) = target {
-                current = target.to_string();
-                continue;
-            }
-        }
-        current.push('/');
-        current.push_str(segment);
-    }
-    current
-}
 
 fn compiled(type_name: &str) -> Result<Compiled, SchemaError> {
     static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
