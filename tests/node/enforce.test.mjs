@@ -106,6 +106,12 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     const s = await start(ws, { env: OWN });
     await s.sessionStart();
     assert.ok(s.toolNames().includes("search"), "the fake from GORTEX_BIN still serves the tools");
+    // Not silent: exactly one warning names the file and the ignored key.
+    const warnings = s.host.notifications.filter((n) => n.type === "warning");
+    assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
+    assert.match(warnings[0].message, /^pi-gortex configuration: .*\.pi\/gortex\.json: key `bin` is ignored in a project sidecar/);
+    await s.sessionStart();
+    assert.equal(s.host.notifications.filter((n) => n.type === "warning").length, 1, "warned once");
     await s.shutdown();
   });
 

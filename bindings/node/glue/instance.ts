@@ -56,6 +56,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   let briefing: string | undefined;
   let compacted = false;
   let panicReported = false;
+  let configWarned = false;
 
   const isNative = () => path.native;
   const reportPanics = (ctx: Ctx | undefined) => {
@@ -68,6 +69,12 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   pi.on("session_start", async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
+      // A bad sidecar or environment value falls through to the next layer;
+      // the user hears about it once, in this session's first start.
+      if (!configWarned && config.warnings.length > 0) {
+        configWarned = true;
+        notifyWarning(ctx, `pi-gortex configuration: ${config.warnings.join("; ")}`);
+      }
       // SES-6
       swallow(() => addon.beginSession(generation));
       briefing = undefined;
