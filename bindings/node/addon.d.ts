@@ -97,15 +97,16 @@ export declare function takePanics(): Array<string>
 export declare function watchReset(generation: number): void
 
 /**
- * DIFF-17 for a native Gortex edit: opens the shell window, snapshots the
- * candidates and claims them, off the event loop.
+ * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
+ * by `watchToolCall`, read on the blocking pool with no lock held.
  */
 export declare function watchSnapshot(generation: number, event: any): Promise<void>
 
 /**
- * DIFF-15/17 `tool_call`, synchronous: shell tracking and Pi's own
- * edit/write claims happen here. Returns true when the call is a native
- * Gortex edit; the glue then awaits `watchSnapshot` with the same event.
+ * DIFF-15/17 `tool_call`, synchronous: shell tracking, Pi's own edit/write
+ * claims, and the claim of a native Gortex edit (its candidates computed
+ * once, here). Returns true when that claim still needs its before
+ * snapshot; the glue then awaits `watchSnapshot` with the same event.
  */
 export declare function watchToolCall(generation: number, event: any): boolean
 
