@@ -161,6 +161,12 @@ func newValue(typeName string) (any, bool) {
 		return new(GortexMessageDetails), true
 	case "SidecarConfig":
 		return new(SidecarConfig), true
+	case "ValidationReport":
+		return new(ValidationReport), true
+	case "ValidationFileResult":
+		return new(ValidationFileResult), true
+	case "ValidationFailure":
+		return new(ValidationFailure), true
 	}
 	return nil, false
 }
