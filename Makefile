@@ -53,8 +53,13 @@ $(SDK_PEER):
 test-rust: build-debug $(SDK_PEER)
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
+# The module is tested in place, then as a user gets it: copied outside the repository (as
+# in the module cache), where nothing but the module itself is there to read.
 test-go: go-toolchain
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
+	tmp=$$(mktemp -d) && cp -R bindings/go/. "$$tmp" && chmod -R a-w "$$tmp" && \
+	  (cd "$$tmp" && go test -count=1 ./...); status=$$?; \
+	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
