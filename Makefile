@@ -94,7 +94,7 @@ demo: node22 $(PI160) pack
 # ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
-FUZZ_TARGETS   := framing mcp_frame hook_decision sidecar_config edit_paths diff_engine
+FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
