@@ -105,3 +105,9 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
+# cargo-mutants on the runtime's decision modules, one group of files at a
+# time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
+mutants: node22
+	nice -n 19 tests/mutants/run.sh $(GROUPS)
