@@ -99,7 +99,7 @@ demo: node22 $(PI160) pack
 # ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
-FUZZ_TARGETS   := framing mcp_frame hook_decision sidecar_config edit_paths diff_engine
+FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
@@ -110,3 +110,9 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
+# cargo-mutants on the runtime's decision modules, one group of files at a
+# time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
+mutants: node22
+	nice -n 19 tests/mutants/run.sh $(GROUPS)
