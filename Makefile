@@ -53,8 +53,13 @@ $(SDK_PEER):
 test-rust: build-debug $(SDK_PEER)
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
+# The module is tested in place, then as a user gets it: copied outside the repository (as
+# in the module cache), where nothing but the module itself is there to read.
 test-go: go-toolchain
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
+	tmp=$$(mktemp -d) && cp -R bindings/go/. "$$tmp" && chmod -R a-w "$$tmp" && \
+	  (cd "$$tmp" && go test -count=1 ./...); status=$$?; \
+	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
@@ -96,7 +101,7 @@ demo: node22 $(PI160) pack
 # ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
-FUZZ_TARGETS   := framing mcp_frame hook_decision sidecar_config edit_paths diff_engine
+FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
@@ -107,3 +112,9 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
+# cargo-mutants on the runtime's decision modules, one group of files at a
+# time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
+mutants: node22
+	nice -n 19 tests/mutants/run.sh $(GROUPS)
