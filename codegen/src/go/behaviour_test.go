@@ -12,15 +12,18 @@ import (
 )
 
 func TestMemberNamesMatchExactlyNotUpToCase(t *testing.T) {
-	var got Implementation
-	if err := json.Unmarshal([]byte(`{"Name":"b","name":"a","version":"1"}`), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Name != "a" {
-		t.Errorf("Name = %q, want %q (the exactly named member)", got.Name, "a")
-	}
-	if string(got.Extra["Name"]) != `"b"` {
-		t.Errorf("Extra[Name] = %s, want the case-mismatched member kept as undeclared", got.Extra["Name"])
+	// Both orders: encoding/json alone lets the later of the two members win.
+	for _, doc := range []string{`{"name":"a","Name":"b","version":"1"}`, `{"Name":"b","name":"a","version":"1"}`} {
+		var got Implementation
+		if err := json.Unmarshal([]byte(doc), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != "a" {
+			t.Errorf("%s: Name = %q, want %q (the exactly named member)", doc, got.Name, "a")
+		}
+		if string(got.Extra["Name"]) != `"b"` {
+			t.Errorf("%s: Extra[Name] = %s, want the case-mismatched member kept as undeclared", doc, got.Extra["Name"])
+		}
 	}
 	var event BridgeEvent
 	if err := json.Unmarshal([]byte(`{"event":"prompt","Prompt":"shouted"}`), &event); err != nil {
