@@ -218,3 +218,17 @@ func TestValidatorUnderstandsEveryKeywordOfTheSchemas(t *testing.T) {
 		walk(document, name)
 	}
 }
+
+func TestLoneSurrogateInAStringMemberBecomesReplacementChar(t *testing.T) {
+	// The documented exception: pinned so that a change in encoding/json is noticed.
+	var got Implementation
+	if err := json.Unmarshal([]byte(`{"name":"a\ud800","version":"1","x":"b\ud800"}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "a\uFFFD" {
+		t.Errorf("Name = %q, want the lone surrogate replaced by U+FFFD", got.Name)
+	}
+	if string(got.Extra["x"]) != `"b\ud800"` {
+		t.Errorf("Extra[x] = %s, want the free-form member kept as written", got.Extra["x"])
+	}
+}
