@@ -14,15 +14,18 @@ import (
 )
 
 func TestMemberNamesMatchExactlyNotUpToCase(t *testing.T) {
-	var got Implementation
-	if err := json.Unmarshal([]byte(`{"Name":"b","name":"a","version":"1"}`), &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Name != "a" {
-		t.Errorf("Name = %q, want %q (the exactly named member)", got.Name, "a")
-	}
-	if string(got.Extra["Name"]) != `"b"` {
-		t.Errorf("Extra[Name] = %s, want the case-mismatched member kept as undeclared", got.Extra["Name"])
+	// Both orders: encoding/json alone lets the later of the two members win.
+	for _, doc := range []string{`{"name":"a","Name":"b","version":"1"}`, `{"Name":"b","name":"a","version":"1"}`} {
+		var got Implementation
+		if err := json.Unmarshal([]byte(doc), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Name != "a" {
+			t.Errorf("%s: Name = %q, want %q (the exactly named member)", doc, got.Name, "a")
+		}
+		if string(got.Extra["Name"]) != `"b"` {
+			t.Errorf("%s: Extra[Name] = %s, want the case-mismatched member kept as undeclared", doc, got.Extra["Name"])
+		}
 	}
 	var event BridgeEvent
 	if err := json.Unmarshal([]byte(`{"event":"prompt","Prompt":"shouted"}`), &event); err != nil {
@@ -213,5 +216,19 @@ func TestValidatorUnderstandsEveryKeywordOfTheSchemas(t *testing.T) {
 	}
 	for name, document := range documents {
 		walk(document, name)
+	}
+}
+
+func TestLoneSurrogateInAStringMemberBecomesReplacementChar(t *testing.T) {
+	// The documented exception: pinned so that a change in encoding/json is noticed.
+	var got Implementation
+	if err := json.Unmarshal([]byte(`{"name":"a\ud800","version":"1","x":"b\ud800"}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "a\uFFFD" {
+		t.Errorf("Name = %q, want the lone surrogate replaced by U+FFFD", got.Name)
+	}
+	if string(got.Extra["x"]) != `"b\ud800"` {
+		t.Errorf("Extra[x] = %s, want the free-form member kept as written", got.Extra["x"])
 	}
 }

@@ -35,7 +35,9 @@
 // integers beyond float64 stay exact; numbers declared as `number` are float64 and keep every
 // value a float64 holds), a present null kept where the schema allows null, and the undeclared
 // members of open objects kept in Extra. Member order and insignificant whitespace are not
-// kept.
+// kept. A string member holding a lone UTF-16 surrogate escape ("\ud800": valid JSON text, but
+// not Unicode) decodes to U+FFFD, as encoding/json does; Rust's serde_json refuses such a
+// document, and free-form members keep it as written.
 //
 // The exception: types marked x-go-value-fields mirror structs of the Gortex daemon and behave
 // as those do. Their optional members are plain values with omitempty, so a member holding its

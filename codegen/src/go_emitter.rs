@@ -125,13 +125,20 @@ fn is_value_fields(def: &TypeDef) -> bool {
 /// and `uint64` that holds every allowed value, so that decoding accepts exactly the declared
 /// range (the Rust emitter maps the same bounds to `u32`, `i64`, `u64`). Without bounds, `int64`.
 pub fn go_integer_type(schema: &Value) -> &'static str {
-    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    // Exact integers, not f64: 2^63 - 1 and 2^63 are one f64 apart from nothing.
+    let bound = |key: &str| {
+        let value = schema.get(key)?;
+        value
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| value.as_u64().map(i128::from))
+    };
     let (Some(min), Some(max)) = (bound("minimum"), bound("maximum")) else {
         return "int64";
     };
-    if min >= 0.0 && max <= f64::from(u32::MAX) {
+    if min >= 0 && max <= i128::from(u32::MAX) {
         "uint32"
-    } else if min >= 0.0 && max > i64::MAX as f64 {
+    } else if min >= 0 && max > i128::from(i64::MAX) {
         "uint64"
     } else {
         "int64"
@@ -699,4 +706,71 @@ fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, CodegenError> {
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn integer_bounds_pick_the_narrowest_go_type_holding_them() {
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 0, "maximum": 4294967295u64})),
+            "uint32"
+        );
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 1, "maximum": 600})),
+            "uint32"
+        );
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 0, "maximum": 9223372036854775807i64})),
+            "int64"
+        );
+        assert_eq!(
+            go_integer_type(
+                &json!({"minimum": -9223372036854775808i64, "maximum": 9223372036854775807i64})
+            ),
+            "int64"
+        );
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 0, "maximum": 18446744073709551615u64})),
+            "uint64"
+        );
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 0, "maximum": 9223372036854775808u64})),
+            "uint64"
+        );
+        assert_eq!(go_integer_type(&json!({"minimum": 0})), "int64");
+        assert_eq!(go_integer_type(&json!({})), "int64");
+    }
+
+    #[test]
+    fn type_and_constant_names_use_go_initialisms() {
+        assert_eq!(
+            go_identifier("JsonRpcMessage", TYPE_INITIALISMS),
+            "JSONRPCMessage"
+        );
+        assert_eq!(go_identifier("RequestId", TYPE_INITIALISMS), "RequestID");
+        assert_eq!(
+            const_name("CheckStatus", "ok", TYPE_INITIALISMS),
+            "CheckStatusOK"
+        );
+        assert_eq!(
+            const_name("CheckStatus", "ok", FIELD_INITIALISMS),
+            "CheckStatusOk"
+        );
+        assert_eq!(
+            const_name("JSONRPCVersion", "2.0", TYPE_INITIALISMS),
+            "JSONRPCVersion20"
+        );
+    }
+
+    #[test]
+    fn field_names_keep_their_former_spelling() {
+        // Fields cannot have deprecated aliases, so their initialisms did not grow.
+        assert_eq!(go_field_name("ok"), "Ok");
+        assert_eq!(go_field_name("session_id"), "SessionID");
+        assert_eq!(go_field_name("_meta"), "Meta");
+    }
 }
