@@ -33,10 +33,16 @@ fn with_def(def: serde_json::Value) -> serde_json::Value {
 fn every_file_needs_its_own_id() {
     let mut missing = with_def(json!({"description": "d", "type": "string"}));
     missing.as_object_mut().unwrap().remove("$id");
-    assert_eq!(findings(missing), [("schema/t.schema.json".into(), "/$id".into())]);
+    assert_eq!(
+        findings(missing),
+        [("schema/t.schema.json".into(), "/$id".into())]
+    );
     let mut wrong = with_def(json!({"description": "d", "type": "string"}));
     wrong["$id"] = json!("urn:pi-gortex:schema:other");
-    assert_eq!(findings(wrong), [("schema/t.schema.json".into(), "/$id".into())]);
+    assert_eq!(
+        findings(wrong),
+        [("schema/t.schema.json".into(), "/$id".into())]
+    );
 }
 
 #[test]

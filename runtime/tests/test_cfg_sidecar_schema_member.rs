@@ -20,7 +20,11 @@ fn schema_member_is_ignored_without_a_warning() {
             &format!(r#"{{"$schema":{schema},"enforce":false}}"#),
         );
         let config = resolve(&inputs(&[], &cwd, root.path()));
-        assert!(config.warnings.is_empty(), "{schema}: {:?}", config.warnings);
+        assert!(
+            config.warnings.is_empty(),
+            "{schema}: {:?}",
+            config.warnings
+        );
         assert!(!config.enforce, "{schema}: the other keys still apply");
     }
 }
