@@ -639,6 +639,10 @@ pub fn emit_go_package(
         "behaviour_test.go",
         include_str!("go/behaviour_test.go"),
     ));
+    out.push(go_template(
+        "property_test.go",
+        include_str!("go/property_test.go"),
+    ));
     out.push(GeneratedFile {
         path: PathBuf::from("bindings/go/types_test.go"),
         contents: emit_go_test_table(modules),
