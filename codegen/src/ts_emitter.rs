@@ -1,7 +1,10 @@
 //! TypeScript target: one declaration file per schema file in `bindings/node/types/`, plus an
 //! `index.d.ts` that exposes each file as a namespace named like the Rust module.
 
-use crate::model::{Extra, Field, Module, Shape, TypeDef};
+use crate::model::{
+    admits_integer, integer_bounds, integer_width, Extra, Field, IntegerWidth, Module, Shape,
+    TypeDef,
+};
 
 /// File name of a module's declarations, e.g. `edit-details.d.ts`.
 pub fn ts_file_name(module: &Module) -> String {
@@ -38,7 +41,7 @@ pub fn emit_ts_index(modules: &[Module]) -> String {
 }
 
 fn emit_def(def: &TypeDef) -> String {
-    let mut out = jsdoc(&def.description, "");
+    let mut out = jsdoc(&with_integer_range(&def.description, &def.raw), "");
     match &def.shape {
         Shape::Object { fields, extra } if !matches!(extra, Extra::Map(_)) => {
             out.push_str(&format!("export interface {} {{\n", def.name));
@@ -57,7 +60,10 @@ fn emit_def(def: &TypeDef) -> String {
 fn interface_body(fields: &[Field], extra: &Extra, indent: &str) -> String {
     let mut out = String::new();
     for field in fields {
-        out.push_str(&jsdoc(&field.description, indent));
+        out.push_str(&jsdoc(
+            &with_integer_range(&field.description, &field.raw),
+            indent,
+        ));
         out.push_str(&format!(
             "{indent}{}{}: {};\n",
             property_key(&field.name),
@@ -71,6 +77,22 @@ fn interface_body(fields: &[Field], extra: &Extra, indent: &str) -> String {
         ));
     }
     out
+}
+
+/// A description with the integer range appended: TypeScript has only `number`, so the docs say
+/// which width the other languages decode (and that a JS number is exact only up to 2^53).
+fn with_integer_range(description: &str, schema: &serde_json::Value) -> String {
+    if !admits_integer(schema) {
+        return description.to_string();
+    }
+    let Some((min, max)) = integer_bounds(schema) else {
+        return description.to_string();
+    };
+    let width = match integer_width(schema) {
+        IntegerWidth::U32 => "uint32",
+        IntegerWidth::I64 => "int64; a JS number is exact only within ±2^53",
+    };
+    format!("{description}\n\nAn integer from {min} to {max} ({width}).")
 }
 
 /// The TypeScript type expression of a shape.
