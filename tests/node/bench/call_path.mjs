@@ -8,8 +8,11 @@
 // Knobs: BENCH_CALLS (default 2000), BENCH_BLOCK (default 100). BENCH_CPU_PROF=1 runs only the
 // Pi execute loop (for --cpu-prof).
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { start, workspace } from "../lib/pi.mjs";
+import { PKG_DIR, start, workspace } from "../lib/pi.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 100);
@@ -43,6 +46,36 @@ function catEcho() {
     stop: () => child.kill(),
   };
 }
+
+/**
+ * Where a call's time goes: wraps the addon exports the glue calls (the glue's `require` of the
+ * addon returns this same exports object) and records, per call, the synchronous part of
+ * `executeTool` (argument conversion, task spawn), its whole promise, and `editCandidates`.
+ */
+function instrumentAddon() {
+  const file = readdirSync(PKG_DIR).find((f) => f.endsWith(".node"));
+  const addon = createRequire(import.meta.url)(join(PKG_DIR, file));
+  const parts = { executeSync: [], executePromise: [], editCandidates: [] };
+  const { executeTool, editCandidates } = addon;
+  addon.executeTool = (...args) => {
+    const began = performance.now();
+    const promise = executeTool(...args);
+    const called = performance.now();
+    parts.executeSync.push(called - began);
+    return promise.then((value) => {
+      parts.executePromise.push(performance.now() - began);
+      return value;
+    });
+  };
+  addon.editCandidates = (...args) => {
+    const began = performance.now();
+    const value = editCandidates(...args);
+    parts.editCandidates.push(performance.now() - began);
+    return value;
+  };
+  return parts;
+}
+const parts = process.env.BENCH_BREAKDOWN === "1" ? instrumentAddon() : undefined;
 
 const ws = workspace({});
 const session = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE: "0" } });
@@ -79,4 +112,7 @@ const report = {
   piExecuteP90Us: us(p(piTimes, 0.9)),
   ...(only ? {} : { catEchoP50Us: us(p(echoTimes, 0.5)), catEchoP90Us: us(p(echoTimes, 0.9)), ratioP50: Number((p(piTimes, 0.5) / p(echoTimes, 0.5)).toFixed(2)) }),
 };
+if (parts) {
+  for (const [name, values] of Object.entries(parts)) report[`${name}P50Us`] = us(p(values.slice(50), 0.5));
+}
 console.log(JSON.stringify(report));
