@@ -54,7 +54,9 @@ fn go_identifier(name: &str, initialisms: &[&str]) -> String {
     let mut words: Vec<String> = Vec::new();
     let mut current = String::new();
     for c in name.chars() {
-        if c == '_' || c == '-' || c == '/' || c == '.' {
+        // Any other character separates words (`$schema` becomes `Schema`): Go names are ASCII
+        // letters and digits.
+        if !c.is_ascii_alphanumeric() {
             if !current.is_empty() {
                 words.push(std::mem::take(&mut current));
             }
@@ -636,6 +638,10 @@ pub fn emit_go_package(
     out.push(go_template(
         "behaviour_test.go",
         include_str!("go/behaviour_test.go"),
+    ));
+    out.push(go_template(
+        "property_test.go",
+        include_str!("go/property_test.go"),
     ));
     out.push(GeneratedFile {
         path: PathBuf::from("bindings/go/types_test.go"),
