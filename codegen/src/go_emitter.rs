@@ -54,7 +54,9 @@ fn go_identifier(name: &str, initialisms: &[&str]) -> String {
     let mut words: Vec<String> = Vec::new();
     let mut current = String::new();
     for c in name.chars() {
-        if c == '_' || c == '-' || c == '/' || c == '.' {
+        // Any other character separates words (`$schema` becomes `Schema`): Go names are ASCII
+        // letters and digits.
+        if !c.is_ascii_alphanumeric() {
             if !current.is_empty() {
                 words.push(std::mem::take(&mut current));
             }
