@@ -111,3 +111,12 @@ bench:
 # time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
 mutants: node22
 	nice -n 19 tests/mutants/run.sh $(GROUPS)
+
+# StrykerJS on the TypeScript glue with the ExtensionRunner suite (needs `make pack`'s addon
+# next to index.ts and the fake). Score and survivors: docs/testing.md.
+STRYKER := tests/stryker/node_modules/@stryker-mutator/core/package.json
+$(STRYKER): tests/stryker/package-lock.json | $(NODE22)
+	cd tests/stryker && npm ci --no-audit --no-fund --loglevel=error
+mutants-ts: node22 pi-hosts $(STRYKER) pack
+	cargo build -q -p fake-gortex
+	nice -n 19 tests/stryker/run.sh
