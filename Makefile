@@ -13,11 +13,11 @@ FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
-.PHONY: test demo tools node22 pi-hosts go-toolchain lint test-rust test-codegen test-ts test-go \
+.PHONY: test demo tools node22 pi-hosts go-toolchain strace lint test-rust test-codegen test-ts test-go \
         test-node test-e2e pack build-debug fuzz bench
 
 # ---------------------------------------------------------------- tools
-tools: node22 pi-hosts go-toolchain
+tools: node22 pi-hosts go-toolchain strace
 
 $(NODE22):
 	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
@@ -28,6 +28,10 @@ $(PI160): | $(NODE22)
 $(PI087): | $(NODE22)
 	cd $(HOSTS)/pi-0.87.1 && npm ci --no-audit --no-fund --loglevel=error
 pi-hosts: $(PI160) $(PI087)
+
+# PKG-7's test (tests/node/scope.test.mjs) watches every exec and connect of a session.
+strace:
+	@command -v strace >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; }
 
 go-toolchain:
 	@command -v go >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; }
@@ -61,7 +65,7 @@ test-ts:
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
-test-node: node22 pi-hosts pack
+test-node: node22 pi-hosts strace pack
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs

@@ -9,7 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const PKG_DIR = join(ROOT, "bindings/node");
+/** The extension package under test; a negative control may point it at a copy with a broken addon. */
+export const PKG_DIR = process.env.PI_GORTEX_TEST_PKG_DIR ?? join(ROOT, "bindings/node");
 export const HOST_DIR = resolve(process.env.PI_HOST_DIR ?? join(ROOT, "tests/hosts/pi-1.6.0"));
 const PI_DIST = join(HOST_DIR, "node_modules/@earendil-works/pi-coding-agent");
 export const PI_VERSION = JSON.parse(readFileSync(join(PI_DIST, "package.json"), "utf8")).version;
