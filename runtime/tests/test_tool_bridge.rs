@@ -297,6 +297,57 @@ async fn tool_9_a_burst_of_list_changed_yields_one_relist_after_200_ms_of_quiet(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_9_stopping_the_bridge_clears_a_pending_debounce_timer() {
+    // A burst arrives, and the bridge stops while its (long) debounce is
+    // still pending. Stop must clear the timer: every task the bridge spawned
+    // is gone well before the debounce would have fired, and no re-list ran.
+    let runtime = tokio::runtime::Handle::current();
+    let baseline = runtime.metrics().num_alive_tasks();
+    let fake = Fake::new(
+        json!({"faults": [{"kind": "list_changed_burst", "count": 5, "spacing_ms": 0, "after": "tools/list"}]}),
+    );
+    let mut config = BridgeConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config.timeouts = fast_timeouts();
+    config.launch_daemon = false;
+    config.sync_debounce = Duration::from_secs(30);
+    let bridge = OwnClientBridge::new(config);
+    let seen = collecting_listener(&bridge);
+    bridge.start().await.unwrap();
+    let burst_sent = || {
+        fake.records()
+            .iter()
+            .filter(|r| r["ev"] == "send" && r["method"] == "notifications/tools/list_changed")
+            .count()
+            == 5
+    };
+    assert!(common::eventually(Duration::from_secs(20), burst_sent).await);
+    // A reply read after the burst: the reader has handed every notification
+    // of the burst to the debounce by now, so its timer is pending.
+    bridge
+        .call_tool("search", json!({}), None)
+        .await
+        .expect("a call after the burst");
+    bridge.stop().await;
+    assert!(
+        common::eventually(Duration::from_secs(10), || runtime
+            .metrics()
+            .num_alive_tasks()
+            <= baseline)
+        .await,
+        "{} tasks still alive after stop (baseline {baseline}): the debounce timer outlived the bridge",
+        runtime.metrics().num_alive_tasks()
+    );
+    let lists = fake
+        .received_methods()
+        .iter()
+        .filter(|m| *m == "tools/list")
+        .count();
+    assert_eq!(lists, 1, "no re-list after stop");
+    assert!(seen.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
     let script = format!(
         r#"read -r line

@@ -9,8 +9,8 @@
 // On a machine so loaded that the process itself is descheduled, timers are
 // late with no tool call in flight. The same monitor therefore first measures
 // that ambient delay over an idle stretch of the same cadence, and the bound
-// is 10 ms, or the ambient p99 plus 10 ms when that is higher. A 50 ms
-// synchronous spawn exceeds either by far.
+// is 10 ms plus twice the ambient p99 above 2 ms (so exactly 10 ms on a quiet
+// machine). A 50 ms synchronous spawn still exceeds it.
 //
 // Negative control (test-only switch): PI_GORTEX_TEST_SYNC_HOOK=1 turns the
 // extension's enforcement off and loads beside it a tool_call handler that
@@ -72,7 +72,9 @@ describe(`hook latency on Pi ${PI_VERSION}`, () => {
     assert.equal(hooks.length, CALLS, "one hook run per enforced call");
     // A lower bound only: each call awaited a hook that sleeps HOOK_MS.
     assert.ok(elapsed >= CALLS * HOOK_MS, `${CALLS} calls took ${elapsed.toFixed(0)} ms`);
-    const bound = Math.max(10, ambient + 10);
+    // 10 ms on a quiet machine (ambient p99 of a couple of ms); on a starved one the calls' own
+    // small JS work is preempted too, so the allowance grows with twice the ambient delay.
+    const bound = 10 + 2 * Math.max(0, ambient - 2);
     t.diagnostic(`p99 ${p99.toFixed(2)} ms, ambient p99 ${ambient.toFixed(2)} ms, ${CALLS} calls in ${elapsed.toFixed(0)} ms`);
     assert.ok(p99 < bound, `event-loop delay p99 ${p99.toFixed(2)} ms over ${CALLS} calls; bound ${bound.toFixed(2)} ms (ambient p99 ${ambient.toFixed(2)} ms)`);
     await s.shutdown();

@@ -24,6 +24,7 @@ ln -s "$ROOT/tests/hosts" "$SRC/tests/hosts"
 mkdir -p "$SRC/target" && ln -s "$ROOT/target/pi-gortex.tgz" "$SRC/target/pi-gortex.tgz"
 ln -s "$ROOT/tests/stryker/node_modules" "$SRC/node_modules"
 [[ -d $ROOT/bindings/node/node_modules ]] && ln -s "$ROOT/bindings/node/node_modules" "$SRC/bindings/node/node_modules"
+export PATH="$(dirname "$NODE22"):$PATH" # the tap runner starts test files with `node`
 export FAKE_GORTEX_BIN="${FAKE_GORTEX_BIN:-$ROOT/target/debug/fake-gortex}"
 
 cd "$SRC"
