@@ -14,7 +14,7 @@ TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench mutants mutants-ts
+        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -141,3 +141,14 @@ $(STRYKER): tests/stryker/package-lock.json | $(NODE22)
 mutants-ts: node22 pi-hosts $(STRYKER) pack
 	cargo build -q -p fake-gortex
 	nice -n 19 tests/stryker/run.sh
+
+# The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
+# `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.
+bench-session: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
+	$(NODE22) tests/bench/session.mjs
+
+bench-startup: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	$(NODE22) tests/bench/startup.mjs
