@@ -367,9 +367,9 @@ type ToolWait struct {
 	// Tool names that must all be present; absent means any native gortex tool.
 	Names *[]string `json:"names,omitempty"`
 	// How long to poll at most, in milliseconds.
-	BudgetMs int64 `json:"budgetMs"`
+	BudgetMs uint64 `json:"budgetMs"`
 	// The interval between polls, in milliseconds.
-	PollMs int64 `json:"pollMs"`
+	PollMs uint64 `json:"pollMs"`
 }
 
 var shapeOfToolWait = objectShape{
@@ -412,7 +412,7 @@ type TurnPlan struct {
 	// The glue passes the session's context entries (read only when needed).
 	ReadContext bool `json:"readContext"`
 	// For a first turn: the cap of the readiness wait.
-	ReadyWaitMs *int64 `json:"readyWaitMs,omitempty"`
+	ReadyWaitMs *uint64 `json:"readyWaitMs,omitempty"`
 	// For a first turn on the native path: the tool poll after the readiness wait.
 	NativeWait *ToolWait `json:"nativeWait,omitempty"`
 }
