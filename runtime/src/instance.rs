@@ -424,7 +424,7 @@ mod tests {
         assert_eq!((wait.budget_ms, wait.poll_ms), (2_000, 20));
         assert_eq!(
             (native_wait().budget_ms, native_wait().poll_ms),
-            (5_000, 100)
+            (5_000, 10)
         );
     }
 
