@@ -14,7 +14,7 @@ TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench
+        test-node test-e2e pack pack-all build-debug fuzz bench
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain
@@ -81,6 +81,15 @@ pack: $(NODE_PKG)/node_modules/.package-lock.json
 	cd $(NODE_PKG) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --no-js --dts addon.d.ts --output-dir . >/dev/null
 	mkdir -p target
 	cd $(NODE_PKG) && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
+
+# The publishable packages the napi-rs way (issue 14): one npm/<platform>/
+# package per core present (next to index.ts, or under FROM, e.g. the release
+# workflow's downloaded artifacts), each core checked to be a binary for the
+# platform it claims, plus pi-gortex itself with every platform as an
+# optional dependency. `make pack-all DIR=/tmp/out [FROM=dir]`.
+pack-all: pack
+	@test -n "$(DIR)" || { echo "usage: make pack-all DIR=<output dir> [FROM=<dir of .node files>]"; exit 2; }
+	$(NODE22) $(NODE_PKG)/scripts/pack-all.mjs --out $(abspath $(DIR)) $(if $(FROM),--from $(abspath $(FROM)) --from $(CURDIR)/$(NODE_PKG))
 
 demo: node22 $(PI160) pack
 	cargo build -q -p fake-gortex

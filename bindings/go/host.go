@@ -250,3 +250,33 @@ type CallLine struct {
 	// Set when the call is drawn by Pi's read renderer (REN-4).
 	Read *map[string]any `json:"read,omitempty"`
 }
+
+// CliOutput: What one `pi-gortex` command line printed and its exit code (runtime `cli::run`). The Rust binary and the npm package's Node entry (bin/pi-gortex.mjs) both write it out unchanged, so they agree by construction.
+type CliOutput struct {
+	// Everything for standard output.
+	Stdout string `json:"stdout"`
+	// Everything for standard error.
+	Stderr string `json:"stderr"`
+	// The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+	ExitCode int64 `json:"exitCode"`
+}
+
+// StatusRequest: What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+type StatusRequest struct {
+	// The native path is in use (Pi's MCP owns the connection).
+	Native bool `json:"native"`
+	// Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
+	Fallback *string `json:"fallback,omitempty"`
+	// The error `registerMcpServer` threw (NAT-5).
+	Refusal *string `json:"refusal,omitempty"`
+	// The `mcp__gortex__*` tool names Pi has now (native path).
+	NativeTools []string `json:"nativeTools"`
+}
+
+// StatusView: The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+type StatusView struct {
+	// For `setStatus("gortex", ...)`: state, path and daemon version.
+	Footer string `json:"footer"`
+	// The `/gortex` status block, several lines.
+	Text string `json:"text"`
+}

@@ -87,6 +87,12 @@ func newValue(typeName string) (any, bool) {
 		return new(WatchResultAction), true
 	case "CallLine":
 		return new(CallLine), true
+	case "CliOutput":
+		return new(CliOutput), true
+	case "StatusRequest":
+		return new(StatusRequest), true
+	case "StatusView":
+		return new(StatusView), true
 	case "JsonRpcMessage":
 		return new(JsonRpcMessage), true
 	case "JsonRpcVersion":

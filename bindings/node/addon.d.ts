@@ -63,6 +63,9 @@ export declare function executeTool(generation: number, request: any): Promise<a
  */
 export declare function firstTurn(generation: number, instance: number, request: any): Promise<any>
 
+/** STAT-1/STAT-2: the footer status and the `/gortex` block. */
+export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
+
 /** SES-15 (+HOOK-15): what a later turn returns. */
 export declare function laterTurn(generation: number, instance: number, request: any): Promise<any>
 
@@ -77,6 +80,12 @@ export declare function refusalNotice(reason: string): string
  * `cwd` is the process working directory the factory sees (CFG-1).
  */
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<any>
+
+/**
+ * Runs one `pi-gortex` command line (`args[0]` is the program name) and
+ * returns what to print and the exit code, exactly as the Rust binary would.
+ */
+export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 
 /**
  * SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`

@@ -18,6 +18,7 @@ export type {
 import type {
   CallLine,
   CatalogueUpdate,
+  CliOutput,
   FirstTurnRequest,
   FirstTurnResult,
   HostConfig,
@@ -26,6 +27,8 @@ import type {
   OwnStartResult,
   PathChoice,
   PathRequest,
+  StatusRequest,
+  StatusView,
   ToolCallAction,
   ToolCallEvent,
   ToolExecuteRequest,
@@ -63,4 +66,6 @@ export interface Addon {
   watchToolResult(generation: number, event: WatchToolResult): Promise<WatchResultAction>;
   watchToolEnd(generation: number, toolCallId: string): void;
   watchReset(generation: number): void;
+  gortexStatus(generation: number, instance: number, request: StatusRequest): StatusView;
+  runCli(args: string[]): Promise<CliOutput>;
 }

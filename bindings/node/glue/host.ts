@@ -17,7 +17,10 @@ export interface SessionManagerLike {
 export interface Ctx {
   cwd?: string;
   hasUI?: boolean;
-  ui?: { notify?: (text: string, level?: string) => void };
+  ui?: {
+    notify?: (text: string, level?: string) => void;
+    setStatus?: (key: string, text: string | undefined) => void;
+  };
   sessionManager?: SessionManagerLike;
 }
 
@@ -57,6 +60,10 @@ export interface PiLike {
   registerMcpServer?: (name: string, config: unknown) => void;
   unregisterMcpServer?: (name: string) => void;
   registerToolRenderer?: (resolver: (toolName: string, next: () => unknown) => unknown) => void;
+  registerCommand?: (
+    name: string,
+    options: { description?: string; handler: (args: string, ctx: Ctx) => Promise<void> },
+  ) => void;
   cwd?: unknown;
 }
 

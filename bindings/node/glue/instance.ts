@@ -8,6 +8,7 @@ import type { Ctx, PiLike } from "./host.ts";
 import { cwdOf, notifyWarning, sessionIdOf, swallow } from "./host.ts";
 import { awaitNativeTools, choosePath, hasMcpConnector, MCP_TOOL_PREFIX, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
+import { type PathFacts, StatusReporter } from "./status.ts";
 import { OwnTools } from "./tools.ts";
 import { registerWatcher } from "./watcher.ts";
 
@@ -50,8 +51,9 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   // SES-3: armed before the first suspension point of the factory.
   const barrier = new ReadinessBarrier();
   const config: HostConfig = await addon.resolveConfig(generation, instance, process.cwd());
-  const path = choosePath(pi, addon, generation, instance);
+  const path: PathFacts = choosePath(pi, addon, generation, instance);
   const tools = new OwnTools(pi, addon, generation);
+  const status = new StatusReporter(pi, addon, generation, instance, path);
   let firstTurnTaken = false;
   let briefing: string | undefined;
   let compacted = false;
@@ -86,8 +88,10 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
         if (hasMcpConnector(pi)) return;
         withdrawServer(pi);
         path.native = false;
+        path.fallback = "no_mcp_connector";
       }
       if (path.refusal) notifyWarning(ctx, addon.refusalNotice(path.refusal));
+      status.footer(ctx);
       const started = await addon.startOwnClient(generation, instance, (update) => tools.apply(update));
       if (started.status !== "started") return;
       if (started.userWarning) notifyWarning(ctx, started.userWarning);
@@ -97,6 +101,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
     } finally {
       release();
       reportPanics(ctx);
+      status.footer(ctx);
     }
   });
 
@@ -125,6 +130,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
         });
         briefing = result.briefing;
         if (result.userWarning) notifyWarning(ctx, result.userWarning);
+        status.footer(ctx);
         reportPanics(ctx);
         return result.message ? { message: result.message } : undefined;
       }
@@ -155,6 +161,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
     return undefined;
   });
 
+  status.register();
   if (config.enforce) pi.on("tool_call", enforcementHandler(pi, addon, generation, instance, isNative));
   registerWatcher(pi, addon, generation, isNative);
   if (path.native && typeof pi.registerToolRenderer === "function") {

@@ -148,6 +148,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 return to_js(&start_result(OwnStartResultStatus::Failed));
             };
             lock(&state.registry).clear();
+            crate::status::record_connecting(&state);
             stop_slot(&state, None).await;
             let env: HashMap<String, String> = std::env::vars().collect();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
@@ -192,6 +193,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                     if still_claimed(&state, claim) {
                         lock(&state.client.slot).take();
                         *lock(&state.bridge_error) = Some(error.to_string());
+                        crate::status::record_down(&state, error.to_string());
                     }
                     let mut result = start_result(OwnStartResultStatus::Failed);
                     result.error = Some(error.to_string());
@@ -204,6 +206,13 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                         result.user_warning = Some(skew.user_text);
                     }
                     result.catalogue = catalogue_update(&state, report.catalogue_changes);
+                    let first: Vec<String> = result
+                        .catalogue
+                        .register
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect();
+                    crate::status::record_started(&state, &report.server_version, &first);
                     to_js(&result)
                 }
             }

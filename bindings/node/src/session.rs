@@ -45,6 +45,12 @@ pub async fn first_turn(generation: u32, instance: u32, request: Value) -> Value
         )
         .await;
         let orientation = hook::orientation(&run.decision).map(str::to_string);
+        if request.native {
+            let version = orientation
+                .as_deref()
+                .map(pi_gortex_runtime::version::version_from_briefing);
+            crate::status::record_native_first_turn(&state, version, request.ready);
+        }
         let mut user_warning = None;
         let mut version_warning = state.take_version_warning();
         if request.native {
@@ -142,6 +148,7 @@ pub fn begin_session(generation: u32) {
             let state = generation::get(generation);
             state.take_bridge_error();
             state.take_version_warning();
+            crate::status::begin_session(&state);
         },
     )
 }

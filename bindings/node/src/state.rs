@@ -28,6 +28,8 @@ pub struct GenerationState {
     pub client: crate::client::ClientState,
     /// The edit watcher and shell tracker (DIFF-15..20).
     pub watcher: crate::watcher::WatcherState,
+    /// What the footer status and `/gortex` report (STAT-1, STAT-2).
+    pub status: Mutex<crate::status::StatusRecord>,
 }
 
 /// Locks a mutex, recovering the data of a poisoned one: a panic elsewhere
