@@ -27,7 +27,7 @@ function footers(rpc) {
 }
 
 describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENCY }, () => {
-	scenario("/gortex and the footer on a working bridge; /gortex doctor runs in process", {}, async ({ pi, path }) => {
+	scenario("STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process", {}, async ({ pi, path }) => {
 		const box = sandbox({ pi, files: SOURCE_FILES });
 		const search = toolName(path, "search");
 		const rpc = startRpc(box, { script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }] });
@@ -73,7 +73,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		assert.ok(report.message.includes(FAKE_GORTEX), "names the binary");
 	});
 
-	scenario("a down bridge: the footer says down, /gortex names the binary and the last error", {}, async ({ pi }) => {
+	scenario("STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error", {}, async ({ pi }) => {
 		const box = sandbox({ pi, files: SOURCE_FILES });
 		const missing = join(box.root, "no-such-gortex");
 		const rpc = startRpc(box, { script: [{ say: "ok" }], env: { GORTEX_BIN: missing } });
@@ -98,7 +98,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		assert.ok(report.message.includes(missing));
 	});
 
-	scenario("the user is told once, at error level, when the installed copy has no native core", {}, async ({ pi }) => {
+	scenario("PKG-10: the user is told once, at error level, when the installed copy has no native core", {}, async ({ pi }) => {
 		const run = await runRpc({
 			pi,
 			files: SOURCE_FILES,

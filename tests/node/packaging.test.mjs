@@ -45,7 +45,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.ok(manifest.homepage && manifest.bugs.url, "homepage and bugs");
   });
 
-  test("issue 14: six declared targets, no Windows, each with its npm/<platform>/ package", () => {
+  test("PKG-9: six declared targets, no Windows, each with its npm/<platform>/ package", () => {
     const tags = ["linux-x64-gnu", "linux-x64-musl", "linux-arm64-gnu", "linux-arm64-musl", "darwin-x64", "darwin-arm64"];
     assert.equal(manifest.napi.targets.length, tags.length);
     assert.ok(!manifest.napi.targets.some((target) => target.includes("windows")), "Windows is not a target (README)");
@@ -95,7 +95,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), ["pi-gortex.linux-x64-musl.node: not a 64-bit ELF or Mach-O addon"]);
   });
 
-  test("issue 14 loader: the platform tag comes from Node's ELF interpreter, never from process.report.getReport()", async () => {
+  test("PKG-9 loader: the platform tag comes from Node's ELF interpreter, never from process.report.getReport()", async () => {
     const loader = await import(join(PKG_DIR, "glue/load.mjs"));
     const original = process.report.getReport;
     let reports = 0;
@@ -148,7 +148,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.match(first.content, /^\[Gortex\] graph tools are unavailable this session \(pi-gortex native core failed to load: .+\)\. Tell the user to run \/reload to retry the connection\.$/);
     assert.deepEqual(first.details, { briefing: false });
     assert.deepEqual(await s.beforeAgentStart("again"), []);
-    // issue 14: the user is told too, once, at error level, with what to do.
+    // PKG-10: the user is told too, once, at error level, with what to do.
     const told = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: pi-gortex native core failed to load"));
     assert.equal(told.length, 1, JSON.stringify(s.host.notifications));
     assert.equal(told[0].type, "error");
@@ -177,7 +177,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     await s.shutdown();
   });
 
-  test("issue 14 item 6: `npx pi-gortex doctor --json` from the installed package prints a valid DoctorReport, as the Rust binary does", async () => {
+  test("PKG-11: `npx pi-gortex doctor --json` from the installed package prints a valid DoctorReport, as the Rust binary does", async () => {
     assert.ok(existsSync(TARBALL), `make pack first: ${TARBALL}`);
     const ws = workspace();
     const project = join(ws.dir, "project");
@@ -244,6 +244,20 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     await s.beforeAgentStart();
     assert.equal(warnings().length, 1, "not repeated within the session");
     assert.ok(s.toolNames().includes("search"), "the session kept its tools");
+    await s.shutdown();
+  });
+
+  test("FAIL-4: a value the addon cannot read is recorded like a panic, never silently defaulted", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
+    // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
+    assert.equal(addon.watchToolCall(0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "", native: false }), false);
+    await s.sessionStart();
+    // ...and the session hears about it once, naming the shape that failed.
+    const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
+    assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
+    assert.match(warnings[0].message, /could not read a ToolCallEvent/);
     await s.shutdown();
   });
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// pi-gortex: the npm package's command line (`npx pi-gortex doctor [--json]`,
+// pi-gortex (PKG-11): the npm package's command line (`npx pi-gortex doctor [--json]`,
 // `npx pi-gortex diff <before> <after>`), for users who never build the Rust
 // workspace. The commands run in the native core (`runCli`, the same
 // function the Rust `pi-gortex` binary runs), so the output and the exit

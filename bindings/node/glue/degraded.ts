@@ -2,7 +2,7 @@
 // the first turn's place in the protocol: the model is told once, per
 // session, that graph tools are unavailable and how to retry. The text is
 // SES-13's, kept here because the core that normally owns it is missing.
-// The user is told too, once per load and at error level (issue 14): which
+// The user is told too, once per load and at error level (PKG-10): which
 // platform this is, which ones have a core, what to do, and that read
 // discipline is off. /reload cannot fix a missing core, so the user's text
 // does not offer it.

@@ -1,4 +1,4 @@
-// Locating and loading the native core (PKG-4, issue 14), in plain
+// Locating and loading the native core (PKG-4, PKG-9), in plain
 // JavaScript so that both the extension (glue/addon.ts, through Pi's loader)
 // and the package's command-line entry (bin/pi-gortex.mjs, plain Node, which
 // will not strip types under node_modules) share one copy.
