@@ -56,7 +56,7 @@ fn output(stdout: String, stderr: String, exit_code: u8) -> CliOutput {
     CliOutput {
         stdout,
         stderr,
-        exit_code: exit_code.into(),
+        exit_code,
     }
 }
 
