@@ -27,10 +27,14 @@ function footers(rpc) {
 }
 
 describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENCY }, () => {
-	scenario("STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process", {}, async ({ pi, path }) => {
+	for (const path of ["native", "own"]) {
+	// Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0); Pi 0.87.1's RPC mode has no
+	// `agent_settled` to wait for, so the own client is driven on 1.6.0 here.
+	scenario(`STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process (${path})`, { both: false, path }, async ({ pi }) => {
 		const box = sandbox({ pi, files: SOURCE_FILES });
 		const search = toolName(path, "search");
-		const rpc = startRpc(box, { script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }] });
+		const env = path === "own" ? { GORTEX_NATIVE_MCP: "0" } : {};
+		const rpc = startRpc(box, { script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }], env });
 		await rpc.send({ type: "prompt", message: "go" });
 		const status = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
 		assert.equal(status?.success, true, JSON.stringify(status));
@@ -52,7 +56,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		assert.equal(lines[1], `  daemon      ${FAKE_GORTEX} (v${VERSION})`);
 		assert.equal(
 			lines[2],
-			path === "native" ? "  path        native: Pi's built-in MCP owns the connection" : "  path        own client: this Pi has no built-in MCP (Pi < 0.99)",
+			path === "native" ? "  path        native: Pi's built-in MCP owns the connection" : "  path        own client: native_mcp is off",
 		);
 		assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
 		if (path === "own") assert.ok(lines[3].includes("renamed: read → gortex_read"), lines[3]);
@@ -64,6 +68,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		assert.equal(lines[6], "  config");
 		assert.equal(lines[7], `    bin            ${FAKE_GORTEX}  (environment)`);
 		assert.match(lines[8], /^ {4}hook_mode {6}deny +\(default\)$/);
+		if (path === "own") assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
 		assert.equal(lines.at(-1), "  last error  none");
 
 		// STAT-3: /gortex doctor renders the doctor's report, healthy here.
@@ -72,8 +77,9 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		assert.equal(report.notifyType, "info");
 		assert.ok(report.message.includes(FAKE_GORTEX), "names the binary");
 	});
+	}
 
-	scenario("STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error", {}, async ({ pi }) => {
+	scenario("STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error", { both: false }, async ({ pi }) => {
 		const box = sandbox({ pi, files: SOURCE_FILES });
 		const missing = join(box.root, "no-such-gortex");
 		const rpc = startRpc(box, { script: [{ say: "ok" }], env: { GORTEX_BIN: missing } });
@@ -89,7 +95,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 		const lines = block.message.split("\n");
 		assert.equal(lines[0], "Gortex bridge: down");
 		assert.equal(lines[1], `  daemon      \`${missing}\` does not resolve to an executable file`);
-		if (pi === "1.6.0") assert.equal(lines[2], "  path        own client: the gortex binary does not resolve, so its failure is reported by the own client");
+		assert.equal(lines[2], "  path        own client: the gortex binary does not resolve, so its failure is reported by the own client");
 		assert.match(lines.at(-1), /^ {2}last error {2}\S.*/);
 		assert.notEqual(lines.at(-1), "  last error  none");
 		// The doctor says why, at warning level (it exits 1 for a down bridge).
