@@ -1,7 +1,11 @@
 //! The `pi-gortex` command line as a library function.
 //!
-//! - `pi-gortex doctor [--json] [--cwd DIR]` tells what is wrong with a setup.
+//! - `pi-gortex doctor [--format text|json] [--cwd DIR]` tells what is wrong with a setup
+//!   (`--json` is `--format json`).
 //! - `pi-gortex diff <before> <after> [--path NAME]` prints one `EditDetails`.
+//!
+//! Exit codes, as for `pi-gortex-codegen`: 0 fine, 1 a finding (an unhealthy setup), 2 a usage
+//! error or an input that cannot be read.
 //!
 //! Two front ends run it: the Rust binary (`src/bin/pi-gortex.rs`) and the
 //! npm package's Node entry (`bin/pi-gortex.mjs`, through the addon). Both
@@ -12,7 +16,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 pub use pi_gortex_schema::host::CliOutput;
 
@@ -33,7 +37,10 @@ struct Cli {
 enum Command {
     /// Diagnose the Gortex setup Pi would see from a directory.
     Doctor {
-        /// Print a machine-readable `DoctorReport`.
+        /// Output format; `json` prints a machine-readable `DoctorReport`.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+        /// Same as `--format json`.
         #[arg(long)]
         json: bool,
         /// Directory to diagnose (default: the current directory).
@@ -50,6 +57,12 @@ enum Command {
         #[arg(long)]
         path: Option<String>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
 }
 
 fn output(stdout: String, stderr: String, exit_code: u8) -> CliOutput {
@@ -81,14 +94,17 @@ where
         }
     };
     match cli.command {
-        Command::Doctor { json, cwd } => doctor(json, cwd).await,
+        Command::Doctor { format, json, cwd } => {
+            doctor(json || format == Some(Format::Json), cwd).await
+        }
         Command::Diff {
             before,
             after,
             path,
         } => match crate::diff::cli::run(&before, &after, path.as_deref()) {
             Ok(json) => output(format!("{json}\n"), String::new(), 0),
-            Err(error) => output(String::new(), format!("pi-gortex diff: {error}\n"), 1),
+            // Missing or non-file inputs are the caller's mistake: a usage error, like clap's.
+            Err(error) => output(String::new(), format!("pi-gortex diff: {error}\n"), 2),
         },
     }
 }
@@ -151,9 +167,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn diff_of_two_missing_files_is_status_1() {
+    async fn diff_of_two_missing_files_is_status_2() {
         let out = run(["pi-gortex", "diff", "/nonexistent/a", "/nonexistent/b"]).await;
-        assert_eq!(out.exit_code, 1);
+        assert_eq!(out.exit_code, 2);
         assert!(out.stderr.starts_with("pi-gortex diff: "), "{}", out.stderr);
     }
 }
