@@ -59,7 +59,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 			path === "native" ? "  path        native: Pi's built-in MCP owns the connection" : "  path        own client: native_mcp is off",
 		);
 		assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
-		if (path === "own") assert.ok(lines[3].includes("renamed: read → gortex_read"), lines[3]);
+		if (path === "own") assert.ok(lines[3].includes("read → gortex_read"), lines[3]);
 		assert.equal(lines[4], "  hook        deny, enforced on every tool call");
 		const tally = /^ {2}this session (\d+) hook calls, (\d+) blocked, (\d+) steered, median [\d.]+ ms$/.exec(lines[5]);
 		assert.ok(tally, lines[5]);
