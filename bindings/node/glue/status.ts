@@ -6,14 +6,15 @@
 import type { StatusView } from "../types/host.d.ts";
 import type { Addon } from "./boundary.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { cwdOf, swallow, toolNames } from "./host.ts";
-import { MCP_TOOL_PREFIX } from "./native.ts";
+import { cwdOf, swallow } from "./host.ts";
 
 export const STATUS_KEY = "gortex";
 
 /** What the glue alone knows about the path (NAT-5, NAT-6). */
 export interface PathFacts {
   native: boolean;
+  /** Pi's name prefix of the native tools (`mcp__gortex__`). */
+  toolPrefix?: string;
   refusal?: string;
   fallback?: string;
 }
@@ -34,7 +35,9 @@ export class StatusReporter {
   }
 
   view(): StatusView | undefined {
-    const nativeTools = this.path.native ? (swallow(() => toolNames(this.pi)) ?? []).filter((name) => name.startsWith(MCP_TOOL_PREFIX)) : [];
+    const prefix = this.path.toolPrefix;
+    const names = () => this.pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name));
+    const nativeTools = this.path.native && prefix ? (swallow(names) ?? []).filter((name) => name.startsWith(prefix)) : [];
     return swallow(() =>
       this.addon.gortexStatus(this.generation, this.instance, {
         native: this.path.native,

@@ -130,10 +130,7 @@ fn snapshot(
             .collect()
     } else {
         // Sorted, so the block reads the same on every call.
-        let registry: BTreeMap<String, String> = lock(&state.registry)
-            .iter()
-            .map(|(pi, daemon)| (pi.clone(), daemon.clone()))
-            .collect();
+        let registry: BTreeMap<String, String> = state.registry_entries().into_iter().collect();
         registry
             .into_iter()
             .map(|(pi_name, daemon_name)| ToolEntry {
