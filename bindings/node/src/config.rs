@@ -27,7 +27,7 @@ fn fallback_config() -> HostConfig {
 
 /// Resolves the configuration for an instance and returns `HostConfig`.
 /// `cwd` is the process working directory the factory sees (CFG-1).
-#[napi]
+#[napi(ts_return_type = "Promise<host.HostConfig>")]
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
