@@ -18,7 +18,9 @@ fn session() -> (tempfile::TempDir, PathBuf, tempfile::TempDir, PathBuf) {
     let cwd = std::fs::canonicalize(repo.path()).expect("canonical");
     std::fs::create_dir(cwd.join(".git")).expect(".git");
     let outside = tempfile::tempdir().expect("outside");
-    let secret = std::fs::canonicalize(outside.path()).expect("canonical").join("secret.txt");
+    let secret = std::fs::canonicalize(outside.path())
+        .expect("canonical")
+        .join("secret.txt");
     std::fs::write(&secret, "TOP SECRET\n").expect("secret");
     (repo, cwd, outside, secret)
 }
@@ -35,7 +37,13 @@ fn diff_8_a_file_swapped_for_a_symlink_out_after_listing_is_not_read() {
     std::os::unix::fs::symlink(&secret, &file).unwrap();
     let snap = snapshot_in(&file, &Boundary::for_cwd(&cwd));
     assert!(
-        matches!(snap, Snapshot::Skipped { reason: SkipReason::Silent, .. }),
+        matches!(
+            snap,
+            Snapshot::Skipped {
+                reason: SkipReason::Silent,
+                ..
+            }
+        ),
         "the outside file must not be read: {snap:?}"
     );
 }
@@ -65,17 +73,31 @@ fn diff_9_a_fifo_swapped_in_does_not_block_the_read() {
     let snap = finished
         .recv_timeout(Duration::from_secs(5))
         .expect("a FIFO with no writer must not block the snapshot");
-    assert!(matches!(snap, Snapshot::Skipped { reason: SkipReason::Silent, .. }), "{snap:?}");
+    assert!(
+        matches!(
+            snap,
+            Snapshot::Skipped {
+                reason: SkipReason::Silent,
+                ..
+            }
+        ),
+        "{snap:?}"
+    );
 }
 
 #[test]
 fn diff_8_a_dangling_symlink_is_judged_by_where_it_points() {
     let (_repo, cwd, outside, _secret) = session();
-    let target = std::fs::canonicalize(outside.path()).unwrap().join("new.txt");
+    let target = std::fs::canonicalize(outside.path())
+        .unwrap()
+        .join("new.txt");
     std::os::unix::fs::symlink(&target, cwd.join("dangling.txt")).unwrap();
     let args = serde_json::json!({"path": "dangling.txt"});
     let listed = edit_candidates("write_file", &args, &cwd).expect("an edit");
-    assert!(listed.is_empty(), "a write through it lands outside: {listed:?}");
+    assert!(
+        listed.is_empty(),
+        "a write through it lands outside: {listed:?}"
+    );
     // One that points inside stays a candidate.
     std::os::unix::fs::symlink(cwd.join("later.txt"), cwd.join("inside.txt")).unwrap();
     let args = serde_json::json!({"path": "inside.txt"});
@@ -89,7 +111,10 @@ fn diff_8_a_relative_or_empty_cwd_contains_nothing() {
     let raw = vec![secret.to_string_lossy().into_owned(), "x.txt".to_string()];
     for cwd in ["", ".", "relative/dir"] {
         assert!(candidates(&raw, Path::new(cwd)).is_empty(), "cwd {cwd:?}");
-        assert!(!Boundary::for_cwd(Path::new(cwd)).contains(&secret), "cwd {cwd:?}");
+        assert!(
+            !Boundary::for_cwd(Path::new(cwd)).contains(&secret),
+            "cwd {cwd:?}"
+        );
         assert!(!Boundary::new(Path::new(cwd), Path::new(cwd)).contains(&secret));
     }
 }
@@ -105,11 +130,17 @@ async fn diff_23_a_snapshot_past_the_time_limit_is_dropped_with_a_note() {
         Snapshots::new()
     })
     .await;
-    assert!(started.elapsed() < Duration::from_secs(5), "never waits past the limit");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "never waits past the limit"
+    );
     let _ = release.send(());
     assert!(matches!(
         after.get(&path),
-        Some(Snapshot::Skipped { reason: SkipReason::TimedOut, .. })
+        Some(Snapshot::Skipped {
+            reason: SkipReason::TimedOut,
+            ..
+        })
     ));
     let before: Snapshots = [(path.clone(), Snapshot::Missing)].into();
     let details = serde_json::to_value(compare(&before, &after, Path::new("/repo"))).unwrap();

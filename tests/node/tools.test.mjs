@@ -107,6 +107,16 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     await s.shutdown();
   });
 
+  test("MCP-2: gortex mcp runs in the session cwd the factory saw, not wherever the host is now", async () => {
+    // pi.mjs moves the process back out of the workspace after the factory ran.
+    const s = await ownSession();
+    const starts = s.ws.log().filter((r) => r.ev === "start" && r.verb === "mcp");
+    assert.ok(starts.length >= 1, "gortex mcp started");
+    assert.notEqual(process.cwd(), s.ws.cwd, "the host has moved on");
+    for (const start of starts) assert.equal(start.cwd, s.ws.cwd);
+    await s.shutdown();
+  });
+
   test("TOOL-6 step 1 / SES-9: a call after shutdown says the bridge is not connected", async () => {
     const s = await ownSession();
     await s.shutdown();

@@ -183,6 +183,9 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
             lock(&state.registry).clear();
             let env: HashMap<String, String> = std::env::vars().collect();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
+            // MCP-2: an explicit working directory, the session's, for
+            // `daemon start` and `gortex mcp` alike.
+            bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
             bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))

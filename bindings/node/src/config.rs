@@ -31,6 +31,7 @@ fn fallback_config() -> HostConfig {
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
+        let session_cwd = inputs.cwd.clone();
         let resolved = Arc::new(config::resolve(&inputs));
         let host = HostConfig {
             bin: resolved.bin.clone(),
@@ -42,7 +43,13 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
         };
         let state = generation::get(generation);
-        lock(&state.instances).insert(instance, InstanceState { config: resolved });
+        lock(&state.instances).insert(
+            instance,
+            InstanceState {
+                config: resolved,
+                cwd: session_cwd,
+            },
+        );
         to_js(&host)
     })
     .await

@@ -11,6 +11,9 @@ use pi_gortex_runtime::config::ResolvedConfig;
 pub struct InstanceState {
     /// The configuration resolved when the factory ran (CFG-1).
     pub config: Arc<ResolvedConfig>,
+    /// The session cwd the factory saw: the children's working directory,
+    /// so they never inherit whatever the host's cwd is later (MCP-2).
+    pub cwd: std::path::PathBuf,
 }
 
 /// The SES-1 state of one generation.
@@ -44,6 +47,13 @@ impl GenerationState {
         lock(&self.instances)
             .get(&instance)
             .map(|state| state.config.clone())
+    }
+
+    /// The session cwd of an instance (see [`InstanceState::cwd`]).
+    pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
+        lock(&self.instances)
+            .get(&instance)
+            .map(|state| state.cwd.clone())
     }
 
     /// Takes the bridge error (cleared once reported, FAIL-5).
