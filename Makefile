@@ -14,7 +14,7 @@ TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench
+        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current
@@ -128,3 +128,14 @@ bench:
 # time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
 mutants: node22
 	nice -n 19 tests/mutants/run.sh $(GROUPS)
+
+# The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
+# `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.
+bench-session: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
+	$(NODE22) tests/bench/session.mjs
+
+bench-startup: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	$(NODE22) tests/bench/startup.mjs

@@ -6,6 +6,8 @@ package gortexproto
 
 // SidecarConfig: One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type (CFG-4, CFG-5, CFG-9).
 type SidecarConfig struct {
+	// Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it.
+	Schema *string `json:"$schema,omitempty"`
 	// Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar (CFG-6).
 	Bin *string `json:"bin,omitempty"`
 	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny` (CFG-7).
@@ -22,7 +24,7 @@ type SidecarConfig struct {
 
 var shapeOfSidecarConfig = objectShape{
 	typeName: "SidecarConfig",
-	declared: []string{"bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context"},
+	declared: []string{"$schema", "bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context"},
 	required: nil,
 	closed:   true,
 	keep:     false,

@@ -153,6 +153,12 @@ func newValue(typeName string) any {
 		return new(GortexMessageDetails)
 	case "SidecarConfig":
 		return new(SidecarConfig)
+	case "ValidationReport":
+		return new(ValidationReport)
+	case "ValidationFileResult":
+		return new(ValidationFileResult)
+	case "ValidationFailure":
+		return new(ValidationFailure)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ use crate::go_emitter::emit_go_package;
 use crate::lint::lint_all;
 use crate::model::{module_of, Module};
 use crate::readme_emitter::emit_readme;
-use crate::rust_emitter::{emit_mod_rs, emit_rust};
+use crate::rust_emitter::{emit_mod_rs, emit_rust, emit_validation_rs};
 use crate::ts_emitter::{emit_ts, emit_ts_index, emit_ts_vectors_test, ts_file_name};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -44,6 +44,23 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("schema/src/generated/mod.rs"),
         contents: emit_mod_rs(files),
     });
+    out.push(GeneratedFile {
+        path: PathBuf::from("schema/src/generated/validation.rs"),
+        contents: emit_validation_rs(),
+    });
+    // The npm package ships the schema files (for editors and generic validators), verbatim.
+    for file in files {
+        let source = root.join("schema").join(&file.file_name);
+        out.push(GeneratedFile {
+            path: PathBuf::from("bindings/node/schema").join(&file.file_name),
+            contents: std::fs::read_to_string(&source).map_err(|source_error| {
+                CodegenError::Io {
+                    path: source,
+                    source: source_error,
+                }
+            })?,
+        });
+    }
     let modules: Vec<Module> = files.iter().map(module_of).collect();
     for module in &modules {
         out.push(GeneratedFile {
