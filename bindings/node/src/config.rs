@@ -8,7 +8,6 @@ use pi_gortex_runtime::config::{self, ConfigInputs};
 use serde_json::Value;
 
 use crate::boundary::{to_js, HostConfig};
-use crate::state::{lock, InstanceState};
 use crate::{generation, guard};
 
 /// What the glue sees when resolution itself failed: the built-in defaults
@@ -42,14 +41,7 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
             prompt_context: resolved.prompt_context,
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
         };
-        let state = generation::get(generation);
-        lock(&state.instances).insert(
-            instance,
-            InstanceState {
-                config: resolved,
-                cwd: session_cwd,
-            },
-        );
+        generation::get(generation).add_instance(instance, resolved, session_cwd);
         to_js(&host)
     })
     .await

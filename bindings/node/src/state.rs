@@ -1,37 +1,16 @@
 //! What one module generation holds (SES-1) and what one instance holds
-//! (SES-2, the parts that live on the Rust side).
+//! (SES-2): the generation's shared state behind private fields, and the one
+//! `lock` helper every module uses.
+//!
+//! Lock order, when two are held at once: `registry` before `known` (client),
+//! and `instances` is only held long enough to clone one instance out. No
+//! other lock is ever taken while one of these is held.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pi_gortex_runtime::config::ResolvedConfig;
-
-/// The Rust-side state of one factory call.
-#[derive(Debug, Clone)]
-pub struct InstanceState {
-    /// The configuration resolved when the factory ran (CFG-1).
-    pub config: Arc<ResolvedConfig>,
-    /// The session cwd the factory saw: the children's working directory,
-    /// so they never inherit whatever the host's cwd is later (MCP-2).
-    pub cwd: std::path::PathBuf,
-}
-
-/// The SES-1 state of one generation.
-#[derive(Default)]
-pub struct GenerationState {
-    /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
-    pub bridge_error: Mutex<Option<String>>,
-    /// Pending MCP-23 model line, delivered once with the first-turn text.
-    pub version_warning: Mutex<Option<String>>,
-    /// TOOL-5 registry: registered Pi name to daemon name.
-    pub registry: Mutex<HashMap<String, String>>,
-    /// Instances created from this generation, by id.
-    pub instances: Mutex<HashMap<u32, InstanceState>>,
-    /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
-    pub client: crate::client::ClientState,
-    /// The edit watcher and shell tracker (DIFF-15..20).
-    pub watcher: crate::watcher::WatcherState,
-}
+use pi_gortex_runtime::instance::InstanceLatches;
 
 /// Locks a mutex, recovering the data of a poisoned one: a panic elsewhere
 /// (already contained by the guard) must not disable the bridge.
@@ -41,19 +20,71 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The Rust-side state of one factory call: its configuration and every
+/// latch the instance keeps between Pi events.
+#[derive(Debug)]
+pub struct InstanceState {
+    /// The configuration resolved when the factory ran (CFG-1).
+    pub config: Arc<ResolvedConfig>,
+    /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
+    pub latches: Mutex<InstanceLatches>,
+    /// The session cwd the factory saw: the children's working directory,
+    /// so they never inherit whatever the host's cwd is later (MCP-2).
+    pub cwd: std::path::PathBuf,
+}
+
+/// The SES-1 state of one generation.
+#[derive(Default)]
+pub struct GenerationState {
+    /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
+    bridge_error: Mutex<Option<String>>,
+    /// Pending MCP-23 model line, delivered once with the first-turn text.
+    version_warning: Mutex<Option<String>>,
+    /// TOOL-5 registry: registered Pi name to daemon name.
+    registry: Mutex<HashMap<String, String>>,
+    /// Instances created from this generation, by id.
+    instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
+    /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
+    pub client: crate::client::ClientState,
+    /// The edit watcher and shell tracker (DIFF-15..20).
+    pub watcher: crate::watcher::WatcherState,
+}
+
 impl GenerationState {
+    /// Records an instance's configuration and session cwd (CFG-1).
+    pub fn add_instance(
+        &self,
+        instance: u32,
+        config: Arc<ResolvedConfig>,
+        cwd: std::path::PathBuf,
+    ) {
+        let state = InstanceState {
+            config,
+            latches: Mutex::new(InstanceLatches::default()),
+            cwd,
+        };
+        lock(&self.instances).insert(instance, Arc::new(state));
+    }
+
+    /// An instance, if the factory resolved its configuration.
+    pub fn instance(&self, instance: u32) -> Option<Arc<InstanceState>> {
+        lock(&self.instances).get(&instance).cloned()
+    }
+
     /// The configuration of an instance, if the factory resolved one.
     pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
-        lock(&self.instances)
-            .get(&instance)
-            .map(|state| state.config.clone())
+        self.instance(instance).map(|state| state.config.clone())
     }
 
     /// The session cwd of an instance (see [`InstanceState::cwd`]).
     pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
-        lock(&self.instances)
-            .get(&instance)
-            .map(|state| state.cwd.clone())
+        self.instance(instance).map(|state| state.cwd.clone())
+    }
+
+    /// Whether an instance is on the native path (NAT-2, NAT-6).
+    pub fn is_native(&self, instance: u32) -> bool {
+        self.instance(instance)
+            .is_some_and(|state| lock(&state.latches).is_native())
     }
 
     /// Takes the bridge error (cleared once reported, FAIL-5).
@@ -61,8 +92,54 @@ impl GenerationState {
         lock(&self.bridge_error).take()
     }
 
+    /// Records the bridge error of a failed start (SES-9).
+    pub fn set_bridge_error(&self, error: String) {
+        *lock(&self.bridge_error) = Some(error);
+    }
+
     /// Takes the pending version warning (cleared once reported, MCP-23).
     pub fn take_version_warning(&self) -> Option<String> {
         lock(&self.version_warning).take()
+    }
+
+    /// Records the version warning of a skewed handshake (MCP-23).
+    pub fn set_version_warning(&self, warning: String) {
+        *lock(&self.version_warning) = Some(warning);
+    }
+
+    /// The daemon name of a registered tool (TOOL-5), also what the diff
+    /// code classifies an own-client edit by.
+    pub fn daemon_name(&self, registered: &str) -> Option<String> {
+        lock(&self.registry).get(registered).cloned()
+    }
+
+    /// Empties the registry when a new client starts (SES-7).
+    pub fn clear_registry(&self) {
+        lock(&self.registry).clear();
+    }
+
+    /// Applies one listing's changes to the registry (TOOL-5, HOOK-5):
+    /// registered tools enter it, withdrawn ones leave, re-activated ones
+    /// come back under the daemon name they were registered with.
+    pub fn update_registry(
+        &self,
+        register: &[(String, String)],
+        deactivate: &[String],
+        activate: &[String],
+    ) {
+        let mut registry = lock(&self.registry);
+        let mut known = lock(&self.client.known);
+        for (name, daemon) in register {
+            registry.insert(name.clone(), daemon.clone());
+            known.insert(name.clone(), daemon.clone());
+        }
+        for name in deactivate {
+            registry.remove(name);
+        }
+        for name in activate {
+            if let Some(daemon) = known.get(name) {
+                registry.insert(name.clone(), daemon.clone());
+            }
+        }
     }
 }
