@@ -81,7 +81,6 @@ pub struct CliOutput {
     ::serde::Serialize,
     Clone,
     Debug,
-    Default,
     PartialEq
 )]
 pub struct ContextEntry {
@@ -93,10 +92,13 @@ pub struct ContextEntry {
     pub custom_type: ::std::option::Option<::std::string::String>,
     ///The entry's details (any JSON).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
     pub details: ::std::option::Option<::serde_json::Value>,
     ///Entry type, e.g. `custom_message`.
     #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The `message` of `before_agent_start`'s return value (WIRE-23, SES-14).
 #[derive(
@@ -782,6 +784,7 @@ pub struct WatchToolResult {
     pub cwd: ::std::string::String,
     ///The result's existing details (any JSON).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
     pub details: ::std::option::Option<::serde_json::Value>,
     ///Whether the result is an error.
     #[serde(rename = "isError")]
@@ -827,4 +830,11 @@ pub mod error {
             Self(value.into())
         }
     }
+}
+/// Reads a member that is present as `Some`, even when it is `null`: where the schema
+/// allows `null`, a present `null` and an absent member are different messages.
+fn present_value<'de, D: ::serde::Deserializer<'de>>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error> {
+    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(Some)
 }

@@ -39,7 +39,8 @@ pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("validation-report.schema.json", include_str!("../../validation-report.schema.json")),
 ];
 
-/// Deserializes `value` as the generated type named `type_name` and serializes it back;
+/// Deserializes `value` (from its JSON text) as the generated type named `type_name` and
+/// serializes it back;
 /// `None` for an unknown name.
 #[doc(hidden)]
 pub fn reserialize(
@@ -138,7 +139,9 @@ pub fn reserialize(
 fn roundtrip<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(
     value: &::serde_json::Value,
 ) -> Result<::serde_json::Value, String> {
-    let typed: T = ::serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    // Through text, as a message arrives: number parsing is part of the round trip.
+    let text = ::serde_json::to_string(value).map_err(|e| e.to_string())?;
+    let typed: T = ::serde_json::from_str(&text).map_err(|e| e.to_string())?;
     ::serde_json::to_value(&typed).map_err(|e| e.to_string())
 }
 
