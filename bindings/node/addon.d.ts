@@ -2,7 +2,11 @@
 /* The object shapes are schema/host.schema.json's, generated into ./types/host.d.ts. */
 import type * as host from "./types/host.d.ts";
 
-/** MCP-30: Pi aborted the call with this id. */
+/**
+ * MCP-30: Pi aborted the call with this id. Before `executeTool` has
+ * registered the call (it waits for Pi's file locks first), the abort is
+ * kept as a cancelled token that the execution then finds.
+ */
 export declare function abortCall(generation: number, callId: string): void
 
 /**
@@ -57,6 +61,9 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
+/** STAT-1/STAT-2: the footer status and the `/gortex` block. */
+export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
+
 /** SES-15: a compaction happened. */
 export declare function onCompact(generation: number, instance: number): void
 
@@ -88,6 +95,12 @@ export declare function resolveConfig(generation: number, instance: number, cwd:
  * awaits `watchToolResult`. A failed claimed edit is settled here.
  */
 export declare function resultNeedsWork(generation: number, instance: number, toolCallId: string, toolName: string, isError: boolean): boolean
+
+/**
+ * Runs one `pi-gortex` command line (`args[0]` is the program name) and
+ * returns what to print and the exit code, exactly as the Rust binary would.
+ */
+export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 
 /** The async half of a planned turn: `TurnResult`. */
 export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>

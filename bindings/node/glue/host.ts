@@ -26,7 +26,10 @@ export interface ToolCallEventLike {
 export interface Ctx {
   cwd?: string;
   hasUI?: boolean;
-  ui?: { notify?: (text: string, level?: string) => void };
+  ui?: {
+    notify?: (text: string, level?: string) => void;
+    setStatus?: (key: string, text: string | undefined) => void;
+  };
   sessionManager?: SessionManagerLike;
 }
 
@@ -66,6 +69,10 @@ export interface PiLike {
   registerMcpServer?: (name: string, config: unknown) => void;
   unregisterMcpServer?: (name: string) => void;
   registerToolRenderer?: (resolver: (toolName: string, next: () => unknown) => unknown) => void;
+  registerCommand?: (
+    name: string,
+    options: { description?: string; handler: (args: string, ctx: Ctx) => Promise<void> },
+  ) => void;
   cwd?: unknown;
 }
 

@@ -30,6 +30,7 @@ fn fallback_config() -> HostConfig {
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
+        let session_cwd = inputs.cwd.clone();
         let resolved = Arc::new(config::resolve(&inputs));
         let host = HostConfig {
             bin: resolved.bin.clone(),
@@ -40,7 +41,7 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
             prompt_context: resolved.prompt_context,
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
         };
-        generation::get(generation).add_instance(instance, resolved);
+        generation::get(generation).add_instance(instance, resolved, session_cwd);
         to_js(&host)
     })
     .await

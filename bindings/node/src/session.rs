@@ -56,6 +56,7 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
             let state = generation::get(generation);
             state.take_bridge_error();
             state.take_version_warning();
+            crate::status::begin_session(&state);
             let (Some(begin), Some(me)) =
                 (from_js::<SessionBegin>(begin), state.instance(instance))
             else {
@@ -157,6 +158,12 @@ async fn first_turn(
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
     let mut version_warning = state.take_version_warning();
+    if lock(&me.latches).is_native() {
+        let version = orientation
+            .as_deref()
+            .map(pi_gortex_runtime::version::version_from_briefing);
+        crate::status::record_native_first_turn(state, version, request.ready);
+    }
     if lock(&me.latches).is_native() {
         if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
             notices.push(skew.user_text);

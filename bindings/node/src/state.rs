@@ -28,6 +28,9 @@ pub struct InstanceState {
     pub config: Arc<ResolvedConfig>,
     /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
     pub latches: Mutex<InstanceLatches>,
+    /// The session cwd the factory saw: the children's working directory,
+    /// so they never inherit whatever the host's cwd is later (MCP-2).
+    pub cwd: std::path::PathBuf,
 }
 
 /// The SES-1 state of one generation.
@@ -45,14 +48,22 @@ pub struct GenerationState {
     pub client: crate::client::ClientState,
     /// The edit watcher and shell tracker (DIFF-15..20).
     pub watcher: crate::watcher::WatcherState,
+    /// What the footer status and `/gortex` report (STAT-1, STAT-2).
+    pub status: Mutex<crate::status::StatusRecord>,
 }
 
 impl GenerationState {
-    /// Records an instance's configuration (CFG-1).
-    pub fn add_instance(&self, instance: u32, config: Arc<ResolvedConfig>) {
+    /// Records an instance's configuration and session cwd (CFG-1).
+    pub fn add_instance(
+        &self,
+        instance: u32,
+        config: Arc<ResolvedConfig>,
+        cwd: std::path::PathBuf,
+    ) {
         let state = InstanceState {
             config,
             latches: Mutex::new(InstanceLatches::default()),
+            cwd,
         };
         lock(&self.instances).insert(instance, Arc::new(state));
     }
@@ -65,6 +76,11 @@ impl GenerationState {
     /// The configuration of an instance, if the factory resolved one.
     pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
         self.instance(instance).map(|state| state.config.clone())
+    }
+
+    /// The session cwd of an instance (see [`InstanceState::cwd`]).
+    pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
+        self.instance(instance).map(|state| state.cwd.clone())
     }
 
     /// Whether an instance is on the native path (NAT-2, NAT-6).
@@ -97,6 +113,14 @@ impl GenerationState {
     /// code classifies an own-client edit by.
     pub fn daemon_name(&self, registered: &str) -> Option<String> {
         lock(&self.registry).get(registered).cloned()
+    }
+
+    /// The TOOL-5 registry as (Pi name, daemon name) pairs (STAT-2).
+    pub fn registry_entries(&self) -> Vec<(String, String)> {
+        lock(&self.registry)
+            .iter()
+            .map(|(pi, daemon)| (pi.clone(), daemon.clone()))
+            .collect()
     }
 
     /// Empties the registry when a new client starts (SES-7).

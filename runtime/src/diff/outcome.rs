@@ -87,7 +87,7 @@ fn skipped_note(before: &Snapshot, after: &Snapshot) -> Option<Option<String>> {
         (
             Snapshot::Skipped { size: s1, mtime: m1, .. },
             Snapshot::Skipped { size: s2, mtime: m2, .. },
-        ) if s1 == s2 && m1 == m2
+        ) if s1.is_some() && s1 == s2 && m1 == m2
     );
     if reason.is_empty() || unchanged {
         return Some(None);

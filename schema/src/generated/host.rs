@@ -55,6 +55,25 @@ pub struct CatalogueUpdate {
     ///Tools to register with `pi.registerTool`.
     pub register: ::std::vec::Vec<ToolRegistration>,
 }
+///What one `pi-gortex` command line printed and its exit code (runtime `cli::run`). The Rust binary and the npm package's Node entry (bin/pi-gortex.mjs) both write it out unchanged, so they agree by construction.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct CliOutput {
+    ///The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+    #[serde(rename = "exitCode")]
+    pub exit_code: u8,
+    ///Everything for standard error.
+    pub stderr: ::std::string::String,
+    ///Everything for standard output.
+    pub stdout: ::std::string::String,
+}
 ///The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads (SES-14).
 #[derive(
     ::schemars::JsonSchema,
@@ -312,6 +331,45 @@ pub struct SessionPlan {
     ///Withdraw the native server registration (no `/mcp` connector is loaded).
     #[serde(rename = "withdrawServer")]
     pub withdraw_server: bool,
+}
+///What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {
+    ///Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub fallback: ::std::option::Option<::std::string::String>,
+    ///The native path is in use (Pi's MCP owns the connection).
+    pub native: bool,
+    ///The `mcp__gortex__*` tool names Pi has now (native path).
+    #[serde(rename = "nativeTools")]
+    pub native_tools: ::std::vec::Vec<::std::string::String>,
+    ///The error `registerMcpServer` threw (NAT-5).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub refusal: ::std::option::Option<::std::string::String>,
+}
+///The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct StatusView {
+    ///For `setStatus("gortex", ...)`: state, path and daemon version.
+    pub footer: ::std::string::String,
+    ///The `/gortex` status block, several lines.
+    pub text: ::std::string::String,
 }
 ///A visible `gortex` message delivered as a steer.
 #[derive(
