@@ -69,7 +69,7 @@ fn output(stdout: String, stderr: String, exit_code: u8) -> CliOutput {
     CliOutput {
         stdout,
         stderr,
-        exit_code,
+        exit_code: u32::from(exit_code),
     }
 }
 

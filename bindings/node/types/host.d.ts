@@ -300,7 +300,11 @@ export interface CliOutput {
   stdout: string;
   /** Everything for standard error. */
   stderr: string;
-  /** The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error. */
+  /**
+   * The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+   *
+   * An integer from 0 to 255 (uint32).
+   */
   exitCode: number;
 }
 

@@ -26,5 +26,6 @@ fn main() -> ExitCode {
     // A closed pipe (`pi-gortex doctor | head`) is not worth a panic.
     let _ = std::io::stdout().write_all(output.stdout.as_bytes());
     let _ = std::io::stderr().write_all(output.stderr.as_bytes());
-    ExitCode::from(output.exit_code)
+    // The schema bounds the status to 0..=255; anything else would be a bug, reported as usage.
+    ExitCode::from(u8::try_from(output.exit_code).unwrap_or(2))
 }

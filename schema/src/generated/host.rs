@@ -68,7 +68,7 @@ pub struct CatalogueUpdate {
 pub struct CliOutput {
     ///The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
     #[serde(rename = "exitCode")]
-    pub exit_code: u8,
+    pub exit_code: u32,
     ///Everything for standard error.
     pub stderr: ::std::string::String,
     ///Everything for standard output.
