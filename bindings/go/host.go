@@ -22,6 +22,8 @@ type HostConfig struct {
 	PromptContext bool `json:"promptContext"`
 	// Configuration problems met while resolving, as one line each; never fatal.
 	Warnings []string `json:"warnings"`
+	// Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder.
+	TrustNotice *string `json:"trustNotice,omitempty"`
 }
 
 // PathRequest: Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2).

@@ -15,6 +15,7 @@
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.
+//! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
 
 pub mod catalogue;
 pub mod config;
@@ -25,4 +26,5 @@ pub mod json_type;
 pub mod mcp;
 pub mod native;
 pub mod session;
+pub mod terminal_text;
 pub mod version;

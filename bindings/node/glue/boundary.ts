@@ -40,6 +40,7 @@ export interface Addon {
   takePanics(): string[];
   debugForcePanic(asynchronous: boolean): Promise<boolean>;
   resolveConfig(generation: number, instance: number, cwd: string): Promise<HostConfig>;
+  trustProject(generation: number, instance: number, trusted: boolean): HostConfig;
   choosePath(generation: number, instance: number, request: PathRequest): PathChoice;
   refusalNotice(reason: string): string;
   nativeToolsPresent(names: string[]): boolean;

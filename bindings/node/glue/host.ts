@@ -19,6 +19,7 @@ export interface Ctx {
   hasUI?: boolean;
   ui?: { notify?: (text: string, level?: string) => void };
   sessionManager?: SessionManagerLike;
+  isProjectTrusted?: () => boolean;
 }
 
 export interface ToolResultLike {
@@ -81,6 +82,13 @@ export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
   const piCwd = swallow(() => pi.cwd);
   if (typeof piCwd === "string" && piCwd) return piCwd;
   return process.cwd();
+}
+
+/** CFG-19: the host's project trust, or undefined on a Pi without the API (or when it throws). */
+export function projectTrustOf(ctx: Ctx | undefined): boolean | undefined {
+  if (typeof ctx?.isProjectTrusted !== "function") return undefined;
+  const trusted = swallow(() => ctx.isProjectTrusted!());
+  return typeof trusted === "boolean" ? trusted : undefined;
 }
 
 /** HOOK-9 session id. */

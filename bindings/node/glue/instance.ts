@@ -5,7 +5,7 @@ import { ReadinessBarrier } from "./barrier.ts";
 import type { Addon, HostConfig } from "./boundary.ts";
 import { enforcementHandler } from "./enforce.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { cwdOf, notifyWarning, sessionIdOf, swallow } from "./host.ts";
+import { cwdOf, notifyWarning, projectTrustOf, sessionIdOf, swallow } from "./host.ts";
 import { awaitNativeTools, choosePath, hasMcpConnector, MCP_TOOL_PREFIX, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { OwnTools } from "./tools.ts";
@@ -49,7 +49,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   const instance = addon.createInstance();
   // SES-3: armed before the first suspension point of the factory.
   const barrier = new ReadinessBarrier();
-  const config: HostConfig = await addon.resolveConfig(generation, instance, process.cwd());
+  let config: HostConfig = await addon.resolveConfig(generation, instance, process.cwd());
   const path = choosePath(pi, addon, generation, instance);
   const tools = new OwnTools(pi, addon, generation);
   let firstTurnTaken = false;
@@ -57,6 +57,29 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   let compacted = false;
   let panicReported = false;
   let configWarned = false;
+  let trustNoticed = false;
+
+  // CFG-19: the project sidecar counts only in a folder the host trusts. The
+  // factory resolved it in (no ctx yet); each session start narrows it away
+  // when ctx.isProjectTrusted() says no. A native registration made from
+  // values that no longer hold is withdrawn and redone.
+  const applyTrust = (ctx: Ctx) => {
+    const trusted = projectTrustOf(ctx);
+    if (trusted === undefined) return;
+    const before = config;
+    config = addon.trustProject(generation, instance, trusted);
+    if (config.trustNotice && !trustNoticed) {
+      trustNoticed = true;
+      notifyWarning(ctx, config.trustNotice);
+    }
+    const nativeChanged = before.nativeMcp !== config.nativeMcp || before.toolsPreset !== config.toolsPreset;
+    if (!nativeChanged || typeof pi.registerMcpServer !== "function") return;
+    if (path.native) withdrawServer(pi);
+    const next = choosePath(pi, addon, generation, instance);
+    path.native = next.native;
+    delete path.refusal;
+    if (next.refusal) path.refusal = next.refusal;
+  };
 
   const isNative = () => path.native;
   const reportPanics = (ctx: Ctx | undefined) => {
@@ -69,6 +92,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   pi.on("session_start", async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
+      applyTrust(ctx);
       // A bad sidecar or environment value falls through to the next layer;
       // the user hears about it once, in this session's first start.
       if (!configWarned && config.warnings.length > 0) {
@@ -155,7 +179,10 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
     return undefined;
   });
 
-  if (config.enforce) pi.on("tool_call", enforcementHandler(pi, addon, generation, instance, isNative));
+  // Registered whatever the factory's config says: trust (CFG-19) may turn
+  // enforcement back on at session start; the gate reads the current value.
+  const enforce = enforcementHandler(pi, addon, generation, instance, isNative);
+  pi.on("tool_call", (event, ctx) => (config.enforce ? enforce(event, ctx) : undefined));
   registerWatcher(pi, addon, generation, isNative);
   if (path.native && typeof pi.registerToolRenderer === "function") {
     swallow(() => pi.registerToolRenderer!(nativeRendererResolver(MCP_TOOL_PREFIX)));

@@ -140,16 +140,24 @@ fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig)
 /// receives every later debounced re-sync (`CatalogueUpdate`).
 #[napi]
 pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
+    // FAIL-5: a start that fails for any reason (a caught panic, no
+    // configuration) still leaves the bridge error the model and doctor see.
+    let failed = move |why: &str| {
+        *lock(&generation::get(generation).bridge_error) = Some(why.to_string());
+        let mut result = start_result(OwnStartResultStatus::Failed);
+        result.error = Some(why.to_string());
+        to_js(&result)
+    };
     guard::guard_async(
-        || to_js(&start_result(OwnStartResultStatus::Failed)),
+        move || failed("internal error while starting the gortex bridge"),
         async move {
             let state = generation::get(generation);
             let Some(config) = state.config(instance) else {
-                return to_js(&start_result(OwnStartResultStatus::Failed));
+                return failed("the configuration could not be read");
             };
             lock(&state.registry).clear();
             stop_slot(&state, None).await;
-            let env: HashMap<String, String> = std::env::vars().collect();
+            let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
             bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
                 .into_iter()

@@ -9,8 +9,14 @@ use pi_gortex_runtime::config::ResolvedConfig;
 /// The Rust-side state of one factory call.
 #[derive(Debug, Clone)]
 pub struct InstanceState {
-    /// The configuration resolved when the factory ran (CFG-1).
+    /// The configuration in effect: resolved when the factory ran (CFG-1),
+    /// then narrowed to `untrusted` if the host reports the project
+    /// untrusted (CFG-19).
     pub config: Arc<ResolvedConfig>,
+    /// The factory's resolution with the project sidecar honoured.
+    pub trusted: Arc<ResolvedConfig>,
+    /// The same resolution with the project sidecar left out.
+    pub untrusted: Arc<ResolvedConfig>,
 }
 
 /// The SES-1 state of one generation.

@@ -18,6 +18,8 @@ export interface HostConfig {
   promptContext: boolean;
   /** Configuration problems met while resolving, as one line each; never fatal. */
   warnings: Array<string>;
+  /** Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder. */
+  trustNotice?: string;
 }
 
 /** Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2). */

@@ -86,6 +86,10 @@ async fn exchange(
     limits: HookLimits,
 ) -> Result<Vec<u8>, HookFailure> {
     let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+    crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+        program: program.clone(),
+        error: error.to_string(),
+    })?;
     let mut command = Command::new(program);
     command
         .args(args)

@@ -201,6 +201,12 @@ pub struct HostConfig {
     ///The tools preset (CFG-11).
     #[serde(rename = "toolsPreset")]
     pub tools_preset: ::std::string::String,
+    ///Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder.
+    #[serde(
+        rename = "trustNotice",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub trust_notice: ::std::option::Option<::std::string::String>,
     ///Configuration problems met while resolving, as one line each; never fatal.
     pub warnings: ::std::vec::Vec<::std::string::String>,
 }
