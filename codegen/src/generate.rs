@@ -4,11 +4,11 @@
 use crate::discover::{load_schemas, read_json, SchemaFile};
 use crate::docs_emitter::emit_docs;
 use crate::error::CodegenError;
-use crate::go_emitter::{emit_go, emit_go_mod, emit_go_support, emit_go_test, go_file_name};
+use crate::go_emitter::emit_go_package;
 use crate::lint::lint_all;
 use crate::model::{module_of, Module};
 use crate::readme_emitter::emit_readme;
-use crate::rust_emitter::{emit_mod_rs, emit_rust};
+use crate::rust_emitter::{emit_mod_rs, emit_rust, emit_validation_rs};
 use crate::ts_emitter::{emit_ts, emit_ts_index, emit_ts_vectors_test, ts_file_name};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -44,15 +44,28 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("schema/src/generated/mod.rs"),
         contents: emit_mod_rs(files),
     });
+    out.push(GeneratedFile {
+        path: PathBuf::from("schema/src/generated/validation.rs"),
+        contents: emit_validation_rs(),
+    });
+    // The npm package ships the schema files (for editors and generic validators), verbatim.
+    for file in files {
+        let source = root.join("schema").join(&file.file_name);
+        out.push(GeneratedFile {
+            path: PathBuf::from("bindings/node/schema").join(&file.file_name),
+            contents: std::fs::read_to_string(&source).map_err(|source_error| {
+                CodegenError::Io {
+                    path: source,
+                    source: source_error,
+                }
+            })?,
+        });
+    }
     let modules: Vec<Module> = files.iter().map(module_of).collect();
     for module in &modules {
         out.push(GeneratedFile {
             path: PathBuf::from("bindings/node/types").join(ts_file_name(module)),
             contents: emit_ts(module),
-        });
-        out.push(GeneratedFile {
-            path: PathBuf::from("bindings/go").join(go_file_name(module)),
-            contents: emit_go(module),
         });
     }
     out.push(GeneratedFile {
@@ -63,18 +76,7 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("tests/types/vectors.ts"),
         contents: emit_ts_vectors_test(&modules, &valid_vectors(root)?),
     });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/gortexproto.go"),
-        contents: emit_go_support(),
-    });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/go.mod"),
-        contents: emit_go_mod(),
-    });
-    out.push(GeneratedFile {
-        path: PathBuf::from("bindings/go/vectors_test.go"),
-        contents: emit_go_test(&modules),
-    });
+    out.extend(emit_go_package(root, files, &modules)?);
     out.push(GeneratedFile {
         path: PathBuf::from("docs/schema.md"),
         contents: emit_docs(&modules),

@@ -36,7 +36,13 @@ const SUPPORTED: &[&str] = &[
 ];
 
 /// Keywords accepted only on the root of a file.
-const ROOT_ONLY: &[&str] = &["$schema", "$defs"];
+const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
+
+/// The `$id` every file has, so editors and generic validators can name a file (and, with a
+/// fragment, a type) without a network location: `urn:pi-gortex:schema:<stem>`.
+pub fn expected_id(file: &SchemaFile) -> String {
+    format!("urn:pi-gortex:schema:{}", file.stem())
+}
 
 /// The one dialect the files are written in.
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -62,6 +68,10 @@ pub fn lint_file(file: &SchemaFile) -> Vec<CodegenError> {
     };
     if root.get("$schema").and_then(Value::as_str) != Some(DIALECT) {
         report(&mut findings, "/$schema", format!("must be `{DIALECT}`"));
+    }
+    let id = expected_id(file);
+    if root.get("$id").and_then(Value::as_str) != Some(id.as_str()) {
+        report(&mut findings, "/$id", format!("must be `{id}`"));
     }
     for (key, _) in root {
         if !ROOT_ONLY.contains(&key.as_str()) && !["title", "description"].contains(&key.as_str()) {

@@ -4,13 +4,17 @@ use clap::{Parser, Subcommand, ValueEnum};
 use pi_gortex_codegen::check::find_drift;
 use pi_gortex_codegen::error::CodegenError;
 use pi_gortex_codegen::generate::{load_linted, render_all, write_all};
-use pi_gortex_codegen::validate::{render_text, validate_files, TypeValidator};
+use pi_gortex_codegen::validate::{
+    render_github, render_text, validate_inputs, Input, TypeValidator, ValidationReport,
+};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
     name = "pi-gortex-codegen",
+    version,
     about = "Generate, check, lint and validate pi-gortex schema targets"
 )]
 struct Cli {
@@ -30,23 +34,66 @@ enum Command {
     Check,
     /// Reject schema keywords outside the supported subset.
     Lint,
-    /// Validate JSON files against a schema type; exit 0 valid, 1 invalid, 2 usage or I/O error.
+    /// Validate JSON files against a schema type; exit 0 valid, 1 invalid, 2 usage error or an
+    /// unreadable input. Every file is reported.
     Validate {
         /// Type name, e.g. `HookDecision`.
         type_name: String,
-        /// JSON files to validate.
+        /// JSON files to validate; `-` reads standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
+        /// Output format: `json` prints one `ValidationReport` document whatever the exit code,
+        /// `github` prints GitHub Actions annotations.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+        /// Same as `--format json`.
+        #[arg(long)]
+        json: bool,
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
+    Github,
+}
+
+/// The format a command line asks for, read without clap: a usage error must still be reported
+/// in the requested format.
+fn requested_format(args: &[OsString]) -> Format {
+    let mut format = Format::Text;
+    let mut args = args.iter().map(|a| a.to_string_lossy());
+    while let Some(arg) = args.next() {
+        let value = match arg.as_ref() {
+            "--json" => Some("json".into()),
+            "--format" => args.next().map(|v| v.into_owned()),
+            other => other.strip_prefix("--format=").map(str::to_string),
+        };
+        match value.as_deref() {
+            Some("json") => format = Format::Json,
+            Some("github") => format = Format::Github,
+            _ => {}
+        }
+    }
+    format
+}
+
+/// Prints a validation report in `format`; returns its exit code.
+fn emit_report(report: &ValidationReport, format: Format) -> ExitCode {
+    match format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string(report).unwrap_or_else(|_| "{}".into())
+        ),
+        Format::Github => print!("{}", render_github(report)),
+        Format::Text => {
+            let (out, err) = render_text(report);
+            print!("{out}");
+            eprint!("{err}");
+        }
+    }
+    ExitCode::from(report.exit_code())
 }
 
 fn default_root() -> PathBuf {
@@ -66,8 +113,17 @@ fn report(errors: &[CodegenError]) -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() && requested_format(&args) != Format::Text => {
+            let _ = e.print();
+            let message = e.render().to_string().trim_end().to_string();
+            return emit_report(
+                &ValidationReport::usage_error(None, message),
+                requested_format(&args),
+            );
+        }
         Err(e) => {
             let _ = e.print();
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
@@ -124,40 +180,31 @@ fn main() -> ExitCode {
             type_name,
             files,
             format,
+            json,
         } => {
+            let format = if json {
+                Format::Json
+            } else {
+                format.unwrap_or(Format::Text)
+            };
             let schemas = match pi_gortex_codegen::discover::load_schemas(&root.join("schema")) {
                 Ok(schemas) => schemas,
                 Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
+                    let report = ValidationReport::usage_error(Some(&type_name), e.to_string());
+                    return emit_report(&report, format);
                 }
             };
-            let outcome = TypeValidator::new(&schemas, &type_name)
-                .and_then(|validator| validate_files(&validator, &files));
-            let errors = match outcome {
-                Ok(errors) => errors,
+            let validator = match TypeValidator::new(&schemas, &type_name) {
+                Ok(validator) => validator,
                 Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
+                    let report = ValidationReport::usage_error(Some(&type_name), e.to_string());
+                    return emit_report(&report, format);
                 }
             };
-            match format {
-                Format::Json => println!(
-                    "{}",
-                    serde_json::to_string(&errors).unwrap_or_else(|_| "[]".into())
-                ),
-                Format::Text => {
-                    print!("{}", render_text(&errors));
-                    if errors.is_empty() {
-                        println!("{} file(s) valid as {type_name}", files.len());
-                    }
-                }
-            }
-            if errors.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
+            let inputs: Vec<Input> = files.into_iter().map(Input::from_arg).collect();
+            let mut report = validate_inputs(&validator, &inputs, &mut std::io::stdin().lock());
+            report.type_name = Some(type_name);
+            emit_report(&report, format)
         }
     }
 }

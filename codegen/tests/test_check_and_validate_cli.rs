@@ -1,22 +1,48 @@
-//! The `check` and `validate` commands as a user runs them: exit codes, diffs and pointers.
+//! The `check` and `validate` commands as a user runs them: exit codes, diffs, pointers, every
+//! input reported, standard input, and the JSON and GitHub output formats.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn codegen(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_pi-gortex-codegen"))
+    codegen_with_stdin(args, "")
+}
+
+fn codegen_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-gortex-codegen"))
         .args(args)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("binary runs");
+    // A run that does not read its input may close the pipe first; that is not a failure here.
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes());
+    let output = child.wait_with_output().expect("binary finishes");
     (
         output.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// The JSON report of a `--format json` run, checked against its own schema type.
+fn json_report(stdout: &str) -> serde_json::Value {
+    let report: serde_json::Value = serde_json::from_str(stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}): {stdout}"));
+    if let Err(errors) = pi_gortex_schema::validate("ValidationReport", &report) {
+        panic!("report is not a ValidationReport: {errors:?}\n{report}");
+    }
+    report
 }
 
 /// A scratch copy of the schema inputs (schema files and examples) under the system temp dir.
@@ -101,7 +127,8 @@ fn validate_rejects_a_string_block_with_exit_1_and_pointer() {
         "json",
     ]);
     assert_eq!(code, 1);
-    let errors: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let report = json_report(&stdout);
+    let errors = &report["files"][0]["errors"];
     assert_eq!(errors[0]["instance_pointer"], "/block");
     assert_eq!(
         errors[0]["schema_pointer"],
@@ -124,7 +151,8 @@ fn validate_follows_refs_into_the_declaring_type() {
         "json",
     ]);
     assert_eq!(code, 1);
-    let errors: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let report = json_report(&stdout);
+    let errors = &report["files"][0]["errors"];
     assert_eq!(
         errors[0]["instance_pointer"],
         "/tools/0/annotations/readOnlyHint"
@@ -157,4 +185,130 @@ fn validate_reports_a_missing_file_and_an_unknown_type_with_exit_2() {
 fn validate_without_files_is_a_usage_error() {
     let (code, _, _) = codegen(&["validate", "HookDecision"]);
     assert_eq!(code, 2);
+}
+
+#[test]
+fn validate_reports_every_file_even_after_an_unreadable_one() {
+    let broken = scratch_file("every-broken.json", "{\n  \"block\": @\n}");
+    let bad = scratch_file("every-bad.json", r#"{"block":"yes"}"#);
+    let good = scratch_file("every-good.json", r#"{"block":false}"#);
+    let args = [
+        "validate",
+        "HookDecision",
+        broken.to_str().unwrap(),
+        "/nonexistent/x.json",
+        bad.to_str().unwrap(),
+        good.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    let (code, stdout, _) = codegen(&args);
+    assert_eq!(code, 2, "an unreadable input makes the run a usage failure");
+    let report = json_report(&stdout);
+    let statuses: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["unreadable", "unreadable", "invalid", "valid"]);
+    assert_eq!(report["files"][0]["line"], 2);
+    assert_eq!(report["valid"], false);
+}
+
+#[test]
+fn validate_reads_standard_input_for_a_dash() {
+    let (code, stdout, _) = codegen_with_stdin(
+        &["validate", "HookDecision", "-", "--json"],
+        r#"{"block":true,"reason":"r"}"#,
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let report = json_report(&stdout);
+    assert_eq!(report["files"][0]["file"], "-");
+    assert_eq!(report["files"][0]["status"], "valid");
+    let (code, _, _) = codegen_with_stdin(&["validate", "HookDecision", "-"], "{\"block\":1}");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn validate_prints_one_json_document_also_on_usage_errors() {
+    let file = scratch_file("usage.json", "{}");
+    let (code, stdout, _) = codegen(&[
+        "validate",
+        "NoSuchType",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2);
+    let report = json_report(&stdout);
+    assert!(report["error"].as_str().unwrap().contains("NoSuchType"));
+    assert_eq!(report["type"], "NoSuchType");
+
+    let (code, stdout, _) = codegen(&["validate", "HookDecision", "--format", "json"]);
+    assert_eq!(code, 2, "no files is a usage error");
+    let report = json_report(&stdout);
+    assert!(report["error"].is_string(), "{report}");
+    assert_eq!(report["files"], serde_json::json!([]));
+}
+
+#[test]
+fn validate_github_format_annotates_file_line_and_column() {
+    let file = scratch_file(
+        "github.json",
+        "{\n  \"tools\": [\n    {\"name\": \"x\", \"inputSchema\": 5}\n  ]\n}\n",
+    );
+    let path = file.to_str().unwrap();
+    let (code, stdout, _) = codegen(&["validate", "ListToolsResult", path, "--format", "github"]);
+    assert_eq!(code, 1);
+    let expected = format!("::error file={path},line=3,col=34::");
+    assert!(stdout.starts_with(&expected), "{stdout}");
+    assert!(stdout.contains("/tools/0/inputSchema"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+}
+
+#[test]
+fn both_clis_print_their_version() {
+    let (code, stdout, _) = codegen(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.trim(),
+        format!("pi-gortex-codegen {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn validate_rejects_an_integer_written_with_a_fraction_whatever_the_type_list() {
+    // `jsonschema` alone accepts `0.0` for `type: "integer"` (ResourceLink.size) and rejects it for
+    // `type: ["string","integer"]` (RequestId); decoding rejects both, so validate must too.
+    for (type_name, json, pointer) in [
+        (
+            "ResourceLink",
+            r#"{"type":"resource_link","uri":"u","name":"n","size":0.0}"#,
+            "/size",
+        ),
+        ("RequestId", "0.0", ""),
+        ("RequestId", "1e3", ""),
+    ] {
+        let (code, stdout, _) =
+            codegen_with_stdin(&["validate", type_name, "-", "--format", "json"], json);
+        assert_eq!(code, 1, "{type_name} {json}: {stdout}");
+        let report = json_report(&stdout);
+        let errors = report["files"][0]["errors"].as_array().unwrap();
+        assert_eq!(
+            errors.len(),
+            1,
+            "one failure, not a duplicate type failure: {errors:?}"
+        );
+        assert_eq!(errors[0]["instance_pointer"], pointer);
+        assert!(
+            errors[0]["schema_pointer"]
+                .as_str()
+                .unwrap()
+                .ends_with("/type"),
+            "{errors:?}"
+        );
+    }
+    let (code, _, _) = codegen_with_stdin(&["validate", "RequestId", "-"], "7");
+    assert_eq!(code, 0);
 }

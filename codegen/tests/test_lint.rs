@@ -23,9 +23,26 @@ fn findings(document: serde_json::Value) -> Vec<(String, String)> {
 fn with_def(def: serde_json::Value) -> serde_json::Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "urn:pi-gortex:schema:t",
         "description": "t",
         "$defs": {"T": def}
     })
+}
+
+#[test]
+fn every_file_needs_its_own_id() {
+    let mut missing = with_def(json!({"description": "d", "type": "string"}));
+    missing.as_object_mut().unwrap().remove("$id");
+    assert_eq!(
+        findings(missing),
+        [("schema/t.schema.json".into(), "/$id".into())]
+    );
+    let mut wrong = with_def(json!({"description": "d", "type": "string"}));
+    wrong["$id"] = json!("urn:pi-gortex:schema:other");
+    assert_eq!(
+        findings(wrong),
+        [("schema/t.schema.json".into(), "/$id".into())]
+    );
 }
 
 #[test]

@@ -67,6 +67,20 @@ def mcp_frame():
                   "description": "  "}, {"name": "read"}], "nextCursor": "page-2"}}) + b"\n")
 
 
+def call_result():
+    for name, value in examples("CallToolResult"):
+        write("call_result", f"example-{name}", compact(value))
+    # Issue 11: a lone surrogate before an escaped backslash (valid JSON).
+    write("call_result", "lone-surrogate-then-backslash",
+          b'{"content":[{"type":"text","text":"\\ud800abcde\\\\"}]}')
+    write("call_result", "lone-low-surrogate-and-pair",
+          b'{"content":[{"type":"text","text":"\\udc00x\\ud800\\ud83d\\ude00"}],"isError":true}')
+    write("call_result", "escaped-type-and-array-block",
+          b'{"content":[["text","no"],{"type":"te\\u0078t","text":"a\\n\\"b\\u00e9"}]}')
+    write("call_result", "structured-fallback", b'{"content":[],"structuredContent":{"k":[1,2.5e3]}}')
+    write("call_result", "truncated-escape", b'{"content":[{"type":"text","text":"\\u12"}]}')
+
+
 def hook_decision():
     for kind in ("valid", "invalid"):
         for stem, value in examples("HookDecision", kind):
@@ -138,6 +152,6 @@ def diff_engine():
         write("diff_engine", name, cut.to_bytes(2, "little") + old + new)
 
 
-for build in (framing, mcp_frame, hook_decision, sidecar_config, edit_paths, diff_engine):
+for build in (framing, mcp_frame, call_result, hook_decision, sidecar_config, edit_paths, diff_engine):
     build()
 print("corpus written to", OUT.relative_to(ROOT))

@@ -74,7 +74,7 @@ fn run_failing(before: &Path, after: &Path) -> String {
         .arg(after)
         .output()
         .expect("pi-gortex runs");
-    assert_eq!(out.status.code(), Some(1), "a usage error exits 1");
+    assert_eq!(out.status.code(), Some(2), "a usage error exits 2");
     assert!(out.stdout.is_empty(), "nothing on stdout");
     String::from_utf8_lossy(&out.stderr).into_owned()
 }

@@ -56,6 +56,11 @@ fn mcp_frame_corpus_replays_clean() {
 }
 
 #[test]
+fn call_result_corpus_replays_clean() {
+    assert!(replay("call_result", targets::call_result::run) > 0);
+}
+
+#[test]
 fn hook_decision_corpus_replays_clean() {
     assert!(replay("hook_decision", targets::hook_decision::run) > 0);
 }

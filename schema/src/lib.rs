@@ -4,7 +4,6 @@
 
 #[rustfmt::skip]
 mod generated;
-mod pointer;
 mod validate;
 
 pub use generated::*;

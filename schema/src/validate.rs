@@ -1,8 +1,8 @@
 //! Validation of JSON values against a named schema type, with the schema files embedded and
 //! each type's compiled validator built once and cached.
 
+use crate::generated::validation::CompiledType;
 use crate::generated::SCHEMA_SOURCES;
-use crate::pointer::file_pointer;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -54,54 +54,40 @@ fn catalogue() -> &'static Catalogue {
     })
 }
 
-type Compiled = (Arc<jsonschema::Validator>, Arc<Value>);
-
-fn compiled(type_name: &str) -> Result<Compiled, SchemaError> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Compiled>>> = OnceLock::new();
+fn compiled(type_name: &str) -> Result<Arc<CompiledType>, SchemaError> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<CompiledType>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let mut guard = cache.lock().unwrap_or_else(|poison| poison.into_inner());
     if let Some(found) = guard.get(type_name) {
-        return Ok(found.clone());
+        return Ok(Arc::clone(found));
     }
+    let usage = |message: String| SchemaError {
+        instance_pointer: String::new(),
+        schema_pointer: String::new(),
+        message,
+    };
     let document = catalogue()
         .owner
         .get(type_name)
-        .ok_or_else(|| SchemaError {
-            instance_pointer: String::new(),
-            schema_pointer: String::new(),
-            message: format!("unknown type `{type_name}`"),
-        })?;
-    // The file itself, entered through the wanted type: schema pointers stay those of the file.
-    let mut entry = (**document).clone();
-    if let Some(object) = entry.as_object_mut() {
-        object.insert(
-            "$ref".to_string(),
-            Value::String(format!("#/$defs/{type_name}")),
-        );
-    }
-    let validator = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .build(&entry)
-        .map_err(|e| SchemaError {
-            instance_pointer: String::new(),
-            schema_pointer: String::new(),
-            message: format!("schema of `{type_name}` does not compile: {e}"),
-        })?;
-    let compiled = (Arc::new(validator), Arc::clone(document));
-    guard.insert(type_name.to_string(), compiled.clone());
+        .ok_or_else(|| usage(format!("unknown type `{type_name}`")))?;
+    let compiled = Arc::new(CompiledType::new(document, type_name).map_err(usage)?);
+    guard.insert(type_name.to_string(), Arc::clone(&compiled));
     Ok(compiled)
 }
 
 /// Validates `value` against the schema type `type_name` (a `$defs` name of any schema file,
-/// e.g. `HookDecision`). Returns every failure; an unknown type name is one failure.
+/// e.g. `HookDecision`). Returns every failure; an unknown type name is one failure. A number
+/// with a fraction or exponent (`1.0`) is not an integer here, because the generated types
+/// cannot decode it as one.
 pub fn validate(type_name: &str, value: &Value) -> Result<(), Vec<SchemaError>> {
-    let (validator, document) = compiled(type_name).map_err(|e| vec![e])?;
-    let errors: Vec<SchemaError> = validator
-        .iter_errors(value)
-        .map(|error| SchemaError {
-            instance_pointer: error.instance_path.to_string(),
-            schema_pointer: file_pointer(&document, type_name, &error.schema_path.to_string()),
-            message: error.to_string(),
+    let compiled = compiled(type_name).map_err(|e| vec![e])?;
+    let errors: Vec<SchemaError> = compiled
+        .failures(value)
+        .into_iter()
+        .map(|f| SchemaError {
+            instance_pointer: f.instance_pointer,
+            schema_pointer: f.schema_pointer,
+            message: f.message,
         })
         .collect();
     if errors.is_empty() {

@@ -1,8 +1,9 @@
 // Golden parity corpus for the Rust diff engine (DIFF-13).
 //
 // Builds >= 300 before/after text pairs (synthetic cases from a seeded
-// generator, plus consecutive versions of files from this repository's git
-// history, read at run time) and runs Pi 1.6.0's own generateDiffString and
+// generator; real files of this repository's tree, each with seeded edits;
+// and consecutive versions of files from its git history, read at run time
+// when .git is present) and runs Pi 1.6.0's own generateDiffString and
 // generateUnifiedPatch on each. Writes one JSON object per line:
 //   {"name", "path", "old", "new", "diff", "firstChangedLine", "patch"}
 // runtime/tests/test_diff_parity.rs runs this script under Node 22 and
@@ -11,8 +12,8 @@
 // Usage: node generate.mjs <out.jsonl> [--repo DIR] [--pi PKG_DIR]
 
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -167,11 +168,49 @@ for (let i = 0; i < 20; i++) {
 	add(`edges ${i}`, text(base), text(changed));
 }
 
+const decoder = new TextDecoder("utf-8", { fatal: true });
+// ---------------------------------------------------------------- real tree
+// Real files of the working tree, each with seeded edits. Unlike the history
+// part below this needs no .git, so a source tarball, a shallow clone or
+// cargo-mutants' copy of the tree still gets real-world text in the corpus.
+const treeRoots = ["runtime/src", "bindings/node/glue", "codegen/src", "docs", "schema"];
+const treeLimit = 100;
+function walk(dir) {
+	let entries;
+	try {
+		entries = readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return [];
+	}
+	return entries
+		.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+		.flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.isFile() ? [join(dir, e.name)] : []));
+}
+const treeFiles = treeRoots.flatMap((root) => walk(join(repo, root))).filter((f) => statSync(f).size <= 64 * 1024);
+const tr = rng(0x7ee5);
+let treeCount = 0;
+for (const file of treeFiles) {
+	if (treeCount >= treeLimit) break;
+	let before;
+	try {
+		before = decoder.decode(readFileSync(file));
+	} catch {
+		continue; // not UTF-8
+	}
+	const trailing = before.endsWith("\n");
+	const ls = before.split("\n");
+	if (trailing) ls.pop();
+	const kind = kinds[treeCount % kinds.length];
+	const after = text(mutate(tr, ls, kind, false), trailing);
+	const path = relative(repo, file);
+	add(`tree ${path} ${kind}`, before, after, path);
+	treeCount++;
+}
+
 // ---------------------------------------------------------------- real history
 function git(...gitArgs) {
 	return execFileSync("git", ["-C", repo, ...gitArgs], { encoding: "buffer", maxBuffer: 256 * 1024 * 1024 });
 }
-const decoder = new TextDecoder("utf-8", { fatal: true });
 function textAt(rev, path) {
 	try {
 		const bytes = git("show", `${rev}:${path}`);
@@ -211,4 +250,4 @@ const rows = cases.map((c) => {
 	return JSON.stringify({ ...c, diff, firstChangedLine: firstChangedLine ?? null, patch });
 });
 writeFileSync(out, rows.join("\n") + "\n");
-console.error(`diff-parity: ${cases.length} pairs (${realCount} from git history), Pi ${pkg.version}`);
+console.error(`diff-parity: ${cases.length} pairs (${treeCount} from the tree, ${realCount} from git history), Pi ${pkg.version}`);

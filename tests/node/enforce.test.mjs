@@ -2,7 +2,9 @@
 // hook verb. Runs on every host.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { PI_VERSION, start, workspace } from "./lib/pi.mjs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FAKE, PI_VERSION, start, workspace } from "./lib/pi.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -102,10 +104,21 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
   });
 
   test("CFG-6: a project sidecar cannot choose the binary", async () => {
-    const ws = workspace({ projectSidecar: { bin: "/bin/false" } });
-    const s = await start(ws, { env: OWN });
+    // No GORTEX_BIN, so only the sidecars compete: the project's `bin` is a
+    // script that would leave a marker, the global one is the fake.
+    const ws = workspace({ globalSidecar: { bin: FAKE } });
+    const marker = join(ws.dir, "project-bin-ran");
+    const hostile = join(ws.dir, "hostile-gortex");
+    writeFileSync(hostile, `#!/bin/sh\necho "$@" >> '${marker}'\nexec '${FAKE}' "$@"\n`, { mode: 0o755 });
+    mkdirSync(join(ws.cwd, ".pi"), { recursive: true });
+    writeFileSync(join(ws.cwd, ".pi/gortex.json"), JSON.stringify({ bin: hostile }));
+    const s = await start(ws, { env: { ...OWN, GORTEX_BIN: null } });
     await s.sessionStart();
-    assert.ok(s.toolNames().includes("search"), "the fake from GORTEX_BIN still serves the tools");
+    assert.ok(s.toolNames().includes("search"), "the global sidecar's binary serves the tools");
+    assert.ok(s.mcpPids().length >= 1, "gortex mcp ran from the global sidecar's bin");
+    await s.toolCall("read", { path: "a.go" });
+    assert.equal(hookCalls(s).length, 1, "the hook ran from the global sidecar's bin");
+    assert.equal(existsSync(marker), false, "the project sidecar's bin never ran");
     // Not silent: exactly one warning names the file and the ignored key.
     const warnings = s.host.notifications.filter((n) => n.type === "warning");
     assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
@@ -124,9 +137,43 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     test(`HOOK-3/FAIL-1: hook ${name} lets the call proceed`, async () => {
       const s = await session({ scenario: { faults: [fault] } });
       assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);
+      // The call went ahead because the hook's answer was refused, not
+      // because no hook ran: the fake logged this very invocation.
+      const calls = hookCalls(s);
+      assert.equal(calls.length, 1, JSON.stringify(s.hooks()));
+      assert.equal(calls[0].envelope.tool_name, "Read");
+      assert.deepEqual(calls[0].envelope.tool_input.file_path, "a.go");
       await s.shutdown();
     });
   }
+
+  test("HOOK-16: an internal error in the handler never blocks the call", async () => {
+    // A real internal error: reading the input throws (Pi hands over
+    // whatever the model produced), so building the envelope fails inside
+    // the handler. Pi turns a throwing tool_call handler into a block.
+    const s = await session();
+    let touched = 0;
+    const input = new Proxy(
+      {},
+      {
+        ownKeys() {
+          touched += 1;
+          throw new Error("hostile input");
+        },
+        get(_target, key) {
+          if (key === "toJSON") {
+            touched += 1;
+            throw new Error("hostile input");
+          }
+          return undefined;
+        },
+      },
+    );
+    assert.equal(await s.toolCall("read", input), undefined);
+    assert.ok(touched > 0, "the handler did reach the failing input");
+    assert.deepEqual(hookCalls(s), [], "no envelope could be built, so no hook ran");
+    await s.shutdown();
+  });
 
   test("HOOK-16: a missing hook binary never blocks and never throws", async () => {
     const ws = workspace();

@@ -125,4 +125,18 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.ok(s.toolNames().includes("search"), "the session kept its tools");
     await s.shutdown();
   });
+
+  test("FAIL-4: a value the addon cannot read is recorded like a panic, never silently defaulted", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
+    // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
+    assert.equal(addon.watchToolCall(0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "", native: false }), false);
+    await s.sessionStart();
+    // ...and the session hears about it once, naming the shape that failed.
+    const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
+    assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
+    assert.match(warnings[0].message, /could not read a ToolCallEvent/);
+    await s.shutdown();
+  });
 });

@@ -2,11 +2,21 @@
 // overlapping instances on a cached module and /reload, through Pi's loader and runner.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { alive, delay, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
 import { STILL_REGISTERING } from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
+
+/** The `initialize` requests the fake's children received, in order. */
+function initializes(ws) {
+  return ws.log().filter((r) => r.verb === "mcp" && r.ev === "recv" && r.method === "initialize");
+}
+
+/** One macrotask: lets every settled promise run its reactions. */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 function sessionHooks(s) {
   return s.hooks().filter((r) => r.envelope?.event === "session_start");
@@ -124,21 +134,110 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     await b.shutdown();
   });
 
-  test("SES-5: an overlapping older session_start cannot release a turn parked on a newer one", async () => {
+  test("SES-4: a turn parked on a running session_start is released by the next, overlapping one", async () => {
     const ws = workspace({ scenario: { faults: [{ kind: "slow_handshake", delay_ms: 600 }] } });
     const s = await start(ws, { env: OWN });
     const a = s.sessionStart("startup");
-    await delay(20);
+    // Events, not delays: the turn parks once A's child is in its handshake,
+    // and C begins while the turn is parked on A's promise (SES-4 adopts it).
+    assert.ok(await until(() => initializes(ws).length >= 1, 20000), "A's handshake began");
     const turn = s.beforeAgentStart();
-    await delay(20);
+    await tick();
     const c = s.sessionStart("reload");
     const [first] = await turn;
     await Promise.all([a, c]);
-    assert.ok(!first.content.includes(STILL_REGISTERING));
-    assert.ok(s.toolNames().includes("search"), "the parked turn sees C's tools");
+    assert.ok(!first.content.includes(STILL_REGISTERING), first.content);
+    assert.ok(s.toolNames().includes("search"), "the parked turn sees the tools");
     await s.shutdown();
     // SES-8: the superseded start stopped its own child; nothing leaks.
     for (const pid of s.mcpPids()) assert.ok(await until(() => !alive(pid)), `gortex mcp ${pid} left running`);
+  });
+
+  // The spec's own SES-5 example. Each child reads the scenario that the
+  // process environment names when it is spawned, so every session gets its
+  // own. A must still be running when C begins: it begins by stopping the
+  // previous session's child W, which ignores SIGTERM and stdin EOF, so that
+  // stop lasts the 2 s kill grace (MCP-15) while A holds no slot. B is fast.
+  // C is gated by a slow handshake and lists the legacy surface, so "C's
+  // tools" are tools only C lists (tools_search, get_callers).
+  test("SES-5: sessions A (startup), B (new, fast) and C (reload, gated) on one instance: the turn parked on C stays parked when the stale A settles, is released when C finishes, and sees C's tools", async () => {
+    const ws = workspace();
+    const scenario = (name, body) => {
+      const path = join(ws.dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(body));
+      return path;
+    };
+    const s = await start(ws, { env: OWN });
+    process.env.FAKE_GORTEX_SCENARIO = scenario("w", { faults: [{ kind: "ignore_sigterm" }] });
+    await s.sessionStart("startup");
+
+    process.env.FAKE_GORTEX_SCENARIO = scenario("a", {});
+    let aSettled = false;
+    const a = s.sessionStart("startup").then(() => (aSettled = true));
+    assert.ok(await until(() => ws.log().some((r) => r.ev === "stdin_eof_ignored"), 20000), "A is stopping W's child");
+
+    process.env.FAKE_GORTEX_SCENARIO = scenario("b", {});
+    await s.sessionStart("new");
+
+    process.env.FAKE_GORTEX_SCENARIO = scenario("c", { surface: "legacy", faults: [{ kind: "slow_handshake", delay_ms: 5000 }] });
+    let cSettled = false;
+    const c = s.sessionStart("reload").then(() => (cSettled = true));
+    assert.ok(await until(() => initializes(ws).length >= 3, 20000), "C's handshake began (W, B, C)");
+    assert.equal(aSettled, false, "A was still stopping W's child when C began");
+
+    let turnSettled = false;
+    const turn = s.beforeAgentStart().then((messages) => {
+      turnSettled = true;
+      return messages;
+    });
+    await a;
+    await tick();
+    assert.equal(cSettled, false, "C was still in its gated handshake when A settled");
+    assert.equal(turnSettled, false, "the stale A released the turn parked on C");
+
+    const [first] = await turn;
+    assert.ok(cSettled, "the turn was released only once C finished");
+    await c;
+    assert.ok(!first.content.includes(STILL_REGISTERING), first.content);
+    for (const name of ["tools_search", "get_callers"]) {
+      assert.ok(s.activeTools().includes(name), `the released turn sees C's tool ${name}`);
+    }
+    await s.shutdown();
+    for (const pid of s.mcpPids()) assert.ok(await until(() => !alive(pid)), `gortex mcp ${pid} left running`);
+  });
+
+  test("SES-4/SES-5: a turn parked on A and adopted by the newer C is not released when the superseded A settles", async () => {
+    const ws = workspace();
+    const scenario = (name, body) => {
+      const path = join(ws.dir, `${name}.json`);
+      writeFileSync(path, JSON.stringify(body));
+      return path;
+    };
+    const s = await start(ws, { env: OWN });
+    process.env.FAKE_GORTEX_SCENARIO = scenario("a", { faults: [{ kind: "slow_handshake", delay_ms: 4000 }] });
+    let aSettled = false;
+    const a = s.sessionStart("startup").then(() => (aSettled = true));
+    assert.ok(await until(() => initializes(ws).length >= 1, 20000), "A's handshake began");
+    let turnSettled = false;
+    const turn = s.beforeAgentStart().then((messages) => {
+      turnSettled = true;
+      return messages;
+    });
+    await tick();
+    // C begins while the turn is parked on A's promise: it adopts that promise (SES-4).
+    process.env.FAKE_GORTEX_SCENARIO = scenario("c", { surface: "legacy", faults: [{ kind: "slow_handshake", delay_ms: 2500 }] });
+    let cSettled = false;
+    const c = s.sessionStart("reload").then(() => (cSettled = true));
+    await a;
+    await tick();
+    assert.ok(aSettled && !cSettled, "A settled (superseded by C) while C was still in its handshake");
+    assert.equal(turnSettled, false, "the superseded A released the turn adopted by C");
+    const [first] = await turn;
+    assert.ok(cSettled, "the turn was released only once C finished");
+    await c;
+    assert.ok(!first.content.includes(STILL_REGISTERING), first.content);
+    assert.ok(s.activeTools().includes("get_callers"), "the released turn sees C's tools");
+    await s.shutdown();
   });
 
   test("SES-17/MCP-3: a process that never shuts the session down still exits promptly", () => {

@@ -6,6 +6,7 @@ import type * as host from "../../bindings/node/types/host";
 import type * as mcp from "../../bindings/node/types/mcp";
 import type * as pi from "../../bindings/node/types/pi";
 import type * as sidecar from "../../bindings/node/types/sidecar";
+import type * as validation_report from "../../bindings/node/types/validation-report";
 
 // CallToolRequestParams/valid/edit-file
 export const v0 = {
@@ -2566,37 +2567,43 @@ export const v68 = {
   "native_mcp": false
 } satisfies sidecar.SidecarConfig;
 
+// SidecarConfig/valid/editor-schema-member
+export const v69 = {
+  "$schema": "../node_modules/pi-gortex/schema/sidecar.schema.json",
+  "enforce": false
+} satisfies sidecar.SidecarConfig;
+
 // SidecarConfig/valid/empty
-export const v69 = {} satisfies sidecar.SidecarConfig;
+export const v70 = {} satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-bin-and-mode
-export const v70 = {
+export const v71 = {
   "bin": "/opt/gortex/bin/gortex",
   "hook_mode": "consult-unlock"
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-hook-mode
-export const v71 = {
+export const v72 = {
   "hook_mode": "enrich"
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-no-hooks
-export const v72 = {
+export const v73 = {
   "enforce": false
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/prompt-context
-export const v73 = {
+export const v74 = {
   "prompt_context": true
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/unknown-hook-mode-is-accepted
-export const v74 = {
+export const v75 = {
   "hook_mode": "ENRICH-ish"
 } satisfies sidecar.SidecarConfig;
 
 // Tool/valid/all-fields-and-meta
-export const v75 = {
+export const v76 = {
   "name": "find_usages",
   "title": "Find usages",
   "description": "…",
@@ -2626,7 +2633,7 @@ export const v75 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/ask-facade
-export const v76 = {
+export const v77 = {
   "name": "ask",
   "description": "Gortex ask facade: …",
   "inputSchema": {
@@ -2649,7 +2656,7 @@ export const v76 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/search-facade
-export const v77 = {
+export const v78 = {
   "name": "search",
   "description": "Search the indexed graph: symbols, text, files, ast, …",
   "inputSchema": {
@@ -2684,7 +2691,7 @@ export const v77 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/with-output-schema
-export const v78 = {
+export const v79 = {
   "name": "capabilities",
   "title": "Capabilities",
   "description": "What this daemon can do.",
@@ -2706,7 +2713,7 @@ export const v78 = {
 } satisfies mcp.Tool;
 
 // ToolsSearchResult/valid/browse
-export const v79 = {
+export const v80 = {
   "query": "",
   "deferred_remaining": 141,
   "omitted_count": 131,
@@ -2721,7 +2728,7 @@ export const v79 = {
 } satisfies mcp.ToolsSearchResult;
 
 // ToolsSearchResult/valid/newer-daemon-extra-member
-export const v80 = {
+export const v81 = {
   "query": "+trace path",
   "promoted": [
     "trace_path"
@@ -2738,7 +2745,7 @@ export const v80 = {
 } satisfies mcp.ToolsSearchResult;
 
 // ToolsSearchResult/valid/select-promoted
-export const v81 = {
+export const v82 = {
   "query": "select:find_usages",
   "deferred_remaining": 140,
   "omitted_count": 0,

@@ -1,7 +1,6 @@
 // The readiness barrier (SES-3..6, SES-11): armed when the instance is
 // built, re-armed by each session_start unless a turn is parked on it, and
-// released by the resolver each session_start invocation captured when it
-// began. It never rejects.
+// released by the session_start invocation that owns it. It never rejects.
 import { sleep } from "./host.ts";
 
 export const READY_WAIT_MS = 15000;
@@ -11,6 +10,8 @@ export class ReadinessBarrier {
   private resolver!: () => void;
   private settled = false;
   private parked = 0;
+  /** The newest session_start invocation; only it may release the promise. */
+  private newest = 0;
 
   constructor() {
     this.arm();
@@ -36,7 +37,12 @@ export class ReadinessBarrier {
     if (!this.hasParkedTurn) this.arm();
     const resolve = this.resolver;
     const promise = this.promise;
+    const invocation = ++this.newest;
     return () => {
+      // SES-5: an adopted promise (SES-4) belongs to the newest invocation;
+      // an older one that settles first (superseded by the newer start) must
+      // not release the turn parked for the newer session.
+      if (promise === this.promise && invocation !== this.newest) return;
       resolve();
       if (promise === this.promise) this.settled = true;
     };

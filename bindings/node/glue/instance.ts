@@ -34,9 +34,10 @@ function briefingInContext(addon: Addon, ctx: Ctx): boolean {
   try {
     const entries = manager.buildContextEntries();
     if (!Array.isArray(entries)) return false;
+    const text = (value: unknown) => (typeof value === "string" ? value : undefined);
     const projected = entries.map((entry: { type?: unknown; customType?: unknown; details?: unknown }) => ({
-      type: entry?.type,
-      customType: entry?.customType,
+      type: text(entry?.type),
+      customType: text(entry?.customType),
       details: entry?.details,
     }));
     return addon.briefingInContext(projected);

@@ -47,7 +47,23 @@ pub fn to_js<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-/// Deserializes a boundary request, `None` when the glue sent a bad shape.
+/// Deserializes a boundary request. A shape the glue should never send is a
+/// bug on our side of the boundary: it is recorded like a panic (FAIL-4,
+/// reported once per session) and the export answers its fail-open value,
+/// never a silently defaulted request.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
-    serde_json::from_value(value).ok()
+    match serde_json::from_value(value) {
+        Ok(parsed) => Some(parsed),
+        Err(error) => {
+            crate::guard::record(boundary_fault::<T>(&error));
+            None
+        }
+    }
+}
+
+/// The recorded text of a request that failed to convert.
+fn boundary_fault<T>(error: &serde_json::Error) -> String {
+    let name = std::any::type_name::<T>();
+    let short = name.rsplit("::").next().unwrap_or(name);
+    format!("the addon could not read a {short} from the glue: {error}")
 }

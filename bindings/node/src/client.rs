@@ -7,6 +7,7 @@
 //! the instance that claimed it, so shutdown stops only its own (SES-16).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -29,7 +30,7 @@ use crate::state::{lock, GenerationState};
 /// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
 pub type WeakCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 
-/// The generation's client slot: who claimed it and the bridge.
+/// The generation's client slot entry: who claimed it and the bridge.
 #[derive(Clone)]
 pub struct SlotEntry {
     pub owner: u32,
@@ -38,11 +39,60 @@ pub struct SlotEntry {
     pub claim: u64,
 }
 
+/// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
+/// one locked step: a start claims the slot and takes out its predecessor
+/// together, so an older start still stopping its predecessor can never
+/// displace the claim of a newer one (issue 11 item 8a).
+#[derive(Default)]
+pub struct ClientSlot {
+    entry: Mutex<Option<SlotEntry>>,
+    next_claim: AtomicU64,
+}
+
+impl ClientSlot {
+    /// Claims the slot for `owner`; returns the claim and the entry it
+    /// displaced, which the caller stops.
+    pub fn claim(&self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
+        let claim = self.next_claim.fetch_add(1, Ordering::SeqCst);
+        let entry = SlotEntry {
+            owner,
+            bridge,
+            claim,
+        };
+        (claim, lock(&self.entry).replace(entry))
+    }
+
+    /// True while `claim` still holds the slot.
+    pub fn holds(&self, claim: u64) -> bool {
+        lock(&self.entry)
+            .as_ref()
+            .is_some_and(|entry| entry.claim == claim)
+    }
+
+    /// Takes the entry out if `claim` still holds it.
+    pub fn release(&self, claim: u64) -> Option<SlotEntry> {
+        let mut entry = lock(&self.entry);
+        entry.as_ref().filter(|e| e.claim == claim)?;
+        entry.take()
+    }
+
+    /// Takes the entry out if `owner` claimed it (SES-16).
+    pub fn take_owned_by(&self, owner: u32) -> Option<SlotEntry> {
+        let mut entry = lock(&self.entry);
+        entry.as_ref().filter(|e| e.owner == owner)?;
+        entry.take()
+    }
+
+    /// The bridge in the slot, if any.
+    pub fn bridge(&self) -> Option<OwnClientBridge> {
+        lock(&self.entry).as_ref().map(|e| e.bridge.clone())
+    }
+}
+
 /// Client-related generation state.
 #[derive(Default)]
 pub struct ClientState {
-    pub slot: Mutex<Option<SlotEntry>>,
-    pub next_claim: std::sync::atomic::AtomicU64,
+    pub slot: ClientSlot,
     /// In-flight executions by Pi tool call id, for aborts (MCP-30).
     pub aborts: Mutex<HashMap<String, CancellationToken>>,
     /// Daemon names of every tool registered this generation, so a relisted
@@ -83,26 +133,6 @@ fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> Catal
     }
 }
 
-/// Empties the slot and stops what was in it (SES-7 step 5).
-async fn stop_slot(state: &GenerationState, only_owner: Option<u32>) {
-    let taken = {
-        let mut slot = lock(&state.client.slot);
-        match (&*slot, only_owner) {
-            (Some(entry), Some(owner)) if entry.owner != owner => None,
-            _ => slot.take(),
-        }
-    };
-    if let Some(entry) = taken {
-        entry.bridge.stop().await;
-    }
-}
-
-fn still_claimed(state: &GenerationState, claim: u64) -> bool {
-    lock(&state.client.slot)
-        .as_ref()
-        .is_some_and(|entry| entry.claim == claim)
-}
-
 fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
     OwnStartResult {
         status,
@@ -138,7 +168,10 @@ fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig)
 
 /// SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
 /// receives every later debounced re-sync (`CatalogueUpdate`).
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void",
+    ts_return_type = "Promise<host.OwnStartResult>"
+)]
 pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
     // FAIL-5: a start that fails for any reason (a caught panic, no
     // configuration) still leaves the bridge error the model and doctor see.
@@ -156,7 +189,6 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 return failed("the configuration could not be read");
             };
             lock(&state.registry).clear();
-            stop_slot(&state, None).await;
             let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
             bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
@@ -165,16 +197,12 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 .collect();
             apply_test_timeouts(&env, &mut bridge_config);
             let bridge = OwnClientBridge::new(bridge_config);
-            // Claim the slot before the first suspension point (SES-7 step 6).
-            let claim = state
-                .client
-                .next_claim
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            *lock(&state.client.slot) = Some(SlotEntry {
-                owner: instance,
-                bridge: bridge.clone(),
-                claim,
-            });
+            // SES-7 steps 5-6: claim the slot and take out the previous
+            // client in one locked step, before the first suspension point.
+            let (claim, previous) = state.client.slot.claim(instance, bridge.clone());
+            if let Some(previous) = previous {
+                previous.bridge.stop().await;
+            }
             let listener_state = Arc::downgrade(&state);
             bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
                 let Some(state) = listener_state.upgrade() else {
@@ -189,7 +217,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 }
             })));
             let outcome = bridge.start().await;
-            if !still_claimed(&state, claim) {
+            if !state.client.slot.holds(claim) {
                 // SES-8: superseded; the error stays untouched.
                 bridge.stop().await;
                 return to_js(&start_result(OwnStartResultStatus::Superseded));
@@ -197,8 +225,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
             match outcome {
                 Err(error) => {
                     bridge.stop().await;
-                    if still_claimed(&state, claim) {
-                        lock(&state.client.slot).take();
+                    if state.client.slot.release(claim).is_some() {
                         *lock(&state.bridge_error) = Some(error.to_string());
                     }
                     let mut result = start_result(OwnStartResultStatus::Failed);
@@ -225,14 +252,20 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
 pub async fn stop_own_client(generation: u32, instance: u32) {
     guard::guard_async(|| (), async move {
         let state = generation::get(generation);
-        stop_slot(&state, Some(instance)).await;
+        let owned = state.client.slot.take_owned_by(instance);
+        if let Some(entry) = owned {
+            entry.bridge.stop().await;
+        }
     })
     .await
 }
 
 /// TOOL-6: executes one own-client tool call. Never rejects: a failure is
 /// `{ok:false, text}` for the glue to throw.
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, request: host.ToolExecuteRequest",
+    ts_return_type = "Promise<host.ToolExecuteResult>"
+)]
 pub async fn execute_tool(generation: u32, request: Value) -> Value {
     guard::guard_async(
         || to_js(&failed_execution("gortex: internal error".to_string())),
@@ -241,8 +274,7 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
             let Some(request) = from_js::<ToolExecuteRequest>(request) else {
                 return to_js(&failed_execution("gortex: bad request".to_string()));
             };
-            let bridge = lock(&state.client.slot).as_ref().map(|e| e.bridge.clone());
-            let Some(bridge) = bridge else {
+            let Some(bridge) = state.client.slot.bridge() else {
                 let name = lock(&state.registry)
                     .get(&request.name)
                     .cloned()
@@ -303,4 +335,31 @@ pub fn abort_call(generation: u32, call_id: String) {
             }
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_gortex_runtime::mcp::bridge::BridgeConfig;
+
+    fn bridge() -> OwnClientBridge {
+        OwnClientBridge::new(BridgeConfig::new("gortex"))
+    }
+
+    #[test]
+    fn an_older_start_cannot_displace_a_newer_claim() {
+        let slot = ClientSlot::default();
+        // Instance 1's start claims the slot, then awaits its predecessor's
+        // stop; meanwhile the newer instance 2 claims and takes 1's entry out.
+        let (older, _) = slot.claim(1, bridge());
+        let (newer, displaced) = slot.claim(2, bridge());
+        assert_eq!(displaced.map(|e| e.owner), Some(1));
+        // When the older start resumes it finds itself superseded (SES-8) and
+        // has no step that could put its bridge back.
+        assert!(!slot.holds(older));
+        assert!(slot.release(older).is_none());
+        assert!(slot.take_owned_by(1).is_none());
+        assert!(slot.holds(newer));
+        assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
+    }
 }

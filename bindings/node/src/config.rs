@@ -53,7 +53,7 @@ fn host_config(resolved: &ResolvedConfig) -> HostConfig {
 /// `cwd` is the process working directory the factory sees (CFG-1). The
 /// project sidecar is honoured here; `trust_project` narrows it away when the
 /// host says the folder is untrusted (CFG-19).
-#[napi]
+#[napi(ts_return_type = "Promise<host.HostConfig>")]
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
         let read = tokio::task::spawn_blocking(move || {
@@ -90,7 +90,7 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
 /// CFG-19: the host's answer to `ctx.isProjectTrusted()` for this session.
 /// Puts the matching resolution in effect and returns it as `HostConfig`;
 /// `trustNotice` is set when an untrusted project's sidecar was ignored.
-#[napi]
+#[napi(ts_return_type = "host.HostConfig")]
 pub fn trust_project(generation: u32, instance: u32, trusted: bool) -> Value {
     guard::guard_sync(
         || to_js(&fallback_config()),

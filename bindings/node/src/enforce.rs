@@ -10,7 +10,10 @@ use crate::state::lock;
 use crate::{generation, guard};
 
 /// Runs the hook for one tool call and returns `ToolCallAction`.
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, instance: number, event: host.ToolCallEvent",
+    ts_return_type = "Promise<host.ToolCallAction>"
+)]
 pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> Value {
     guard::guard_async(|| to_js(&ToolCallAction::None), async move {
         let state = generation::get(generation);

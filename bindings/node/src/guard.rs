@@ -34,7 +34,9 @@ pub fn install_panic_hook() {
     });
 }
 
-fn record(message: String) {
+/// Records one message for the glue to report (a panic, or a boundary
+/// value that failed to convert).
+pub fn record(message: String) {
     if let Ok(mut recorded) = RECORDED.lock() {
         if recorded.len() < MAX_RECORDED {
             recorded.push(message);

@@ -20,7 +20,10 @@ fn own(reason: &str) -> PathChoice {
 
 /// NAT-2 at factory time: `PathChoice` for `PathRequest`. The connector
 /// check (NAT-6) runs later, in `session_start`, so it is assumed present.
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, instance: number, request: host.PathRequest",
+    ts_return_type = "host.PathChoice"
+)]
 pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
     guard::guard_sync(
         || to_js(&own("internal_error")),

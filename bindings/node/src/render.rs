@@ -191,7 +191,10 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
 }
 
 /// REN-1..4 for the glue: `CallLine`.
-#[napi]
+#[napi(
+    ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
+    ts_return_type = "host.CallLine"
+)]
 pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
     guard::guard_sync(
         || to_js(&empty_line()),

@@ -30,7 +30,10 @@ async fn prompt_guidance(
 /// SES-12/13 (+NAT-10, HOOK-15): runs the session hook once and assembles the
 /// hidden message. Takes (clears) the generation's bridge error and version
 /// warning (FAIL-5).
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, instance: number, request: host.FirstTurnRequest",
+    ts_return_type = "Promise<host.FirstTurnResult>"
+)]
 pub async fn first_turn(generation: u32, instance: u32, request: Value) -> Value {
     guard::guard_async(|| to_js(&FirstTurnResult::default()), async move {
         let state = generation::get(generation);
@@ -83,7 +86,10 @@ pub async fn first_turn(generation: u32, instance: u32, request: Value) -> Value
 }
 
 /// SES-15 (+HOOK-15): what a later turn returns.
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, instance: number, request: host.LaterTurnRequest",
+    ts_return_type = "Promise<host.LaterTurnResult>"
+)]
 pub async fn later_turn(generation: u32, instance: u32, request: Value) -> Value {
     guard::guard_async(|| to_js(&LaterTurnResult::default()), async move {
         let state = generation::get(generation);
@@ -127,7 +133,7 @@ pub async fn later_turn(generation: u32, instance: u32, request: Value) -> Value
 
 /// SES-14: whether `buildContextEntries()` (projected to `ContextEntry`)
 /// holds a briefing.
-#[napi]
+#[napi(ts_args_type = "entries: host.ContextEntry[]")]
 pub fn briefing_in_context(entries: Value) -> bool {
     guard::guard_sync(|| false, || session::briefing_in_context(&entries))
 }

@@ -80,7 +80,7 @@ pub async fn close_own_window(
 
 /// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
 /// call, `[]` when it is not an edit.
-#[napi]
+#[napi(ts_args_type = "generation: number, name: string, args: unknown, cwd: string")]
 pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) -> Vec<String> {
     guard::guard_sync(Vec::new, || {
         let state = generation::get(generation);
@@ -99,7 +99,7 @@ pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) 
 /// claims, and the claim of a native Gortex edit (its candidates computed
 /// once, here). Returns true when that claim still needs its before
 /// snapshot; the glue then awaits `watchSnapshot` with the same event.
-#[napi]
+#[napi(ts_args_type = "generation: number, event: host.ToolCallEvent")]
 pub fn watch_tool_call(generation: u32, event: Value) -> bool {
     guard::guard_sync(
         || false,
@@ -131,7 +131,7 @@ pub fn watch_tool_call(generation: u32, event: Value) -> bool {
 
 /// DIFF-17 for a native Gortex edit: the before snapshot of the claim made
 /// by `watchToolCall`, read on the blocking pool with no lock held.
-#[napi]
+#[napi(ts_args_type = "generation: number, event: host.ToolCallEvent")]
 pub async fn watch_snapshot(generation: u32, event: Value) {
     guard::guard_async(|| (), async move {
         let Some(event) = from_js::<ToolCallEvent>(event) else {
@@ -162,7 +162,10 @@ fn promoted_tools(text: &str) -> Vec<String> {
 }
 
 /// DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
-#[napi]
+#[napi(
+    ts_args_type = "generation: number, event: host.WatchToolResult",
+    ts_return_type = "Promise<host.WatchResultAction>"
+)]
 pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
     guard::guard_async(|| to_js(&WatchResultAction::default()), async move {
         let Some(event) = from_js::<WatchToolResult>(event) else {

@@ -6,3 +6,4 @@ export * as host from "./host";
 export * as mcp from "./mcp";
 export * as pi from "./pi";
 export * as sidecar from "./sidecar";
+export * as validation_report from "./validation-report";

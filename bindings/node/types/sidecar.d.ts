@@ -4,6 +4,8 @@ export {};
 
 /** One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type (CFG-4, CFG-5, CFG-9). */
 export interface SidecarConfig {
+  /** Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it. */
+  $schema?: string;
   /** Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar (CFG-6). */
   bin?: string;
   /** Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny` (CFG-7). */

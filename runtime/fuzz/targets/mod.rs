@@ -7,6 +7,7 @@
 //! no candidate leaves the session's directories) the body asserts it, so a
 //! wrong answer is a crash just like a panic.
 
+pub mod call_result;
 pub mod diff_engine;
 pub mod edit_paths;
 pub mod framing;
@@ -20,9 +21,10 @@ pub type Target = fn(&[u8]);
 
 /// Every target by name: the corpus directory `runtime/fuzz/corpus/<name>/`
 /// and the libFuzzer binary share the name.
-pub const TARGETS: [(&str, Target); 6] = [
+pub const TARGETS: [(&str, Target); 7] = [
     ("framing", framing::run),
     ("mcp_frame", mcp_frame::run),
+    ("call_result", call_result::run),
     ("hook_decision", hook_decision::run),
     ("sidecar_config", sidecar_config::run),
     ("edit_paths", edit_paths::run),

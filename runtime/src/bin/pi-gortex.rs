@@ -1,7 +1,11 @@
 //! `pi-gortex`: the command-line face of the runtime, for users and tests.
 //!
-//! - `pi-gortex doctor [--json] [--cwd DIR]` tells what is wrong with a setup.
+//! - `pi-gortex doctor [--format text|json] [--cwd DIR]` tells what is wrong with a setup
+//!   (`--json` is `--format json`).
 //! - `pi-gortex diff <before> <after> [--path NAME]` prints one `EditDetails`.
+//!
+//! Exit codes, as for `pi-gortex-codegen`: 0 fine, 1 a finding (an unhealthy setup), 2 a usage
+//! error or an input that cannot be read.
 //!
 //! Printing happens here only: the library never writes to stdout or stderr,
 //! because inside Pi those streams belong to the TUI.
@@ -9,7 +13,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
 #[command(
@@ -26,7 +30,10 @@ struct Cli {
 enum Command {
     /// Diagnose the Gortex setup Pi would see from a directory.
     Doctor {
-        /// Print a machine-readable `DoctorReport`.
+        /// Output format; `json` prints a machine-readable `DoctorReport`.
+        #[arg(long, value_enum)]
+        format: Option<Format>,
+        /// Same as `--format json`.
         #[arg(long)]
         json: bool,
         /// Directory to diagnose (default: the current directory).
@@ -45,10 +52,17 @@ enum Command {
     },
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Doctor { json, cwd } => {
+        Command::Doctor { format, json, cwd } => {
+            let json = json || format == Some(Format::Json);
             let mut inputs = pi_gortex_runtime::config::ConfigInputs::from_process();
             if let Some(cwd) = cwd {
                 inputs.cwd = inputs.cwd.join(cwd);
@@ -93,9 +107,10 @@ fn main() -> ExitCode {
                 println!("{json}");
                 ExitCode::SUCCESS
             }
+            // Missing or non-file inputs are the caller's mistake: a usage error, like clap's.
             Err(error) => {
                 eprintln!("pi-gortex diff: {error}");
-                ExitCode::FAILURE
+                ExitCode::from(2)
             }
         },
     }

@@ -107,6 +107,9 @@ const KEY_TYPES: [(&str, &str); 6] = [
     ("prompt_context", "boolean"),
 ];
 
+/// The member an editor reads to find the sidecar's schema.
+const SCHEMA_KEY: &str = "$schema";
+
 /// The schema type a sidecar is validated against.
 const SCHEMA_TYPE: &str = "SidecarConfig";
 
@@ -115,6 +118,10 @@ const SCHEMA_TYPE: &str = "SidecarConfig";
 fn read_object(path: &Path, object: &Map<String, Value>, scope: Scope) -> SidecarLayer {
     let mut layer = SidecarLayer::default();
     for (key, value) in object {
+        // `$schema` only tells an editor where the schema is: never a setting, never a warning.
+        if key == SCHEMA_KEY {
+            continue;
+        }
         let single = Value::Object(Map::from_iter([(key.clone(), value.clone())]));
         if pi_gortex_schema::validate(SCHEMA_TYPE, &single).is_err() {
             layer.warnings.push(key_warning(path, key, value));
@@ -160,6 +167,7 @@ fn usable(text: Option<String>) -> Option<String> {
 /// Copies the keys a single-key config sets.
 fn merge(values: &mut SidecarValues, config: SidecarConfig) {
     let SidecarConfig {
+        schema: _,
         bin,
         enforce,
         hook_mode,

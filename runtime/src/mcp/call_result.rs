@@ -40,8 +40,11 @@ impl CallResultText {
 
 #[derive(Deserialize)]
 struct LazyResult<'a> {
+    /// Each block stays raw until it is known to be an object: serde's
+    /// derive would also read a struct from an array (`["text","x"]`),
+    /// which the `Value` rules rightly do not treat as a text block.
     #[serde(borrow, default)]
-    content: Option<Vec<LazyBlock<'a>>>,
+    content: Option<Vec<&'a RawValue>>,
     #[serde(borrow, default, rename = "isError")]
     is_error: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "structuredContent")]
@@ -67,7 +70,7 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
             }
         }
     }
-    let value: Value = result.decode().unwrap_or(Value::Null);
+    let value = decode_lenient(bytes);
     let text = tools::result_text(&value);
     let fallback = text.is_empty().then(|| tools::model_text(&value));
     CallResultText {
@@ -77,11 +80,80 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
     }
 }
 
+/// Decodes a result into a `Value`, reading a lone UTF-16 surrogate escape
+/// as U+FFFD (as a JavaScript string carrying one becomes when Pi encodes
+/// it), where serde_json would refuse the whole result. A daemon reply is
+/// valid JSON for Pi's own client, so it must not turn into `{}` here.
+/// `Value::Null` when the bytes are not JSON even so.
+pub fn decode_lenient(bytes: &[u8]) -> Value {
+    match serde_json::from_slice(bytes) {
+        Ok(value) => value,
+        Err(_) => repair_lone_surrogates(bytes)
+            .and_then(|repaired| serde_json::from_slice(&repaired).ok())
+            .unwrap_or(Value::Null),
+    }
+}
+
+/// The same JSON text with every lone surrogate escape inside a string
+/// replaced by `\ufffd`; `None` when there is none. Only escapes are
+/// rewritten, so the structure (and any syntax error) is unchanged.
+fn repair_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
+    let mut repaired: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut in_string = false;
+    let mut at = 0;
+    while let Some(&byte) = json.get(at) {
+        match (in_string, byte) {
+            (false, b'"') => in_string = true,
+            (true, b'"') => in_string = false,
+            (true, b'\\') if json.get(at + 1) == Some(&b'u') => {
+                let unit = escaped_unit_bytes(json, at);
+                let paired = unit.is_some_and(|high| (0xD800..0xDC00).contains(&high))
+                    && escaped_unit_bytes(json, at + 6)
+                        .is_some_and(|low| (0xDC00..0xE000).contains(&low));
+                match unit {
+                    _ if paired => at += 12,
+                    Some(0xD800..=0xDFFF) => {
+                        let out = repaired.get_or_insert_with(|| Vec::with_capacity(json.len()));
+                        out.extend_from_slice(json.get(copied..at)?);
+                        out.extend_from_slice(b"\\ufffd");
+                        at += 6;
+                        copied = at;
+                    }
+                    Some(_) => at += 6,
+                    None => at += 2,
+                }
+                continue;
+            }
+            (true, b'\\') => {
+                at += 2;
+                continue;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    let mut out = repaired?;
+    out.extend_from_slice(json.get(copied..)?);
+    Some(out)
+}
+
+/// The code unit of the `\uXXXX` escape starting at byte `at`, if any.
+fn escaped_unit_bytes(json: &[u8], at: usize) -> Option<u32> {
+    if json.get(at..at + 2)? != b"\\u" {
+        return None;
+    }
+    hex4(std::str::from_utf8(json.get(at + 2..at + 6)?).ok()?)
+}
+
 fn read_lazy(lazy: &LazyResult<'_>, whole: &[u8]) -> Option<CallResultText> {
     let mut texts: Vec<String> = Vec::new();
-    for block in lazy.content.iter().flatten() {
-        let is_text = block.kind.is_some_and(|kind| kind.get() == "\"text\"");
-        let Some(text) = block.text.filter(|_| is_text) else {
+    for raw_block in lazy.content.iter().flatten() {
+        if !raw_block.get().starts_with('{') {
+            continue;
+        }
+        let block: LazyBlock<'_> = serde_json::from_str(raw_block.get()).ok()?;
+        let Some(text) = block.text.filter(|_| is_text_kind(block.kind)) else {
             continue;
         };
         if text.get().starts_with('"') {
@@ -110,8 +182,23 @@ fn read_lazy(lazy: &LazyResult<'_>, whole: &[u8]) -> Option<CallResultText> {
     })
 }
 
+/// Whether a block's raw `type` is the string `text`. The common spelling
+/// is compared as bytes; one with an escape (`"te\u0078t"`) is decoded, as
+/// the `Value` rules would.
+fn is_text_kind(kind: Option<&RawValue>) -> bool {
+    let Some(kind) = kind else {
+        return false;
+    };
+    let literal = kind.get();
+    if !literal.contains('\\') {
+        return literal == "\"text\"";
+    }
+    serde_json::from_str::<String>(literal).is_ok_and(|kind| kind == "text")
+}
+
 /// Unescapes one JSON string literal (quotes included) into an exactly
-/// sized `String`. `None` for anything unusual (a lone surrogate), which the
+/// sized `String`. A lone surrogate escape becomes U+FFFD, as in
+/// [`decode_lenient`]. `None` for anything unusual (a bad escape), which the
 /// caller then reads the slow way.
 fn unescape_string(literal: &str) -> Option<String> {
     let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
@@ -135,16 +222,15 @@ fn unescape_string(literal: &str) -> Option<String> {
             b'u' => {
                 let high = hex4(inner.get(rest..rest + 4)?)?;
                 rest += 4;
-                let scalar = if (0xD800..0xDC00).contains(&high) {
-                    let low = inner.get(rest..rest + 6)?.strip_prefix("\\u")?;
-                    let low = hex4(low)?;
-                    if !(0xDC00..0xE000).contains(&low) {
-                        return None;
+                let low = escaped_unit(inner, rest).filter(|low| (0xDC00..0xE000).contains(low));
+                let scalar = match (high, low) {
+                    (0xD800..=0xDBFF, Some(low)) => {
+                        rest += 6;
+                        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
                     }
-                    rest += 6;
-                    0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                } else {
-                    high
+                    // A lone surrogate: the character after it is read next.
+                    (0xD800..=0xDFFF, _) => 0xFFFD,
+                    _ => high,
                 };
                 out.push(char::from_u32(scalar)?);
             }
@@ -157,23 +243,27 @@ fn unescape_string(literal: &str) -> Option<String> {
 
 /// The byte length `inner` will have once unescaped, so the output is
 /// allocated once at its final size (only a capacity hint: any mistake here
-/// costs a reallocation, never correctness).
+/// costs a reallocation, never correctness). Every step reads through
+/// `get`, never a slice index: the daemon's bytes decide where escapes are,
+/// and a lone high surrogate followed by anything but a low one
+/// (`"\ud800abcde\\"`) must not move the scan past the end.
 fn unescaped_len(inner: &str) -> usize {
     let bytes = inner.as_bytes();
     let mut length = bytes.len();
     let mut rest = 0;
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[rest..]) {
+    while let Some(offset) = bytes
+        .get(rest..)
+        .and_then(|tail| memchr::memchr(b'\\', tail))
+    {
         let escape = rest + offset;
         if bytes.get(escape + 1) != Some(&b'u') {
-            length -= 1;
+            length = length.saturating_sub(1);
             rest = escape + 2;
             continue;
         }
-        let scalar = inner
-            .get(escape + 2..escape + 6)
-            .and_then(hex4)
-            .unwrap_or(0);
-        if (0xD800..0xDC00).contains(&scalar) {
+        let scalar = escaped_unit(inner, escape).unwrap_or(0);
+        let low = escaped_unit(inner, escape + 6).filter(|low| (0xDC00..0xE000).contains(low));
+        if (0xD800..0xDC00).contains(&scalar) && low.is_some() {
             // A surrogate pair: 12 escaped bytes, 4 UTF-8 bytes.
             length = length.saturating_sub(8);
             rest = escape + 12;
@@ -182,11 +272,13 @@ fn unescaped_len(inner: &str) -> usize {
             length = length.saturating_sub(6 - utf8);
             rest = escape + 6;
         }
-        if rest >= bytes.len() {
-            break;
-        }
     }
     length
+}
+
+/// [`escaped_unit_bytes`] on a string.
+fn escaped_unit(inner: &str, at: usize) -> Option<u32> {
+    escaped_unit_bytes(inner.as_bytes(), at)
 }
 
 fn hex4(digits: &str) -> Option<u32> {
@@ -238,11 +330,51 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_surrogate_before_an_escaped_backslash_reads_the_slow_way() {
+        // Found in review (issue 11): the capacity hint skipped 12 bytes for
+        // any high surrogate and then sliced past the end of the literal.
+        both_ways(json!({"content":[{"type":"text","text":"ok"}]}));
+        let frame = br#"{"content":[{"type":"text","text":"\ud800abcde\\"}]}"#;
+        let fast = read_call_result(&RawResponse::from_json(frame.to_vec()));
+        assert_eq!(fast.text, "\u{fffd}abcde\\");
+        assert_eq!(fast.text, tools::result_text(&decode_lenient(frame)));
+        assert_eq!(unescaped_len(r#"\ud800abcde\\"#), 9);
+    }
+
+    #[test]
+    fn only_lone_surrogate_escapes_inside_strings_are_repaired() {
+        let repair = |json: &str| {
+            repair_lone_surrogates(json.as_bytes()).map(|out| String::from_utf8(out).unwrap())
+        };
+        assert_eq!(repair(r#"{"a":"\ud83d\ude00 \\ud800"}"#), None);
+        assert_eq!(
+            repair(r#"{"\udc00":"x\ud800\ud800\udc00"}"#).as_deref(),
+            Some(r#"{"\ufffd":"x\ufffd\ud800\udc00"}"#)
+        );
+        assert_eq!(decode_lenient(br#"{"a":"\ud800"#), Value::Null);
+    }
+
+    #[test]
+    fn array_blocks_and_escaped_kinds_follow_the_value_rules() {
+        both_ways(json!({"content":[["text","not a block"]]}));
+        let frame = br#"{"content":[{"type":"te\u0078t","text":"escaped kind"}]}"#;
+        let fast = read_call_result(&RawResponse::from_json(frame.to_vec()));
+        assert_eq!(fast.text, "escaped kind");
+    }
+
+    #[test]
     fn unescapes_surrogate_pairs_and_rejects_lone_ones() {
         assert_eq!(
             unescape_string(r#""\ud83d\ude00 \u00e9""#).as_deref(),
             Some("😀 é")
         );
-        assert_eq!(unescape_string(r#""\ud83d x""#), None);
+        assert_eq!(
+            unescape_string(r#""\ud83d x""#).as_deref(),
+            Some("\u{fffd} x")
+        );
+        assert_eq!(
+            unescape_string(r#""\udc00\ud800\ud83d\ude00""#).as_deref(),
+            Some("\u{fffd}\u{fffd}😀")
+        );
     }
 }

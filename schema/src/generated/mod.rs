@@ -21,6 +21,12 @@ pub mod pi;
 /// Types of `schema/sidecar.schema.json`.
 pub mod sidecar;
 
+/// Types of `schema/validation-report.schema.json`.
+pub mod validation_report;
+
+/// Compiling a type's validator (a copy of the codegen's `validation` module).
+pub(crate) mod validation;
+
 /// Every schema file as (file name, text), embedded for `validate`.
 pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("doctor.schema.json", include_str!("../../doctor.schema.json")),
@@ -30,6 +36,7 @@ pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("mcp.schema.json", include_str!("../../mcp.schema.json")),
     ("pi.schema.json", include_str!("../../pi.schema.json")),
     ("sidecar.schema.json", include_str!("../../sidecar.schema.json")),
+    ("validation-report.schema.json", include_str!("../../validation-report.schema.json")),
 ];
 
 /// Deserializes `value` as the generated type named `type_name` and serializes it back;
@@ -114,6 +121,9 @@ pub fn reserialize(
         "NativeMcpServerConfig" => Some(roundtrip::<pi::NativeMcpServerConfig>(value)),
         "GortexMessageDetails" => Some(roundtrip::<pi::GortexMessageDetails>(value)),
         "SidecarConfig" => Some(roundtrip::<sidecar::SidecarConfig>(value)),
+        "ValidationReport" => Some(roundtrip::<validation_report::ValidationReport>(value)),
+        "ValidationFileResult" => Some(roundtrip::<validation_report::ValidationFileResult>(value)),
+        "ValidationFailure" => Some(roundtrip::<validation_report::ValidationFailure>(value)),
         _ => None,
     }
 }
@@ -204,6 +214,9 @@ pub fn derived_schema(type_name: &str) -> Option<::schemars::schema::RootSchema>
         "NativeMcpServerConfig" => Some(::schemars::schema_for!(pi::NativeMcpServerConfig)),
         "GortexMessageDetails" => Some(::schemars::schema_for!(pi::GortexMessageDetails)),
         "SidecarConfig" => Some(::schemars::schema_for!(sidecar::SidecarConfig)),
+        "ValidationReport" => Some(::schemars::schema_for!(validation_report::ValidationReport)),
+        "ValidationFileResult" => Some(::schemars::schema_for!(validation_report::ValidationFileResult)),
+        "ValidationFailure" => Some(::schemars::schema_for!(validation_report::ValidationFailure)),
         _ => None,
     }
 }

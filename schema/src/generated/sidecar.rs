@@ -28,6 +28,9 @@ pub struct SidecarConfig {
     ///Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false, CFG-15).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub prompt_context: ::std::option::Option<bool>,
+    ///Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it.
+    #[serde(rename = "$schema", skip_serializing_if = "::std::option::Option::is_none")]
+    pub schema: ::std::option::Option<::std::string::String>,
     ///Tool surface preset (env `GORTEX_TOOLS`, default `core`, CFG-11); known values `core`, `full`, `edit`, `nav`, `readonly`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools_preset: ::std::option::Option<::std::string::String>,

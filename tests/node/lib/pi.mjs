@@ -56,11 +56,30 @@ export function fakeLog(path) {
   return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
 }
 
-function applyEnv(env, cwd) {
+/** Sets the owned variables; a `null` value leaves that variable unset. */
+function applyEnv(env) {
   for (const name of OWNED_ENV) delete process.env[name];
-  Object.assign(process.env, env);
-  // Pi runs in the session's directory; CFG-1 reads the process cwd.
+  for (const [name, value] of Object.entries(env)) {
+    if (value === null) delete process.env[name];
+    else process.env[name] = value;
+  }
+}
+
+/**
+ * Runs the loader (which calls the extension factory) in the session's
+ * directory, because CFG-1 reads the process cwd at factory time, then puts
+ * the process back where it was. Everything after the factory gets the cwd
+ * from Pi (`ctx.cwd`). Leaving the process elsewhere would lose whatever a
+ * runner writes relative to its cwd at exit (Stryker's coverage report).
+ */
+async function inCwd(cwd, run) {
+  const before = process.cwd();
   process.chdir(cwd);
+  try {
+    return await run();
+  } finally {
+    process.chdir(before);
+  }
 }
 
 /** Records of what the extension asked the host to do. */
@@ -80,7 +99,7 @@ class HostRecorder {
  * double that registers `/mcp`).
  */
 export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager } = {}) {
-  applyEnv({ ...ws.env, ...env }, ws.cwd);
+  applyEnv({ ...ws.env, ...env });
   const host = new HostRecorder();
   loader ??= new pi.DefaultResourceLoader({
     cwd: ws.cwd,
@@ -93,7 +112,7 @@ export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], e
     noThemes: true,
     noContextFiles: true,
   });
-  await loader.reload();
+  await inCwd(ws.cwd, () => loader.reload());
   return bind(ws, loader, host, ui, sessionManager ?? pi.SessionManager.inMemory(ws.cwd));
 }
 
@@ -216,7 +235,7 @@ export class Session {
   /** /reload: the same loader re-imports the module (a new generation). */
   async reload() {
     await this.shutdown("reload");
-    await this.loader.reload();
+    await inCwd(this.ws.cwd, () => this.loader.reload());
     const next = bind(this.ws, this.loader, new HostRecorder(), true, pi.SessionManager.inMemory(this.ws.cwd));
     await next.sessionStart("reload");
     return next;

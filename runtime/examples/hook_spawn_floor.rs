@@ -1,0 +1,90 @@
+//! The hook's per-call floor for `make bench-session`: p50 of a bare spawn-and-wait of the hook
+//! binary (std `Command`, envelope on stdin, read stdout to EOF, wait) against p50 of the
+//! runtime's hook bridge (`hook::run` on a multi-thread tokio runtime, as the addon runs it),
+//! interleaved call by call. Prints one JSON object.
+//!
+//! Usage: `hook_spawn_floor <gortex binary> [samples]`.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pi_gortex_runtime::hook::{self, envelope_for_tool_call, EnvelopeContext};
+use serde_json::json;
+
+fn bare_spawn_and_wait(argv: &[String], envelope: &[u8]) {
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the hook binary");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(envelope);
+    }
+    let mut out = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_end(&mut out);
+    }
+    let _ = child.wait();
+}
+
+fn p50_ms(mut xs: Vec<Duration>) -> f64 {
+    xs.sort();
+    xs[xs.len() / 2].as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let bin = args
+        .next()
+        .expect("usage: hook_spawn_floor <gortex binary> [samples]");
+    let samples: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(200);
+    let argv = vec![bin, "hook".to_string(), "--agent=pi".to_string()];
+    // A graph call: the hook answers `{}` at once, the commonest case in a session.
+    let event = envelope_for_tool_call(
+        "search",
+        &json!({"operation": "symbols", "query": "Hello"}),
+        &EnvelopeContext {
+            cwd: std::env::current_dir()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            session_id: "bench".into(),
+        },
+        |name| (name == "search").then_some("search"),
+    );
+    let envelope = serde_json::to_vec(&event).expect("envelope serializes");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let current = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let (mut bare, mut bridge, mut bridge_current) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..samples {
+        let started = Instant::now();
+        bare_spawn_and_wait(&argv, &envelope);
+        bare.push(started.elapsed());
+        let started = Instant::now();
+        let run = runtime.block_on(hook::run(&argv, &event));
+        bridge.push(started.elapsed());
+        assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+        let started = Instant::now();
+        let run = current.block_on(hook::run(&argv, &event));
+        bridge_current.push(started.elapsed());
+        assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+    }
+    println!(
+        "{}",
+        json!({
+            "samples": samples,
+            "bare_p50_ms": p50_ms(bare),
+            "bridge_p50_ms": p50_ms(bridge),
+            "bridge_current_thread_p50_ms": p50_ms(bridge_current),
+        })
+    );
+}

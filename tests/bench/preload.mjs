@@ -1,0 +1,29 @@
+//! preload.mjs - loaded into the Pi process under benchmark with `node --import`. It starts an
+//! event-loop delay histogram the benchmark model (faux-bench.ts) resets when the session's first
+//! model request arrives, and at exit appends the process's peak RSS to `PI_BENCH_OUT`.
+//! It only observes: nothing here runs on Pi's hot path besides the histogram's own timer.
+import { appendFileSync } from "node:fs";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+const histogram = monitorEventLoopDelay({ resolution: 1 });
+histogram.enable();
+// `mark(name)` lets an instrumented copy of the extension (see docs/benchmarks.md, "Where the
+// start goes") put timestamps on the same clock; they are written at exit.
+const marks = [];
+globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, performance.now()]) };
+
+/** Peak RSS, CPU time (user + system) and uptime of this process, read at exit. */
+function exitRecord() {
+	const usage = process.resourceUsage();
+	return { ev: "exit", marks, maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, uptimeMs: performance.now() };
+}
+
+process.on("exit", () => {
+	const out = process.env.PI_BENCH_OUT;
+	if (!out) return;
+	try {
+		appendFileSync(out, `${JSON.stringify(exitRecord())}\n`);
+	} catch {
+		// A missing record shows up as a missing figure in the table.
+	}
+});

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# `make mutants`: cargo-mutants on the runtime's decision modules (issue 12).
+#
+# Each group mutates a few files and runs only the test targets that speak
+# for them, so the whole run fits in an hour on two shared cores. It works
+# in a scratch copy of the tree (target/mutants/src) mutated in place, so the
+# copy's own target/ stays warm between groups and between runs, and the
+# developer's tree is never touched. Results: target/mutants/out/<group>/.
+# Not part of `make test`.
+#
+# Usage: tests/mutants/run.sh [group ...]   (default: every group)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+WORK="$ROOT/target/mutants"
+SRC="$WORK/src"
+OUT="$WORK/out"
+
+command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
+
+# group name | files to mutate (runtime/src/...) | test targets besides --lib
+GROUPS_TABLE=(
+  "hook|hook/decision.rs hook/normalize.rs hook/failure.rs hook/bridge.rs|test_hook_decision test_hook_normalize test_hook_faults test_hook_live_events"
+  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_agent_dir test_cfg_bin_project_ignored test_cfg_booleans test_cfg_hook_mode_argv test_cfg_layers test_cfg_preset_env test_cfg_sidecar_warnings"
+  "catalogue|catalogue.rs|test_tool_catalogue"
+  "session|session.rs|test_ses_briefing_context test_ses_first_turn"
+  "version|version.rs|test_nat_version_from_briefing"
+  "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config"
+  "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
+  "mcp|mcp/framing.rs mcp/routing.rs|test_mcp_framing test_mcp_envelope_schema test_mcp_frame_memory"
+)
+
+# A fresh copy of the sources (never of target/ or node_modules), then the fake
+# the process-driving tests spawn.
+mkdir -p "$SRC" "$OUT"
+(cd "$ROOT" && tar --exclude=./target --exclude='*/node_modules' --exclude=./.git -cf - \
+  Cargo.toml Cargo.lock runtime schema codegen bindings tests/fake-gortex tests/diff-parity) |
+  (cd "$SRC" && tar -xf -)
+(cd "$SRC" && cargo build -q -p fake-gortex)
+export FAKE_GORTEX_BIN="$SRC/target/debug/fake-gortex"
+
+selected=("$@")
+start=$(date +%s)
+for row in "${GROUPS_TABLE[@]}"; do
+  IFS='|' read -r name files tests <<<"$row"
+  if ((${#selected[@]})) && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
+  args=()
+  for f in $files; do args+=(--file "runtime/src/$f"); done
+  test_args=(--lib)
+  for t in $tests; do test_args+=(--test "$t"); done
+  echo "== mutants: $name ($files)"
+  # Exit status 2 means "some mutants missed": report, keep going.
+  (cd "$SRC" && cargo mutants --in-place --package pi-gortex-runtime "${args[@]}" \
+     --output "$OUT/$name" --timeout-multiplier 3 -- "${test_args[@]}") || true
+done
+echo "== mutants: wall time $(( $(date +%s) - start )) s"
+# One summary line per group from cargo-mutants' outcomes.json.
+for row in "${GROUPS_TABLE[@]}"; do
+  IFS='|' read -r name _ _ <<<"$row"
+  f="$OUT/$name/mutants.out/outcomes.json"
+  [[ -f $f ]] || continue
+  "${NODE22:-node}" -e '
+    const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    console.log(`${process.argv[2]}: ${o.total_mutants} mutants, ${o.caught} caught, ${o.missed} missed, ${o.unviable} unviable, ${o.timeout} timeouts`);
+  ' "$f" "$name" 2>/dev/null || echo "$name: see $f"
+done
