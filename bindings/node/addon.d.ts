@@ -75,7 +75,9 @@ export declare function refusalNotice(reason: string): string
 
 /**
  * Resolves the configuration for an instance and returns `HostConfig`.
- * `cwd` is the process working directory the factory sees (CFG-1).
+ * `cwd` is the process working directory the factory sees (CFG-1). The
+ * project sidecar is honoured here; `trust_project` narrows it away when the
+ * host says the folder is untrusted (CFG-19).
  */
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
 
@@ -93,6 +95,13 @@ export declare function stopOwnClient(generation: number, instance: number): Pro
  * glue reports the first one once per session.
  */
 export declare function takePanics(): Array<string>
+
+/**
+ * CFG-19: the host's answer to `ctx.isProjectTrusted()` for this session.
+ * Puts the matching resolution in effect and returns it as `HostConfig`;
+ * `trustNotice` is set when an untrusted project's sidecar was ignored.
+ */
+export declare function trustProject(generation: number, instance: number, trusted: boolean): host.HostConfig
 
 /** DIFF-20 `turn_end` / `session_shutdown`. */
 export declare function watchReset(generation: number): void

@@ -46,6 +46,9 @@ function briefingInContext(addon: Addon, ctx: Ctx): boolean {
   }
 }
 
+/** CFG-19: one notice per folder for this import, not one per session (`/new` makes a new instance). */
+const trustNoticesGiven = new Set<string>();
+
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
   // SES-3: armed before the first suspension point of the factory.
@@ -58,7 +61,6 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   let compacted = false;
   let panicReported = false;
   let configWarned = false;
-  let trustNoticed = false;
 
   // CFG-19: the project sidecar counts only in a folder the host trusts. The
   // factory resolved it in (no ctx yet); each session start narrows it away
@@ -69,8 +71,8 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
     if (trusted === undefined) return;
     const before = config;
     config = addon.trustProject(generation, instance, trusted);
-    if (config.trustNotice && !trustNoticed) {
-      trustNoticed = true;
+    if (config.trustNotice && !trustNoticesGiven.has(config.trustNotice)) {
+      trustNoticesGiven.add(config.trustNotice);
       notifyWarning(ctx, config.trustNotice);
     }
     const nativeChanged = before.nativeMcp !== config.nativeMcp || before.toolsPreset !== config.toolsPreset;
