@@ -13,11 +13,11 @@ FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
-.PHONY: test demo tools node22 pi-hosts go-toolchain go-current lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup
+.PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
+        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
-tools: node22 pi-hosts go-toolchain go-current
+tools: node22 pi-hosts go-toolchain go-current strace
 
 $(NODE22):
 	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
@@ -28,6 +28,10 @@ $(PI160): | $(NODE22)
 $(PI087): | $(NODE22)
 	cd $(HOSTS)/pi-0.87.1 && npm ci --no-audit --no-fund --loglevel=error
 pi-hosts: $(PI160) $(PI087)
+
+# PKG-7's test (tests/node/scope.test.mjs) watches every exec and connect of a session.
+strace:
+	@command -v strace >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null; }
 
 go-toolchain:
 	@command -v go >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null; }
@@ -78,7 +82,7 @@ test-ts:
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
-test-node: node22 pi-hosts pack
+test-node: node22 pi-hosts strace pack
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
@@ -128,6 +132,15 @@ bench:
 # time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
 mutants: node22
 	nice -n 19 tests/mutants/run.sh $(GROUPS)
+
+# StrykerJS on the TypeScript glue with the ExtensionRunner suite (needs `make pack`'s addon
+# next to index.ts and the fake). Score and survivors: docs/testing.md.
+STRYKER := tests/stryker/node_modules/@stryker-mutator/core/package.json
+$(STRYKER): tests/stryker/package-lock.json | $(NODE22)
+	cd tests/stryker && npm ci --no-audit --no-fund --loglevel=error
+mutants-ts: node22 pi-hosts $(STRYKER) pack
+	cargo build -q -p fake-gortex
+	nice -n 19 tests/stryker/run.sh
 
 # The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
 # `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.

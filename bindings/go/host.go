@@ -28,7 +28,7 @@ type HostConfig struct {
 
 var shapeOfHostConfig = objectShape{
 	typeName: "HostConfig",
-	declared: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings"},
+	declared: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings", "trustNotice"},
 	required: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings"},
 	closed:   true,
 	keep:     false,
@@ -98,12 +98,16 @@ type PathChoice struct {
 	Reason string `json:"reason"`
 	// The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true.
 	ServerConfig *map[string]json.RawMessage `json:"serverConfig,omitempty"`
+	// The MCP server name to register and withdraw, `gortex`.
+	ServerName string `json:"serverName"`
+	// The prefix Pi gives the server's tools, `mcp__gortex__`.
+	ToolPrefix string `json:"toolPrefix"`
 }
 
 var shapeOfPathChoice = objectShape{
 	typeName: "PathChoice",
-	declared: []string{"native", "reason", "serverConfig"},
-	required: []string{"native", "reason"},
+	declared: []string{"native", "reason", "serverConfig", "serverName", "toolPrefix"},
+	required: []string{"native", "reason", "serverName", "toolPrefix"},
 	closed:   true,
 	keep:     false,
 }
@@ -143,14 +147,12 @@ type ToolCallEvent struct {
 	CWD string `json:"cwd"`
 	// Pi's session id, or `""` (HOOK-9).
 	SessionID string `json:"sessionId"`
-	// Whether this instance is on the native path (DIFF-17).
-	Native bool `json:"native"`
 }
 
 var shapeOfToolCallEvent = objectShape{
 	typeName: "ToolCallEvent",
-	declared: []string{"toolCallId", "toolName", "input", "parentToolCallId", "cwd", "sessionId", "native"},
-	required: []string{"toolCallId", "toolName", "input", "cwd", "sessionId", "native"},
+	declared: []string{"toolCallId", "toolName", "input", "parentToolCallId", "cwd", "sessionId"},
+	required: []string{"toolCallId", "toolName", "input", "cwd", "sessionId"},
 	closed:   true,
 	keep:     false,
 }
@@ -210,168 +212,322 @@ func (ToolCallAction) schemaType() (file, def string) {
 	return "host", "ToolCallAction"
 }
 
-// FirstTurnRequest: What the first turn knows after the readiness wait (SES-11..13).
-type FirstTurnRequest struct {
-	// The session cwd (HOOK-9), for the session hook envelope.
-	CWD string `json:"cwd"`
-	// Pi's session id, for the prompt envelope.
-	SessionID string `json:"sessionId"`
-	// Whether the readiness wait succeeded (SES-11, NAT-9).
-	Ready bool `json:"ready"`
-	// Whether the instance is on the native path (NAT-10 runs only there).
-	Native bool `json:"native"`
-	// Whether a briefing already sits in the context (SES-14).
-	BriefingInContext bool `json:"briefingInContext"`
-	// The user prompt of this turn, sent to the hook when prompt context is on (HOOK-15).
-	Prompt *string `json:"prompt,omitempty"`
+// SteerMessage: A visible `gortex` message delivered as a steer.
+type SteerMessage struct {
+	// Always `gortex`.
+	CustomType string `json:"customType"`
+	// The guidance text.
+	Content string `json:"content"`
+	// Always true: the user sees the guidance.
+	Display bool `json:"display"`
 }
 
-var shapeOfFirstTurnRequest = objectShape{
-	typeName: "FirstTurnRequest",
-	declared: []string{"cwd", "sessionId", "ready", "native", "briefingInContext", "prompt"},
-	required: []string{"cwd", "sessionId", "ready", "native", "briefingInContext"},
+var shapeOfSteerMessage = objectShape{
+	typeName: "SteerMessage",
+	declared: []string{"customType", "content", "display"},
+	required: []string{"customType", "content", "display"},
 	closed:   true,
 	keep:     false,
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *FirstTurnRequest) UnmarshalJSON(data []byte) error {
-	type plain FirstTurnRequest
+func (v *SteerMessage) UnmarshalJSON(data []byte) error {
+	type plain SteerMessage
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfFirstTurnRequest)
+	_, err := decodeObject(data, &decoded, &shapeOfSteerMessage)
 	if err != nil {
 		return err
 	}
-	*v = FirstTurnRequest(decoded)
+	*v = SteerMessage(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of FirstTurnRequest (type FirstTurnRequest of schema/host.schema.json).
-func (v FirstTurnRequest) Validate() error {
-	return validateAs(v, "host", "FirstTurnRequest")
+// Validate checks the JSON encoding of v against the schema of SteerMessage (type SteerMessage of schema/host.schema.json).
+func (v SteerMessage) Validate() error {
+	return validateAs(v, "host", "SteerMessage")
 }
 
-func (FirstTurnRequest) schemaType() (file, def string) {
-	return "host", "FirstTurnRequest"
+func (SteerMessage) schemaType() (file, def string) {
+	return "host", "SteerMessage"
 }
 
-// FirstTurnResult: The first turn's outcome: the hidden message to return, the briefing to cache, and a user warning to notify (NAT-10).
-type FirstTurnResult struct {
-	// The hidden `gortex` message (WIRE-23), absent when there are no parts.
-	Message *HiddenMessage `json:"message,omitempty"`
-	// The orientation, cached as this session's briefing for SES-15.
-	Briefing *string `json:"briefing,omitempty"`
-	// A skew warning for `ctx.ui.notify(text, "warning")` (MCP-22).
-	UserWarning *string `json:"userWarning,omitempty"`
+// SessionBegin: What the glue read from Pi when a `session_start` began.
+type SessionBegin struct {
+	// True while a turn of this instance waits on the readiness promise.
+	ParkedTurn bool `json:"parkedTurn"`
+	// Names of Pi's registered commands; absent when `getCommands()` threw.
+	Commands *[]string `json:"commands,omitempty"`
+	// `ctx.isProjectTrusted()`; absent on a Pi without it (CFG-19: the project sidecar then counts as before).
+	ProjectTrusted *bool `json:"projectTrusted,omitempty"`
 }
 
-var shapeOfFirstTurnResult = objectShape{
-	typeName: "FirstTurnResult",
-	declared: []string{"message", "briefing", "userWarning"},
+var shapeOfSessionBegin = objectShape{
+	typeName: "SessionBegin",
+	declared: []string{"parkedTurn", "commands", "projectTrusted"},
+	required: []string{"parkedTurn"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *SessionBegin) UnmarshalJSON(data []byte) error {
+	type plain SessionBegin
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfSessionBegin)
+	if err != nil {
+		return err
+	}
+	*v = SessionBegin(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of SessionBegin (type SessionBegin of schema/host.schema.json).
+func (v SessionBegin) Validate() error {
+	return validateAs(v, "host", "SessionBegin")
+}
+
+func (SessionBegin) schemaType() (file, def string) {
+	return "host", "SessionBegin"
+}
+
+// SessionPlan: What a `session_start` does next, decided by the core.
+type SessionPlan struct {
+	// Warnings to show the user, in order.
+	Notices []string `json:"notices"`
+	// Withdraw the native server registration (no `/mcp` connector is loaded).
+	WithdrawServer bool `json:"withdrawServer"`
+	// Start the own MCP client for this session.
+	StartOwnClient bool `json:"startOwnClient"`
+}
+
+var shapeOfSessionPlan = objectShape{
+	typeName: "SessionPlan",
+	declared: []string{"notices", "withdrawServer", "startOwnClient"},
+	required: []string{"notices", "withdrawServer", "startOwnClient"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *SessionPlan) UnmarshalJSON(data []byte) error {
+	type plain SessionPlan
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfSessionPlan)
+	if err != nil {
+		return err
+	}
+	*v = SessionPlan(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of SessionPlan (type SessionPlan of schema/host.schema.json).
+func (v SessionPlan) Validate() error {
+	return validateAs(v, "host", "SessionPlan")
+}
+
+func (SessionPlan) schemaType() (file, def string) {
+	return "host", "SessionPlan"
+}
+
+// TurnEvent: The parts of a `before_agent_start` event the core reads.
+type TurnEvent struct {
+	// The event's prompt, when it is a string.
+	Prompt *string `json:"prompt,omitempty"`
+	// The event's message type, when it is a string.
+	MessageType *string `json:"messageType,omitempty"`
+}
+
+var shapeOfTurnEvent = objectShape{
+	typeName: "TurnEvent",
+	declared: []string{"prompt", "messageType"},
 	required: nil,
 	closed:   true,
 	keep:     false,
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *FirstTurnResult) UnmarshalJSON(data []byte) error {
-	type plain FirstTurnResult
+func (v *TurnEvent) UnmarshalJSON(data []byte) error {
+	type plain TurnEvent
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfFirstTurnResult)
+	_, err := decodeObject(data, &decoded, &shapeOfTurnEvent)
 	if err != nil {
 		return err
 	}
-	*v = FirstTurnResult(decoded)
+	*v = TurnEvent(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of FirstTurnResult (type FirstTurnResult of schema/host.schema.json).
-func (v FirstTurnResult) Validate() error {
-	return validateAs(v, "host", "FirstTurnResult")
+// Validate checks the JSON encoding of v against the schema of TurnEvent (type TurnEvent of schema/host.schema.json).
+func (v TurnEvent) Validate() error {
+	return validateAs(v, "host", "TurnEvent")
 }
 
-func (FirstTurnResult) schemaType() (file, def string) {
-	return "host", "FirstTurnResult"
+func (TurnEvent) schemaType() (file, def string) {
+	return "host", "TurnEvent"
 }
 
-// LaterTurnRequest: A turn after the first: the SES-15 compaction re-send and HOOK-15 prompt guidance.
-type LaterTurnRequest struct {
-	// The session cwd (HOOK-9).
-	CWD string `json:"cwd"`
-	// Pi's session id.
-	SessionID string `json:"sessionId"`
-	// Whether a compaction happened since the last turn (SES-15).
+// ToolWait: A bounded poll of `pi.getAllTools()` until the named tools are present.
+type ToolWait struct {
+	// Tool names that must all be present; absent means any native gortex tool.
+	Names *[]string `json:"names,omitempty"`
+	// How long to poll at most, in milliseconds.
+	BudgetMs uint64 `json:"budgetMs"`
+	// The interval between polls, in milliseconds.
+	PollMs uint64 `json:"pollMs"`
+}
+
+var shapeOfToolWait = objectShape{
+	typeName: "ToolWait",
+	declared: []string{"names", "budgetMs", "pollMs"},
+	required: []string{"budgetMs", "pollMs"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *ToolWait) UnmarshalJSON(data []byte) error {
+	type plain ToolWait
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfToolWait)
+	if err != nil {
+		return err
+	}
+	*v = ToolWait(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of ToolWait (type ToolWait of schema/host.schema.json).
+func (v ToolWait) Validate() error {
+	return validateAs(v, "host", "ToolWait")
+}
+
+func (ToolWait) schemaType() (file, def string) {
+	return "host", "ToolWait"
+}
+
+// TurnPlan: What one `before_agent_start` does, decided synchronously before any await.
+type TurnPlan struct {
+	// `none` (return nothing), `first` (the session's first turn) or `later`.
+	Turn json.RawMessage `json:"turn"`
+	// The user prompt sent to the hook, when prompt context applies to this turn.
+	Prompt *string `json:"prompt,omitempty"`
+	// A compaction happened since the last turn.
 	Compacted bool `json:"compacted"`
-	// The briefing cached by the first turn.
-	Briefing *string `json:"briefing,omitempty"`
-	// Whether a briefing already sits in the context (SES-14).
-	BriefingInContext bool `json:"briefingInContext"`
-	// The user prompt of this turn, when prompt context is on (HOOK-15).
-	Prompt *string `json:"prompt,omitempty"`
+	// The glue passes the session's context entries (read only when needed).
+	ReadContext bool `json:"readContext"`
+	// For a first turn: the cap of the readiness wait.
+	ReadyWaitMs *uint64 `json:"readyWaitMs,omitempty"`
+	// For a first turn on the native path: the tool poll after the readiness wait.
+	NativeWait *ToolWait `json:"nativeWait,omitempty"`
 }
 
-var shapeOfLaterTurnRequest = objectShape{
-	typeName: "LaterTurnRequest",
-	declared: []string{"cwd", "sessionId", "compacted", "briefing", "briefingInContext", "prompt"},
-	required: []string{"cwd", "sessionId", "compacted", "briefingInContext"},
+var shapeOfTurnPlan = objectShape{
+	typeName: "TurnPlan",
+	declared: []string{"turn", "prompt", "compacted", "readContext", "readyWaitMs", "nativeWait"},
+	required: []string{"turn", "compacted", "readContext"},
 	closed:   true,
 	keep:     false,
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *LaterTurnRequest) UnmarshalJSON(data []byte) error {
-	type plain LaterTurnRequest
+func (v *TurnPlan) UnmarshalJSON(data []byte) error {
+	type plain TurnPlan
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfLaterTurnRequest)
+	_, err := decodeObject(data, &decoded, &shapeOfTurnPlan)
 	if err != nil {
 		return err
 	}
-	*v = LaterTurnRequest(decoded)
+	*v = TurnPlan(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of LaterTurnRequest (type LaterTurnRequest of schema/host.schema.json).
-func (v LaterTurnRequest) Validate() error {
-	return validateAs(v, "host", "LaterTurnRequest")
+// Validate checks the JSON encoding of v against the schema of TurnPlan (type TurnPlan of schema/host.schema.json).
+func (v TurnPlan) Validate() error {
+	return validateAs(v, "host", "TurnPlan")
 }
 
-func (LaterTurnRequest) schemaType() (file, def string) {
-	return "host", "LaterTurnRequest"
+func (TurnPlan) schemaType() (file, def string) {
+	return "host", "TurnPlan"
 }
 
-// LaterTurnResult: What a later turn returns from `before_agent_start`.
-type LaterTurnResult struct {
-	// The hidden message to return, if any.
+// TurnRequest: A planned turn with what the glue learned while waiting.
+type TurnRequest struct {
+	// The plan `planTurn` returned.
+	Plan TurnPlan `json:"plan"`
+	// The session cwd.
+	CWD string `json:"cwd"`
+	// Pi's session id, or an empty string.
+	SessionID string `json:"sessionId"`
+	// Whether the readiness wait (and the native tool poll) succeeded.
+	Ready bool `json:"ready"`
+	// The session's context entries, projected, when the plan asked for them.
+	ContextEntries *[]ContextEntry `json:"contextEntries,omitempty"`
+}
+
+var shapeOfTurnRequest = objectShape{
+	typeName: "TurnRequest",
+	declared: []string{"plan", "cwd", "sessionId", "ready", "contextEntries"},
+	required: []string{"plan", "cwd", "sessionId", "ready"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *TurnRequest) UnmarshalJSON(data []byte) error {
+	type plain TurnRequest
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfTurnRequest)
+	if err != nil {
+		return err
+	}
+	*v = TurnRequest(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of TurnRequest (type TurnRequest of schema/host.schema.json).
+func (v TurnRequest) Validate() error {
+	return validateAs(v, "host", "TurnRequest")
+}
+
+func (TurnRequest) schemaType() (file, def string) {
+	return "host", "TurnRequest"
+}
+
+// TurnResult: What `before_agent_start` returns, and what the user is told.
+type TurnResult struct {
+	// The hidden message for this turn.
 	Message *HiddenMessage `json:"message,omitempty"`
+	// Warnings to show the user.
+	Notices []string `json:"notices"`
 }
 
-var shapeOfLaterTurnResult = objectShape{
-	typeName: "LaterTurnResult",
-	declared: []string{"message"},
-	required: nil,
+var shapeOfTurnResult = objectShape{
+	typeName: "TurnResult",
+	declared: []string{"message", "notices"},
+	required: []string{"notices"},
 	closed:   true,
 	keep:     false,
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *LaterTurnResult) UnmarshalJSON(data []byte) error {
-	type plain LaterTurnResult
+func (v *TurnResult) UnmarshalJSON(data []byte) error {
+	type plain TurnResult
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfLaterTurnResult)
+	_, err := decodeObject(data, &decoded, &shapeOfTurnResult)
 	if err != nil {
 		return err
 	}
-	*v = LaterTurnResult(decoded)
+	*v = TurnResult(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of LaterTurnResult (type LaterTurnResult of schema/host.schema.json).
-func (v LaterTurnResult) Validate() error {
-	return validateAs(v, "host", "LaterTurnResult")
+// Validate checks the JSON encoding of v against the schema of TurnResult (type TurnResult of schema/host.schema.json).
+func (v TurnResult) Validate() error {
+	return validateAs(v, "host", "TurnResult")
 }
 
-func (LaterTurnResult) schemaType() (file, def string) {
-	return "host", "LaterTurnResult"
+func (TurnResult) schemaType() (file, def string) {
+	return "host", "TurnResult"
 }
 
 // HiddenMessage: The `message` of `before_agent_start`'s return value (WIRE-23, SES-14).
@@ -721,8 +877,8 @@ func (WatchToolResult) schemaType() (file, def string) {
 type WatchResultAction struct {
 	// Replacement details: the existing object merged with EditDetails.
 	Details *map[string]json.RawMessage `json:"details,omitempty"`
-	// Pi tool names (`mcp__gortex__<name>`) to wait for in `getAllTools()` before returning (NAT-15).
-	AwaitTools *[]string `json:"awaitTools,omitempty"`
+	// A wait for promoted tools before the result returns.
+	AwaitTools *ToolWait `json:"awaitTools,omitempty"`
 }
 
 var shapeOfWatchResultAction = objectShape{
@@ -754,24 +910,18 @@ func (WatchResultAction) schemaType() (file, def string) {
 	return "host", "WatchResultAction"
 }
 
-// CallLine: The pieces of a tool's call line (REN-1..4), before styling.
+// CallLine: A tool's call line before styling: the text after the label, or a read that Pi's own renderer draws.
 type CallLine struct {
-	// The operation (step 2).
-	Operation *string `json:"operation,omitempty"`
-	// The subject (step 3).
-	Subject *string `json:"subject,omitempty"`
-	// The `to` value (step 4).
-	To *string `json:"to,omitempty"`
-	// The remaining `key=value` texts (step 5), values already cut when collapsed.
-	Pairs []string `json:"pairs"`
+	// Operation, subject, `to <target>` and the remaining `key=value` pairs, joined by spaces; values already cut when collapsed. Empty when there is nothing after the label.
+	Rest string `json:"rest"`
 	// Set when the call is drawn by Pi's read renderer (REN-4).
 	Read *map[string]json.RawMessage `json:"read,omitempty"`
 }
 
 var shapeOfCallLine = objectShape{
 	typeName: "CallLine",
-	declared: []string{"operation", "subject", "to", "pairs", "read"},
-	required: []string{"pairs"},
+	declared: []string{"rest", "read"},
+	required: []string{"rest"},
 	closed:   true,
 	keep:     false,
 }

@@ -51,14 +51,22 @@ func newValue(typeName string) any {
 		return new(ToolCallEvent)
 	case "ToolCallAction":
 		return new(ToolCallAction)
-	case "FirstTurnRequest":
-		return new(FirstTurnRequest)
-	case "FirstTurnResult":
-		return new(FirstTurnResult)
-	case "LaterTurnRequest":
-		return new(LaterTurnRequest)
-	case "LaterTurnResult":
-		return new(LaterTurnResult)
+	case "SteerMessage":
+		return new(SteerMessage)
+	case "SessionBegin":
+		return new(SessionBegin)
+	case "SessionPlan":
+		return new(SessionPlan)
+	case "TurnEvent":
+		return new(TurnEvent)
+	case "ToolWait":
+		return new(ToolWait)
+	case "TurnPlan":
+		return new(TurnPlan)
+	case "TurnRequest":
+		return new(TurnRequest)
+	case "TurnResult":
+		return new(TurnResult)
 	case "HiddenMessage":
 		return new(HiddenMessage)
 	case "ContextEntry":

@@ -6,16 +6,16 @@ import type * as host from "./types/host.d.ts";
 export declare function abortCall(generation: number, callId: string): void
 
 /**
- * SES-6: clears the bridge error and the version warning at the start of
- * every `session_start`.
+ * TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+ * order kept (`CatalogueChanges::apply_to_active`).
  */
-export declare function beginSession(generation: number): void
+export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
 /**
- * SES-14: whether `buildContextEntries()` (projected to `ContextEntry`)
- * holds a briefing.
+ * SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
+ * `session_start` does. Clears the bridge error and version warning.
  */
-export declare function briefingInContext(entries: host.ContextEntry[]): boolean
+export declare function beginSession(generation: number, instance: number, begin: host.SessionBegin): host.SessionPlan
 
 /** REN-1..4 for the glue: `CallLine`. */
 export declare function callLine(daemonName: string, args: unknown, expanded: boolean): host.CallLine
@@ -57,29 +57,40 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
+/** SES-15: a compaction happened. */
+export declare function onCompact(generation: number, instance: number): void
+
+/** FAIL-4: the warning for panics caught since the last call, once per session. */
+export declare function panicNotice(generation: number, instance: number): string | null
+
 /**
- * SES-12/13 (+NAT-10, HOOK-15): runs the session hook once and assembles the
- * hidden message. Takes (clears) the generation's bridge error and version
- * warning (FAIL-5).
+ * SES-10, SES-15, HOOK-15: the plan of one `before_agent_start`, taken
+ * before any await so two concurrent first turns cannot both run.
  */
-export declare function firstTurn(generation: number, instance: number, request: host.FirstTurnRequest): Promise<host.FirstTurnResult>
+export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
-/** SES-15 (+HOOK-15): what a later turn returns. */
-export declare function laterTurn(generation: number, instance: number, request: host.LaterTurnRequest): Promise<host.LaterTurnResult>
-
-/** NAT-9: whether any name is a native gortex tool. */
-export declare function nativeToolsPresent(names: Array<string>): boolean
-
-/** NAT-5: the user warning after `registerMcpServer` threw `reason`. */
-export declare function refusalNotice(reason: string): string
+/**
+ * NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
+ * client and tells the user at each session start.
+ */
+export declare function refuseNative(generation: number, instance: number, reason: string): void
 
 /**
  * Resolves the configuration for an instance and returns `HostConfig`.
- * `cwd` is the process working directory the factory sees (CFG-1). The
- * project sidecar is honoured here; `trust_project` narrows it away when the
- * host says the folder is untrusted (CFG-19).
+ * `cwd` is the process working directory the factory sees (CFG-1).
  */
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
+
+/**
+ * DIFF-19/NAT-15 `tool_result`, the per-call fast path: decided from the
+ * name and ids alone (no result text crosses napi). True only for a native
+ * `tools_search` success and a claimed edit that succeeded; the glue then
+ * awaits `watchToolResult`. A failed claimed edit is settled here.
+ */
+export declare function resultNeedsWork(generation: number, instance: number, toolCallId: string, toolName: string, isError: boolean): boolean
+
+/** The async half of a planned turn: `TurnResult`. */
+export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>
 
 /**
  * SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
@@ -90,35 +101,32 @@ export declare function startOwnClient(generation: number, instance: number, onC
 /** SES-16: stops the client in the slot if this instance claimed it. */
 export declare function stopOwnClient(generation: number, instance: number): Promise<void>
 
-/**
- * Drains the messages of panics caught since the last call (FAIL-4). The
- * glue reports the first one once per session.
- */
-export declare function takePanics(): Array<string>
+/** NAT-9/NAT-15: whether Pi's tool names satisfy a wait. */
+export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean
 
 /**
- * CFG-19: the host's answer to `ctx.isProjectTrusted()` for this session.
- * Puts the matching resolution in effect and returns it as `HostConfig`;
- * `trustNotice` is set when an untrusted project's sidecar was ignored.
+ * DIFF-17 claim of a call `watchToolCall` flagged: Pi's own edit/write, or
+ * a native Gortex edit (its candidates computed once, here). Returns true
+ * when that claim still needs its before snapshot (`watchSnapshot`).
  */
-export declare function trustProject(generation: number, instance: number, trusted: boolean): host.HostConfig
+export declare function watchEdit(generation: number, instance: number, event: host.ToolCallEvent): boolean
 
 /** DIFF-20 `turn_end` / `session_shutdown`. */
 export declare function watchReset(generation: number): void
 
 /**
  * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
- * by `watchToolCall`, read on the blocking pool with no lock held.
+ * by `watchEdit`, read on the blocking pool with no lock held.
  */
-export declare function watchSnapshot(generation: number, event: host.ToolCallEvent): Promise<void>
+export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
 
 /**
- * DIFF-15/17 `tool_call`, synchronous: shell tracking, Pi's own edit/write
- * claims, and the claim of a native Gortex edit (its candidates computed
- * once, here). Returns true when that claim still needs its before
- * snapshot; the glue then awaits `watchSnapshot` with the same event.
+ * DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
+ * and ids alone (no arguments cross napi). Tracks shell calls; returns true
+ * when the call may claim files (Pi's own edit/write or a native Gortex
+ * tool on the native path), and the glue then calls `watchEdit`.
  */
-export declare function watchToolCall(generation: number, event: host.ToolCallEvent): boolean
+export declare function watchToolCall(generation: number, instance: number, toolCallId: string, toolName: string, parentToolCallId?: string | undefined | null): boolean
 
 /** DIFF-20 `tool_execution_end`. */
 export declare function watchToolEnd(generation: number, toolCallId: string): void

@@ -124,8 +124,9 @@ fn is_value_fields(def: &TypeDef) -> bool {
 }
 
 /// The Go integer type for the bounds of an integer schema: the narrowest of `uint32`, `int64`
-/// and `uint64` that holds every allowed value, so that decoding accepts exactly the declared
-/// range (the Rust emitter maps the same bounds to `u32`, `i64`, `u64`). Without bounds, `int64`.
+/// and `uint64` that holds every allowed value, so that decoding accepts the declared range
+/// (the Rust emitter maps the same bounds to `u32`, `i64`, `u64`). A lower bound of 0 or more
+/// without an upper one is `uint64` (Rust: `u64`); no bounds at all, `int64`.
 pub fn go_integer_type(schema: &Value) -> &'static str {
     // Exact integers, not f64: 2^63 - 1 and 2^63 are one f64 apart from nothing.
     let bound = |key: &str| {
@@ -135,8 +136,11 @@ pub fn go_integer_type(schema: &Value) -> &'static str {
             .map(i128::from)
             .or_else(|| value.as_u64().map(i128::from))
     };
-    let (Some(min), Some(max)) = (bound("minimum"), bound("maximum")) else {
-        return "int64";
+    let (min, max) = match (bound("minimum"), bound("maximum")) {
+        (Some(min), Some(max)) => (min, max),
+        // Non-negative without an upper bound: unsigned 64-bit, as the Rust types have it.
+        (Some(min), None) if min >= 0 => return "uint64",
+        _ => return "int64",
     };
     if min >= 0 && max <= i128::from(u32::MAX) {
         "uint32"
@@ -747,7 +751,8 @@ mod tests {
             go_integer_type(&json!({"minimum": 0, "maximum": 9223372036854775808u64})),
             "uint64"
         );
-        assert_eq!(go_integer_type(&json!({"minimum": 0})), "int64");
+        assert_eq!(go_integer_type(&json!({"minimum": 0})), "uint64");
+        assert_eq!(go_integer_type(&json!({"minimum": -1})), "int64");
         assert_eq!(go_integer_type(&json!({})), "int64");
     }
 

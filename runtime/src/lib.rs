@@ -22,6 +22,7 @@ pub mod config;
 pub mod diff;
 pub mod doctor;
 pub mod hook;
+pub mod instance;
 pub mod json_type;
 pub mod mcp;
 pub mod native;

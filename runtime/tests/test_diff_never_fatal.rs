@@ -1,7 +1,7 @@
 //! DIFF-22: diff code never panics on arbitrary input, and the engine's
 //! edit script always rebuilds the new text from the old one.
 
-use std::path::Path;
+use std::path::{Component, Path};
 
 use pi_gortex_runtime::diff::engine::{diff_lines, tokenize, PartKind};
 use pi_gortex_runtime::diff::format::render;
@@ -79,13 +79,51 @@ fn random_json(rng: &mut Rng, depth: u32) -> Value {
 fn classification_and_candidates_survive_arbitrary_arguments() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let cwd = Path::new("/nonexistent/session/cwd");
+    let mut edits_with_candidates = 0;
     for _ in 0..3000 {
         let args = random_json(&mut rng, 0);
-        for tool in ["edit", "edit_file", "batch_edit", "search"] {
-            let _ = edit_candidates(tool, &args, cwd);
+        assert_eq!(
+            edit_candidates("search", &args, cwd),
+            None,
+            "search is never an edit"
+        );
+        for tool in ["edit", "edit_file", "batch_edit"] {
+            let Some(candidates) = edit_candidates(tool, &args, cwd) else {
+                continue;
+            };
+            edits_with_candidates += usize::from(!candidates.is_empty());
+            // DIFF-8: sorted, de-duplicated, absolute, normalized and never
+            // outside the session's directory, whatever the model sent.
+            assert!(candidates.windows(2).all(|w| w[0] < w[1]), "{candidates:?}");
+            for path in &candidates {
+                assert!(path.is_absolute(), "{path:?} from {args}");
+                assert!(
+                    !path
+                        .components()
+                        .any(|c| matches!(c, Component::ParentDir | Component::CurDir)),
+                    "{path:?} from {args}"
+                );
+                assert!(
+                    path.starts_with(cwd),
+                    "{path:?} escapes {cwd:?} from {args}"
+                );
+            }
         }
-        let _ = merge_details(&args, &EditDetails::default());
+        // DIFF-19: our keys win, every other key of an object survives.
+        let merged = merge_details(&args, &EditDetails::default());
+        let merged = merged.as_object().expect("always an object");
+        if let Value::Object(existing) = &args {
+            for (key, value) in existing {
+                if !["diff", "firstChangedLine", "patch", "diffs"].contains(&key.as_str()) {
+                    assert_eq!(merged.get(key), Some(value), "{key} lost from {args}");
+                }
+            }
+        }
     }
+    assert!(
+        edits_with_candidates > 100,
+        "the generator reaches real candidates ({edits_with_candidates})"
+    );
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! HOOK-1, CFG-8 and HOOK-15 end to end against fake-gortex: the posture
 //! flag reaches the hook, the session hook answers with the orientation
-//! (SES-12), and a prompt gets the relevant-symbols guidance.
+//! (SES-12), and a prompt gets the relevant-symbols guidance. Each test
+//! reads the fake's log to check what the hook was actually sent (the
+//! product's side), not only what the fake answered.
 
 mod common_config;
 
@@ -19,9 +21,20 @@ fn argv(dir: &Path, mode: HookMode) -> Vec<String> {
     let mut argv = vec![
         "/usr/bin/env".to_string(),
         format!("FAKE_GORTEX_STATE={}", dir.display()),
+        format!("FAKE_GORTEX_LOG={}", dir.join("fake.log").display()),
     ];
     argv.extend(hook_argv(fake_gortex().to_str().expect("utf8"), mode));
     argv
+}
+
+/// The `hook` records of the fake's log: what each run was sent.
+fn hook_records(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("fake.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["ev"] == "hook")
+        .collect()
 }
 
 fn context() -> EnvelopeContext {
@@ -39,6 +52,18 @@ async fn enrich_flag_turns_the_deny_into_guidance() {
     let deny = run(&argv(dir.path(), HookMode::Deny), &envelope).await;
     assert!(matches!(outcome(&deny.decision), HookOutcome::Block { .. }));
     let enrich = run(&argv(dir.path(), HookMode::Enrich), &envelope).await;
+    let records = hook_records(dir.path());
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["mode"], "deny", "no --mode flag means deny");
+    assert_eq!(
+        records[1]["mode"], "enrich",
+        "CFG-8: --mode=enrich reached the hook"
+    );
+    assert_eq!(records[1]["envelope"]["tool_name"], "Read");
+    assert_eq!(
+        records[1]["envelope"]["tool_input"]["file_path"],
+        "src/a.go"
+    );
     match outcome(&enrich.decision) {
         HookOutcome::Steer { text } => assert!(
             text.starts_with("[Gortex] BLOCKED: Read of src/a.go"),
@@ -60,6 +85,15 @@ async fn graph_calls_get_the_empty_decision() {
     let graph = run(&argv(dir.path(), HookMode::Deny), &envelope).await;
     assert_eq!(graph.failure, None);
     assert_eq!(outcome(&graph.decision), HookOutcome::None);
+    // HOOK-6: what the product sent is what makes the hook answer {}.
+    let records = hook_records(dir.path());
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["envelope"]["tool_name"], "read");
+    assert_eq!(records[0]["envelope"]["is_gortex_tool"], true);
+    assert_eq!(
+        records[0]["envelope"]["tool_input"],
+        json!({"target":{"file":"src/a.go"}})
+    );
 }
 
 #[tokio::test]
@@ -71,6 +105,11 @@ async fn session_start_returns_the_orientation() {
     )
     .await;
     assert_eq!(answer.failure, None);
+    let records = hook_records(dir.path());
+    assert_eq!(
+        records[0]["envelope"],
+        json!({"event": "session_start", "cwd": "/repo"})
+    );
     let text = orientation(&answer.decision).expect("orientation");
     assert!(
         text.starts_with("## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4"),
@@ -85,6 +124,13 @@ async fn prompt_gets_relevant_symbols_guidance() {
         envelope_for_prompt("how does the handler parse requests", &context()).expect("sent");
     let answer = run(&argv(dir.path(), HookMode::Deny), &envelope).await;
     assert_eq!(answer.failure, None);
+    let records = hook_records(dir.path());
+    assert_eq!(records[0]["envelope"]["event"], "prompt");
+    assert_eq!(
+        records[0]["envelope"]["prompt"],
+        "how does the handler parse requests"
+    );
+    assert_eq!(records[0]["envelope"]["session_id"], "s-live");
     let guidance = prompt_guidance(&answer.decision).expect("guidance");
     assert!(
         guidance.starts_with("## Gortex — relevant indexed symbols for your request"),

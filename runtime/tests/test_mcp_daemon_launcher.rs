@@ -50,5 +50,18 @@ async fn mcp_1_the_launcher_runs_detached_in_its_own_group_and_is_reaped() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_1_a_launcher_that_cannot_spawn_is_ignored() {
+    // Ignored means: no panic, no error for the caller to handle, and
+    // nothing left behind (no reaper task waiting on a child that never was).
+    let runtime = tokio::runtime::Handle::current();
+    let before = runtime.metrics().num_alive_tasks();
     launch_daemon(&"/nonexistent/gortex".into(), &[], None);
+    assert_eq!(
+        runtime.metrics().num_alive_tasks(),
+        before,
+        "a launcher that cannot spawn leaves no task behind"
+    );
+    // The spawnable case does leave its reaper task, so the count above can
+    // tell the two apart.
+    launch_daemon(&"/bin/true".into(), &[], None);
+    assert_eq!(runtime.metrics().num_alive_tasks(), before + 1);
 }

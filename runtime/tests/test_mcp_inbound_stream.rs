@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{client, client_with, fast_timeouts, is_alive, Fake};
-use pi_gortex_runtime::mcp::{tools, ClientConfig, McpClient, McpError};
+use pi_gortex_runtime::mcp::{tools, ClientConfig, McpClient, McpError, Timeouts};
 use serde_json::json;
 
 async fn echo_text(fake: &Fake) -> String {
@@ -125,7 +125,16 @@ async fn mcp_7_an_oversized_frame_fails_pending_kills_the_child_and_the_next_req
         let fake = Fake::new(json!({"faults": [
             {"kind": "oversized_frame", "bytes": 67_108_865, "terminated": terminated, "on": "tools/call"}
         ]}));
-        let client = client_with(&fake, fast_timeouts());
+        // 64 MiB has to arrive before the cap trips: a call timeout that a
+        // loaded machine cannot miss, so the test judges the cap, not speed.
+        let client = client_with(
+            &fake,
+            Timeouts {
+                call: Duration::from_secs(60),
+                rpc: Duration::from_secs(60),
+                ..fast_timeouts()
+            },
+        );
         client.start().await.unwrap();
         let pid = client.pid().unwrap();
         let error = tools::call_tool(&client, "search", json!({}), None)
@@ -136,7 +145,7 @@ async fn mcp_7_an_oversized_frame_fails_pending_kills_the_child_and_the_next_req
             error.to_string(),
             "gortex mcp frame exceeded 67108864 bytes"
         );
-        assert!(common::eventually(Duration::from_secs(3), || !is_alive(pid)).await);
+        assert!(common::eventually(Duration::from_secs(20), || !is_alive(pid)).await);
         assert_eq!(
             tools::list_tools(&client).await.unwrap().len(),
             21,

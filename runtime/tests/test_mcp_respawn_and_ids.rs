@@ -3,6 +3,7 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::{client, Fake};
@@ -31,32 +32,43 @@ async fn mcp_12_ids_start_at_1_and_continue_across_a_respawn() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_16_concurrent_callers_share_one_respawn() {
-    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));
+    // Every handshake takes 300 ms, so the respawn is still in flight while
+    // all six callers, released together by the barrier, find the child dead.
+    let fake = Fake::new(json!({"faults": [
+        {"kind": "crash_on_call", "n": 1},
+        {"kind": "slow_handshake", "delay_ms": 300}
+    ]}));
     let client = client(&fake);
     client.start().await.unwrap();
     assert!(tools::call_tool(&client, "search", json!({}), None)
         .await
         .is_err());
     assert!(common::eventually(Duration::from_secs(2), || client.exit_reason().is_some()).await);
-    let calls = (0..6).map(|i| {
-        let client = client.clone();
-        tokio::spawn(async move {
-            tools::call_tool(
-                &client,
-                "explore",
-                json!({"operation": format!("o{i}")}),
-                None,
-            )
-            .await
+    let barrier = Arc::new(tokio::sync::Barrier::new(6));
+    // Collected, so all six tasks exist before the first is awaited.
+    let calls: Vec<_> = (0..6)
+        .map(|i| {
+            let client = client.clone();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                barrier.wait().await;
+                tools::call_tool(
+                    &client,
+                    "explore",
+                    json!({"operation": format!("o{i}")}),
+                    None,
+                )
+                .await
+            })
         })
-    });
+        .collect();
     for call in calls {
         call.await.unwrap().expect("served by the respawned child");
     }
     assert_eq!(
         fake.mcp_pids().len(),
         2,
-        "exactly one respawn for six callers"
+        "exactly one respawn for six concurrent callers"
     );
     let initializes = fake
         .received_methods()

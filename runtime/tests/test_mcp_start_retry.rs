@@ -67,11 +67,14 @@ async fn mcp_19_a_second_failure_is_returned_and_the_bridge_is_stopped() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_19_an_initialize_timeout_kills_the_silent_child_and_the_retry_respawns() {
-    let fake = Fake::new(json!({"faults": [{"kind": "slow_handshake", "delay_ms": 5000, "n": 1}]}));
+    // The first child never answers in time; the timeout is still generous
+    // enough that a respawned debug fake on a loaded machine answers within it.
+    let fake =
+        Fake::new(json!({"faults": [{"kind": "slow_handshake", "delay_ms": 60000, "n": 1}]}));
     let client = client_with(
         &fake,
         Timeouts {
-            initialize: Duration::from_millis(300),
+            initialize: Duration::from_millis(2_000),
             ..fast_timeouts()
         },
     );

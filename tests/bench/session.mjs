@@ -8,7 +8,7 @@
 //! sample to target/bench/session-<time>.json.
 //!
 //! Knobs (environment): BENCH_CALLS (default "300,900"), BENCH_RUNS (default 5), BENCH_CONFIGS
-//! (comma list of configuration names or substrings; default all), BENCH_MIX (default "6,2,2").
+//! (semicolon-separated configuration names or substrings, since names hold commas; default all), BENCH_MIX (default "6,2,2").
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../e2e/lib/hosts.mjs";
@@ -17,7 +17,7 @@ import { CONFIGS, fmt, hookFloor, median, requireBuilt, runOnce, warmUp } from "
 requireBuilt();
 const counts = (process.env.BENCH_CALLS ?? "300,900").split(",").map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? "5");
-const wanted = (process.env.BENCH_CONFIGS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_CONFIGS ?? "").split(";").map((s) => s.trim()).filter(Boolean);
 let names = Object.keys(CONFIGS).filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
 // A configuration's baseline always runs with it, or its overhead cannot be computed.
 names = [...new Set([...names, ...names.map((n) => CONFIGS[n].base).filter(Boolean)])];

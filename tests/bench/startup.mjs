@@ -5,7 +5,7 @@
 //! the extension on the native path; the extension on its own client; and the same on Pi 0.87.1
 //! (Pi alone, own client). Runs are interleaved; medians are printed with the two ratios issue 14
 //! sets targets for (native / own mcp.json <= 1.05, own client / Pi alone <= 1.10) and the peak
-//! RSS the extension adds. Knobs: BENCH_RUNS (default 8), BENCH_CONFIGS (substrings).
+//! RSS the extension adds. Knobs: BENCH_RUNS (default 8), BENCH_CONFIGS (substrings separated by ";").
 //! BENCH_CPU_PROF=<dir> passes --cpu-prof to every Pi process (profiles land in <dir>).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ const STARTUP_CONFIGS = [
 
 requireBuilt();
 const runs = Number(process.env.BENCH_RUNS ?? "8");
-const wanted = (process.env.BENCH_CONFIGS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_CONFIGS ?? "").split(";").map((s) => s.trim()).filter(Boolean);
 const names = STARTUP_CONFIGS.filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
 const prof = process.env.BENCH_CPU_PROF;
 const extraArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", prof] : [];

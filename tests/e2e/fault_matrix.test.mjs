@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { FAKE_GORTEX } from "./lib/hosts.mjs";
-import { assertClean, hooksFor, offeredTools, toolName, unavailableText, userTexts } from "./lib/gortex.mjs";
+import { assertClean, hooksFor, initializes, offeredTools, toolName, toolHookRuns, unavailableText, userTexts } from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { reportOf, runPi } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
@@ -32,6 +32,8 @@ describe("fault matrix: hook", { concurrency: CONCURRENCY }, () => {
 	scenario("hook answers null: treated as {} and the read proceeds (HOOK-3)", {}, async ({ pi }) => {
 		const run = await runWith(pi, { faults: [{ kind: "hook_garbage", stdout: "null", event: "tool_call" }] }, [readMain]);
 		await assertClean(run);
+		assert.equal(hooksFor(run.fake, "tool_call", "Read").length, 1, "the hook ran for the read and answered null");
+		assert.equal(toolHookRuns(run.fake), 1);
 		const [result] = reportOf(run.stdout).toolResults;
 		assert.equal(result.isError, false, `not blocked: ${result.text}`);
 		assert.match(result.text, /func Hello\(\) string/);
@@ -137,6 +139,10 @@ describe("fault matrix: configuration", { concurrency: CONCURRENCY }, () => {
 		if (start) assert.equal(start.env?.GORTEX_TOOLS, undefined, "a numeric preset is not forwarded");
 	});
 
+	// Spawning through PATH skips a directory whatever NAT-3 decides, so the tool working proves
+	// nothing about NAT-3. What does: the path chosen (native only when NAT-3 resolves `gortex`
+	// past the directory), and with the directory alone, the own client and its spawn failure
+	// reaching the model (NAT-2: an unresolvable binary goes to the own client).
 	scenario("a PATH entry that is a directory named gortex is skipped (NAT-3)", {}, async ({ pi, path }) => {
 		// PATH is fixed before the sandbox exists, so the two entries live in their own temp dir.
 		const dirs = mkdtempSync(join(tmpdir(), "pi-e2e-path-"));
@@ -148,9 +154,16 @@ describe("fault matrix: configuration", { concurrency: CONCURRENCY }, () => {
 		const run = await runWith(pi, {}, [{ call: toolName(path, "search"), args: SEARCH_ARGS }], {
 			env: { GORTEX_BIN: undefined, PATH: `${decoy}:${bin}:${process.env.PATH}` },
 		});
-		await assertClean(run);
+		const alone = await runWith(pi, {}, [], { env: { GORTEX_BIN: undefined, PATH: `${decoy}:${process.env.PATH}` } });
 		rmSync(dirs, { recursive: true, force: true });
+		await assertClean(run);
 		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: toolName(path, "search"), isError: false, text: searchReply }]);
+		// Pi's own client says 2025-11-25, the extension's 2025-06-18 (FAKE-3).
+		const expected = path === "native" ? "2025-11-25" : "2025-06-18";
+		const protocols = initializes(run.fake).map((p) => p.protocolVersion);
+		assert.ok(protocols.length >= 1 && protocols.every((p) => p === expected), `the ${path} path was chosen: ${JSON.stringify(protocols)}`);
+		await assertClean(alone);
+		assert.deepEqual(userTexts(alone.models[0]), ["go", unavailableText("gortex mcp spawn failed")], "a directory alone does not resolve");
 	});
 });
 

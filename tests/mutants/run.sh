@@ -9,6 +9,8 @@
 # Not part of `make test`.
 #
 # Usage: tests/mutants/run.sh [group ...]   (default: every group)
+# MUTANTS_SOURCE=head copies the committed tree (git archive HEAD) instead of
+# the working tree.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -19,23 +21,30 @@ OUT="$WORK/out"
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 
 # group name | files to mutate (runtime/src/...) | test targets besides --lib
+# Every extra test target is one more binary to link per mutant, which is
+# most of a mutant's cost, so each group names only the targets that speak
+# for its files. The process-driving hook bridge comes last.
 GROUPS_TABLE=(
-  "hook|hook/decision.rs hook/normalize.rs hook/failure.rs hook/bridge.rs|test_hook_decision test_hook_normalize test_hook_faults test_hook_live_events"
-  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_agent_dir test_cfg_bin_project_ignored test_cfg_booleans test_cfg_hook_mode_argv test_cfg_layers test_cfg_preset_env test_cfg_sidecar_warnings"
-  "catalogue|catalogue.rs|test_tool_catalogue"
-  "session|session.rs|test_ses_briefing_context test_ses_first_turn"
+  "hook|hook/decision.rs hook/normalize.rs hook/failure.rs|test_hook_decision test_hook_normalize"
   "version|version.rs|test_nat_version_from_briefing"
+  "session|session.rs|test_ses_briefing_context test_ses_first_turn"
+  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored"
+  "catalogue|catalogue.rs|test_tool_catalogue"
   "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config"
   "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
-  "mcp|mcp/framing.rs mcp/routing.rs|test_mcp_framing test_mcp_envelope_schema test_mcp_frame_memory"
+  "mcp|mcp/framing.rs mcp/routing.rs|test_mcp_framing test_mcp_envelope_schema"
+  "hook-bridge|hook/bridge.rs|test_hook_faults test_hook_live_events"
 )
 
 # A fresh copy of the sources (never of target/ or node_modules), then the fake
 # the process-driving tests spawn.
 mkdir -p "$SRC" "$OUT"
-(cd "$ROOT" && tar --exclude=./target --exclude='*/node_modules' --exclude=./.git -cf - \
-  Cargo.toml Cargo.lock runtime schema codegen bindings tests/fake-gortex tests/diff-parity) |
-  (cd "$SRC" && tar -xf -)
+PARTS=(Cargo.toml Cargo.lock runtime schema codegen bindings tests/fake-gortex tests/diff-parity)
+if [[ ${MUTANTS_SOURCE:-tree} == head ]]; then
+  (cd "$ROOT" && git archive HEAD "${PARTS[@]}") | (cd "$SRC" && tar -xf -)
+else
+  (cd "$ROOT" && tar --exclude='*/node_modules' --exclude='*.node' -cf - "${PARTS[@]}") | (cd "$SRC" && tar -xf -)
+fi
 (cd "$SRC" && cargo build -q -p fake-gortex)
 export FAKE_GORTEX_BIN="$SRC/target/debug/fake-gortex"
 

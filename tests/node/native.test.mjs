@@ -7,23 +7,28 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { FAKE, IS_NATIVE_HOST, pi, PI_VERSION, start, workspace } from "./lib/pi.mjs";
+import { FAKE, IS_NATIVE_HOST, pi, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
 import { NATIVE_DESCRIPTION, refusalText, STILL_REGISTERING, staleModelText, staleUserText } from "./lib/texts.mjs";
 
 function tool(name) {
   return { name, label: name, description: name, parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) };
 }
 
-/** A stand-in for Pi's MCP extension: registers /mcp and, after `afterMs`, the given tools. */
-function connector({ tools = ["search"], afterMs = 0, later = [] } = {}) {
+/**
+ * A stand-in for Pi's MCP extension: registers /mcp and, after `afterMs`, the
+ * given tools; with `gated`, only when the test calls `state.connect()`.
+ */
+function connector({ tools = ["search"], afterMs = 0, later = [], gated = false } = {}) {
   const state = { pi: undefined };
+  const register = () => {
+    for (const name of tools) state.pi.registerTool(tool(`mcp__gortex__${name}`));
+  };
+  state.connect = register;
   const factory = (pi) => {
     state.pi = pi;
     pi.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
     pi.on("session_start", () => {
-      setTimeout(() => {
-        for (const name of tools) pi.registerTool(tool(`mcp__gortex__${name}`));
-      }, afterMs);
+      if (!gated) setTimeout(register, afterMs);
     });
   };
   state.register = (name) => state.pi.registerTool(tool(name));
@@ -85,12 +90,23 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
 
   test("NAT-9: the first turn waits for mcp__gortex__ tools and is ready when they appear", async () => {
     const ws = workspace();
-    const { factory } = connector({ afterMs: 400 });
+    const { factory, state } = connector({ gated: true });
     const s = await start(ws, { extraFactories: [factory] });
     await s.sessionStart();
-    const [first] = await s.beforeAgentStart();
-    assert.ok(!first.content.includes(STILL_REGISTERING));
+    const sessionHooks = () => s.hooks().filter((r) => r.envelope?.event === "session_start");
+    let settled = false;
+    const turn = s.beforeAgentStart().then((messages) => ((settled = true), messages));
+    // The turn is polling Pi's tool list: two polls seen, still unsettled,
+    // and the session hook (which runs after the wait, SES-12) not yet run.
+    const polledFrom = s.host.getAllToolsCalls;
+    assert.ok(await until(() => s.host.getAllToolsCalls >= polledFrom + 2, 20000), "the first turn polls getAllTools");
+    assert.equal(settled, false, "the turn did not go ahead without the tools");
+    assert.deepEqual(sessionHooks(), []);
+    state.connect();
+    const [first] = await turn;
+    assert.ok(!first.content.includes(STILL_REGISTERING), first.content);
     assert.equal(first.details.briefing, true);
+    assert.equal(sessionHooks().length, 1);
     await s.shutdown();
   });
 

@@ -131,7 +131,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const s = await start(ws, { env: OWN });
     const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
     // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
-    assert.equal(addon.watchToolCall(0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "", native: false }), false);
+    assert.equal(addon.watchEdit(0, 0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "" }), false);
     await s.sessionStart();
     // ...and the session hears about it once, naming the shape that failed.
     const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));

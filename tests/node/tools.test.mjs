@@ -155,16 +155,28 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     await s.shutdown();
   });
 
-  test("DIFF-3: a dry run is not diffed", async () => {
-    const ws = workspace();
-    const file = join(ws.cwd, "c.txt");
-    writeFileSync(file, "x\n");
-    const s = await start(ws, { env: OWN });
-    await s.sessionStart();
-    const result = await s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y", options: { dry_run: true } });
-    assert.deepEqual(result.details, {});
-    await s.shutdown();
-  });
+  // The file changes while the call is in flight (the test writes it once the
+  // fake has received the call, which answers 1.5 s later). A diffed call
+  // would report that change; a dry run must not be snapshotted at all. The
+  // same call without dry_run shows the change does produce a diff.
+  for (const dryRun of [true, false]) {
+    test(`DIFF-3: ${dryRun ? "a dry run is not diffed" : "control: the same call without dry_run is diffed"}`, async () => {
+      const ws = workspace({ scenario: { calls: { edit: { text: '{"path":"c.txt","status":"applied"}', delay_ms: 1500 } } } });
+      const file = join(ws.cwd, "c.txt");
+      writeFileSync(file, "x\n");
+      const s = await start(ws, { env: OWN });
+      await s.sessionStart();
+      const options = dryRun ? { dry_run: true } : {};
+      const call = s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y", options });
+      const received = () => ws.log().some((r) => r.ev === "recv" && r.method === "tools/call");
+      assert.ok(await until(received, 20000), "the fake received the call");
+      writeFileSync(file, "changed\n");
+      const result = await call;
+      if (dryRun) assert.deepEqual(result.details, {});
+      else assert.match(result.details?.diff ?? "", /changed/, JSON.stringify(result.details));
+      await s.shutdown();
+    });
+  }
 
   test("TOOL-9: a burst of list_changed yields one re-list once quiet", async () => {
     const s = await ownSession({ scenario: { faults: [{ kind: "list_changed_burst", count: 200, spacing_ms: 0, after: "tools/list" }] } });

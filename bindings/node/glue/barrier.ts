@@ -3,8 +3,6 @@
 // released by the session_start invocation that owns it. It never rejects.
 import { sleep } from "./host.ts";
 
-export const READY_WAIT_MS = 15000;
-
 export class ReadinessBarrier {
   private promise!: Promise<void>;
   private resolver!: () => void;
@@ -48,8 +46,8 @@ export class ReadinessBarrier {
     };
   }
 
-  /** SES-11: true when session_start finished before the cap. */
-  async wait(capMs: number = READY_WAIT_MS): Promise<boolean> {
+  /** SES-11: true when session_start finished before the core's cap. */
+  async wait(capMs: number): Promise<boolean> {
     if (this.settled) return true;
     this.parked += 1;
     try {

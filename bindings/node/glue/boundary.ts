@@ -5,10 +5,11 @@ import type * as Native from "../addon.d.ts";
 
 export type Addon = typeof Native;
 export type {
-  CallLine,
   CatalogueUpdate,
-  HostConfig,
+  ContextEntry,
   PathChoice,
+  ToolCallEvent,
   ToolExecuteResult,
   ToolRegistration,
+  ToolWait,
 } from "../types/host.d.ts";

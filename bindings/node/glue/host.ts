@@ -8,10 +8,19 @@ export interface Theme {
   bold(text: string): string;
 }
 
+import type { Addon, ContextEntry, ToolCallEvent, ToolWait } from "./boundary.ts";
+
 export interface SessionManagerLike {
   getSessionId?: () => string;
   sessionId?: unknown;
-  buildContextEntries?: () => unknown;
+  buildContextEntries?: () => { type?: unknown; customType?: unknown; details?: unknown }[] | unknown;
+}
+
+export interface ToolCallEventLike {
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  parentToolCallId?: string;
 }
 
 export interface Ctx {
@@ -102,9 +111,57 @@ export function sessionIdOf(ctx: Ctx | undefined): string {
   return typeof manager.sessionId === "string" ? manager.sessionId : "";
 }
 
-/** Names of `getAllTools()`; throws propagate to the caller's policy. */
-export function toolNames(pi: PiLike): string[] {
-  return pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name));
+/** A string value of a Pi event field, else undefined. */
+export function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Shows each present text as a warning (MCP-22). */
+export function notifyAll(ctx: Ctx | undefined, texts: (string | null | undefined)[]): void {
+  for (const text of texts) if (text) notifyWarning(ctx, text);
+}
+
+/** Names of Pi's commands, undefined when Pi cannot give them (NAT-6 decides). */
+export function commandNames(pi: PiLike): string[] | undefined {
+  return swallow(() => pi.getCommands().map((command) => command.name));
+}
+
+/** SES-14: the session's context entries, projected to what the core reads. */
+export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
+  const entries = swallow(() => ctx.sessionManager?.buildContextEntries?.());
+  if (!Array.isArray(entries)) return undefined;
+  return entries.map((entry) => ({ type: textOf(entry?.type), customType: textOf(entry?.customType), details: entry?.details }));
+}
+
+/** The text parts of a tool result, joined by newlines. */
+export function resultText(result: ToolResultLike): string {
+  return (result.content ?? [])
+    .filter((item) => item.type === "text" && typeof item.text === "string")
+    .map((item) => item.text)
+    .join("\n");
+}
+
+/** One Pi `tool_call` event with the HOOK-9 context, in the boundary's shape. */
+export function toolCallEvent(pi: PiLike, event: ToolCallEventLike, ctx: Ctx): ToolCallEvent {
+  return {
+    toolCallId: String(event.toolCallId ?? ""),
+    toolName: String(event.toolName ?? ""),
+    input: event.input ?? {},
+    ...(typeof event.parentToolCallId === "string" ? { parentToolCallId: event.parentToolCallId } : {}),
+    cwd: cwdOf(pi, ctx),
+    sessionId: sessionIdOf(ctx),
+  };
+}
+
+/** NAT-9/NAT-15: polls `getAllTools()` within the core's budget until the core says the wait is met. */
+export async function awaitTools(pi: PiLike, addon: Addon, wait: ToolWait): Promise<boolean> {
+  const deadline = Date.now() + wait.budgetMs;
+  for (;;) {
+    const names = swallow(() => pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name)));
+    if (names && addon.toolsReady(wait, names)) return true;
+    if (Date.now() >= deadline) return false;
+    await pollDelay(wait.pollMs);
+  }
 }
 
 /** A timer that never keeps the host alive (SES-17): for caps raced against other work. */

@@ -1,193 +1,91 @@
 // One extension instance (SES-2): created per factory call, wired to Pi's
-// events in the SES-18 order. Module-generation state lives in the core,
-// keyed by the generation handle of the import (SES-1).
+// events in the SES-18 order. Every latch and decision lives in the core
+// (the instance's latches, keyed by its handle); these handlers read Pi,
+// forward to the addon and apply its answer.
 import { ReadinessBarrier } from "./barrier.ts";
-import type { Addon, HostConfig } from "./boundary.ts";
+import type { Addon } from "./boundary.ts";
 import { enforcementHandler } from "./enforce.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { cwdOf, notifyWarning, projectTrustOf, sessionIdOf, swallow } from "./host.ts";
-import { awaitNativeTools, choosePath, hasMcpConnector, MCP_TOOL_PREFIX, withdrawServer } from "./native.ts";
+import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, projectTrustOf, sessionIdOf, swallow, textOf } from "./host.ts";
+import { registerNative, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { OwnTools } from "./tools.ts";
 import { registerWatcher } from "./watcher.ts";
 
-/** The one warning a caught core panic produces per session (FAIL-4). */
-export function panicWarning(message: string): string {
-  return `pi-gortex hit an internal error and continued without that step (${message}).`;
+interface Instance {
+  pi: PiLike;
+  addon: Addon;
+  generation: number;
+  instance: number;
+  barrier: ReadinessBarrier;
 }
 
-interface BeforeAgentStartLike {
-  prompt?: unknown;
-  messageType?: unknown;
+function reportPanics({ addon, generation, instance }: Instance, ctx: Ctx | undefined): void {
+  notifyAll(ctx, [swallow(() => addon.panicNotice(generation, instance))]);
 }
 
-/** HOOK-15: the user prompt of this turn, if the event carries one. */
-function userPrompt(event: BeforeAgentStartLike): string | undefined {
-  if (event.messageType !== undefined && event.messageType !== "user") return undefined;
-  return typeof event.prompt === "string" && event.prompt ? event.prompt : undefined;
-}
-
-/** SES-14: whether the session already holds a briefing. */
-function briefingInContext(addon: Addon, ctx: Ctx): boolean {
-  const manager = ctx.sessionManager;
-  if (typeof manager?.buildContextEntries !== "function") return false;
-  try {
-    const entries = manager.buildContextEntries();
-    if (!Array.isArray(entries)) return false;
-    const text = (value: unknown) => (typeof value === "string" ? value : undefined);
-    const projected = entries.map((entry: { type?: unknown; customType?: unknown; details?: unknown }) => ({
-      type: text(entry?.type),
-      customType: text(entry?.customType),
-      details: entry?.details,
-    }));
-    return addon.briefingInContext(projected);
-  } catch {
-    return false;
-  }
-}
-
-/** CFG-19: one notice per folder for this import, not one per session (`/new` makes a new instance). */
-const trustNoticesGiven = new Set<string>();
-
-export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
-  const instance = addon.createInstance();
-  // SES-3: armed before the first suspension point of the factory.
-  const barrier = new ReadinessBarrier();
-  let config: HostConfig = await addon.resolveConfig(generation, instance, process.cwd());
-  const path = choosePath(pi, addon, generation, instance);
-  const tools = new OwnTools(pi, addon, generation);
-  let firstTurnTaken = false;
-  let briefing: string | undefined;
-  let compacted = false;
-  let panicReported = false;
-  let configWarned = false;
-
-  // CFG-19: the project sidecar counts only in a folder the host trusts. The
-  // factory resolved it in (no ctx yet); each session start narrows it away
-  // when ctx.isProjectTrusted() says no. A native registration made from
-  // values that no longer hold is withdrawn and redone.
-  const applyTrust = (ctx: Ctx) => {
-    const trusted = projectTrustOf(ctx);
-    if (trusted === undefined) return;
-    const before = config;
-    config = addon.trustProject(generation, instance, trusted);
-    if (config.trustNotice && !trustNoticesGiven.has(config.trustNotice)) {
-      trustNoticesGiven.add(config.trustNotice);
-      notifyWarning(ctx, config.trustNotice);
-    }
-    const nativeChanged = before.nativeMcp !== config.nativeMcp || before.toolsPreset !== config.toolsPreset;
-    if (!nativeChanged || typeof pi.registerMcpServer !== "function") return;
-    if (path.native) withdrawServer(pi);
-    const next = choosePath(pi, addon, generation, instance);
-    path.native = next.native;
-    delete path.refusal;
-    if (next.refusal) path.refusal = next.refusal;
-  };
-
-  const isNative = () => path.native;
-  const reportPanics = (ctx: Ctx | undefined) => {
-    const panics = swallow(() => addon.takePanics()) ?? [];
-    if (panics.length === 0 || panicReported) return;
-    panicReported = true;
-    notifyWarning(ctx, panicWarning(panics[0]!));
-  };
-
-  pi.on("session_start", async (_event: unknown, ctx: Ctx) => {
+/** SES-4..9, NAT-5, NAT-6: the plan comes from the core; this applies it. */
+function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
+  const { pi, addon, generation, instance, barrier } = self;
+  return async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
-      applyTrust(ctx);
-      // A bad sidecar or environment value falls through to the next layer;
-      // the user hears about it once, in this session's first start.
-      if (!configWarned && config.warnings.length > 0) {
-        configWarned = true;
-        notifyWarning(ctx, `pi-gortex configuration: ${config.warnings.join("; ")}`);
-      }
-      // SES-6
-      swallow(() => addon.beginSession(generation));
-      briefing = undefined;
-      compacted = false;
-      panicReported = false;
-      if (!barrier.hasParkedTurn) firstTurnTaken = false;
-      // SES-7 step 1, NAT-6, NAT-14
-      if (path.native) {
-        if (hasMcpConnector(pi)) return;
-        withdrawServer(pi);
-        path.native = false;
-      }
-      if (path.refusal) notifyWarning(ctx, addon.refusalNotice(path.refusal));
+      // CFG-19: the core narrows the config to the host's trust answer.
+      const trusted = projectTrustOf(ctx);
+      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi), ...(trusted === undefined ? {} : { projectTrusted: trusted }) };
+      const plan = addon.beginSession(generation, instance, begin);
+      notifyAll(ctx, plan.notices);
+      if (plan.withdrawServer) withdrawServer(pi, serverName);
+      if (!plan.startOwnClient) return;
       const started = await addon.startOwnClient(generation, instance, (update) => tools.apply(update));
       if (started.status !== "started") return;
-      if (started.userWarning) notifyWarning(ctx, started.userWarning);
+      notifyAll(ctx, [started.userWarning]);
       tools.apply(started.catalogue);
     } catch {
       // FAIL-1: the session goes on without the bridge.
     } finally {
       release();
-      reportPanics(ctx);
+      reportPanics(self, ctx);
     }
-  });
+  };
+}
 
-  pi.on("session_compact", () => {
-    compacted = true;
-    return undefined;
-  });
-
-  pi.on("before_agent_start", async (event: BeforeAgentStartLike, ctx: Ctx) => {
+/** SES-10..15, HOOK-15: the core plans the turn before any await; this waits and forwards. */
+function beforeAgentStart(self: Instance) {
+  const { pi, addon, generation, instance, barrier } = self;
+  return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
-      const prompt = config.promptContext ? userPrompt(event) : undefined;
-      const cwd = cwdOf(pi, ctx);
-      const sessionId = sessionIdOf(ctx);
-      if (!firstTurnTaken) {
-        // SES-10: latched before the first suspension point.
-        firstTurnTaken = true;
-        let ready = await barrier.wait();
-        if (path.native) ready = await awaitNativeTools(pi, addon);
-        const result = await addon.firstTurn(generation, instance, {
-          cwd,
-          sessionId,
-          ready,
-          native: path.native,
-          briefingInContext: briefingInContext(addon, ctx),
-          ...(prompt ? { prompt } : {}),
-        });
-        briefing = result.briefing;
-        if (result.userWarning) notifyWarning(ctx, result.userWarning);
-        reportPanics(ctx);
-        return result.message ? { message: result.message } : undefined;
-      }
-      const wasCompacted = compacted;
-      compacted = false;
-      if (!wasCompacted && !prompt) return undefined;
-      const result = await addon.laterTurn(generation, instance, {
-        cwd,
-        sessionId,
-        compacted: wasCompacted,
-        ...(briefing ? { briefing } : {}),
-        briefingInContext: wasCompacted ? briefingInContext(addon, ctx) : false,
-        ...(prompt ? { prompt } : {}),
-      });
+      const plan = addon.planTurn(generation, instance, { prompt: textOf(event.prompt), messageType: textOf(event.messageType) });
+      if (plan.turn === "none") return undefined;
+      let ready = plan.readyWaitMs === undefined || (await barrier.wait(plan.readyWaitMs));
+      if (plan.nativeWait) ready = await awaitTools(pi, addon, plan.nativeWait);
+      const entries = plan.readContext ? contextEntries(ctx) : undefined;
+      const request = { plan, cwd: cwdOf(pi, ctx), sessionId: sessionIdOf(ctx), ready, contextEntries: entries };
+      const result = await addon.runTurn(generation, instance, request);
+      notifyAll(ctx, result.notices);
+      if (plan.turn === "first") reportPanics(self, ctx);
       return result.message ? { message: result.message } : undefined;
     } catch {
       return undefined;
     }
-  });
+  };
+}
 
+export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
+  const instance = addon.createInstance();
+  // SES-3: armed before the first suspension point of the factory.
+  const self: Instance = { pi, addon, generation, instance, barrier: new ReadinessBarrier() };
+  const config = await addon.resolveConfig(generation, instance, process.cwd());
+  const path = registerNative(pi, addon, generation, instance);
+  pi.on("session_start", sessionStart(self, new OwnTools(pi, addon, generation), path.serverName));
+  pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
+  pi.on("before_agent_start", beforeAgentStart(self));
   pi.on("session_shutdown", async () => {
     // SES-16: only this instance's client; a second shutdown finds nothing.
-    try {
-      await addon.stopOwnClient(generation, instance);
-    } catch {
-      // FAIL-3
-    }
+    await addon.stopOwnClient(generation, instance).catch(() => undefined);
     return undefined;
   });
-
-  // Registered whatever the factory's config says: trust (CFG-19) may turn
-  // enforcement back on at session start; the gate reads the current value.
-  const enforce = enforcementHandler(pi, addon, generation, instance, isNative);
-  pi.on("tool_call", (event, ctx) => (config.enforce ? enforce(event, ctx) : undefined));
-  registerWatcher(pi, addon, generation, isNative);
-  if (path.native && typeof pi.registerToolRenderer === "function") {
-    swallow(() => pi.registerToolRenderer!(nativeRendererResolver(MCP_TOOL_PREFIX)));
-  }
+  if (config.enforce) pi.on("tool_call", enforcementHandler(pi, addon, generation, instance));
+  registerWatcher(pi, addon, generation, instance);
+  if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

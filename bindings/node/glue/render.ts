@@ -5,7 +5,7 @@ import { Container, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui
 
 import type { Addon } from "./boundary.ts";
 import type { Theme, ToolResultLike } from "./host.ts";
-import { swallow } from "./host.ts";
+import { resultText, swallow } from "./host.ts";
 
 interface FileDiffLike {
   path?: string;
@@ -30,22 +30,13 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
   return (args: unknown, theme: Theme, context?: unknown): unknown => {
     const expanded = Boolean((context as { expanded?: boolean } | undefined)?.expanded);
     const line = addon.callLine(daemonName, args ?? {}, expanded);
-    if (line.read) {
-      const delegated = swallow(() => {
-        const readArgs: Record<string, unknown> = { path: line.read!.path };
-        if (line.read!.offset !== undefined) readArgs.offset = line.read!.offset;
-        if (line.read!.limit !== undefined) readArgs.limit = line.read!.limit;
-        const definition = createReadToolDefinition(cwd) as { renderCall?: (a: unknown, t: Theme, c?: unknown) => unknown };
-        return definition.renderCall?.(readArgs, theme, context);
-      });
+    const read = line.read;
+    if (read) {
+      const definition = swallow(() => createReadToolDefinition(cwd) as { renderCall?: (a: unknown, t: Theme, c?: unknown) => unknown });
+      const delegated = swallow(() => definition?.renderCall?.(read, theme, context));
       if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated);
     }
-    const pieces = [theme.bold(label)];
-    if (line.operation) pieces.push(line.operation);
-    if (line.subject) pieces.push(line.subject);
-    if (line.to) pieces.push(`to ${line.to}`);
-    pieces.push(...line.pairs);
-    const text = pieces.join(" ");
+    const text = line.rest ? `${theme.bold(label)} ${line.rest}` : theme.bold(label);
     return expanded ? new Text(text, 0, 0) : new OneRow(text);
   };
 }
@@ -63,13 +54,6 @@ function prefixed(prefix: string, inner: unknown): unknown {
       component.invalidate?.();
     },
   };
-}
-
-function resultText(result: ToolResultLike): string {
-  return (result.content ?? [])
-    .filter((item) => item.type === "text" && typeof item.text === "string")
-    .map((item) => item.text)
-    .join("\n");
 }
 
 function diffsOf(result: ToolResultLike): FileDiffLike[] {

@@ -29,12 +29,8 @@ export class OwnTools {
     if (!update) return;
     for (const tool of update.register) this.register(tool);
     if (update.deactivate.length === 0 && update.activate.length === 0) return;
-    swallow(() => {
-      const dropped = new Set(update.deactivate);
-      const next = this.pi.getActiveTools().filter((name) => !dropped.has(name));
-      for (const name of update.activate) if (!next.includes(name)) next.push(name);
-      this.pi.setActiveTools(next);
-    });
+    const changes = { register: [], deactivate: update.deactivate, activate: update.activate };
+    swallow(() => this.pi.setActiveTools(this.addon.activeTools(this.pi.getActiveTools(), changes)));
   }
 
   private register(tool: ToolRegistration): void {

@@ -5,10 +5,11 @@
 use serde_json::{Map, Value};
 
 pub use pi_gortex_schema::host::{
-    CallLine, CallLineRead, CatalogueUpdate, FirstTurnRequest, FirstTurnResult, HiddenMessage,
-    HiddenMessageDetails, HostConfig, LaterTurnRequest, LaterTurnResult, OwnStartResult,
-    OwnStartResultStatus, PathChoice, PathRequest, ToolCallAction, ToolCallEvent,
-    ToolExecuteRequest, ToolExecuteResult, ToolRegistration, WatchResultAction, WatchToolResult,
+    CallLine, CallLineRead, CatalogueUpdate, HiddenMessage, HiddenMessageDetails, HostConfig,
+    OwnStartResult, OwnStartResultStatus, PathChoice, PathRequest, SessionBegin, SessionPlan,
+    ToolCallAction, ToolCallEvent, ToolExecuteRequest, ToolExecuteResult, ToolRegistration,
+    ToolWait, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult, WatchResultAction,
+    WatchToolResult,
 };
 
 /// The runtime's hidden message in the boundary shape (WIRE-23).

@@ -103,20 +103,12 @@ pub struct ClientState {
 /// Converts runtime changes into the boundary shape and updates the TOOL-5
 /// registry the hook consults (HOOK-5).
 fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> CatalogueUpdate {
-    let mut registry = lock(&state.registry);
-    let mut known = lock(&state.client.known);
-    for tool in &changes.register {
-        registry.insert(tool.name.clone(), tool.daemon_name.clone());
-        known.insert(tool.name.clone(), tool.daemon_name.clone());
-    }
-    for name in &changes.deactivate {
-        registry.remove(name);
-    }
-    for name in &changes.activate {
-        if let Some(daemon) = known.get(name) {
-            registry.insert(name.clone(), daemon.clone());
-        }
-    }
+    let register: Vec<(String, String)> = changes
+        .register
+        .iter()
+        .map(|tool| (tool.name.clone(), tool.daemon_name.clone()))
+        .collect();
+    state.update_registry(&register, &changes.deactivate, &changes.activate);
     CatalogueUpdate {
         register: changes
             .register
@@ -173,22 +165,14 @@ fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig)
     ts_return_type = "Promise<host.OwnStartResult>"
 )]
 pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
-    // FAIL-5: a start that fails for any reason (a caught panic, no
-    // configuration) still leaves the bridge error the model and doctor see.
-    let failed = move |why: &str| {
-        *lock(&generation::get(generation).bridge_error) = Some(why.to_string());
-        let mut result = start_result(OwnStartResultStatus::Failed);
-        result.error = Some(why.to_string());
-        to_js(&result)
-    };
     guard::guard_async(
-        move || failed("internal error while starting the gortex bridge"),
+        || to_js(&start_result(OwnStartResultStatus::Failed)),
         async move {
             let state = generation::get(generation);
             let Some(config) = state.config(instance) else {
-                return failed("the configuration could not be read");
+                return to_js(&start_result(OwnStartResultStatus::Failed));
             };
-            lock(&state.registry).clear();
+            state.clear_registry();
             let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
             bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
@@ -226,7 +210,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 Err(error) => {
                     bridge.stop().await;
                     if state.client.slot.release(claim).is_some() {
-                        *lock(&state.bridge_error) = Some(error.to_string());
+                        state.set_bridge_error(error.to_string());
                     }
                     let mut result = start_result(OwnStartResultStatus::Failed);
                     result.error = Some(error.to_string());
@@ -235,7 +219,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 Ok(report) => {
                     let mut result = start_result(OwnStartResultStatus::Started);
                     if let Some(skew) = report.skew {
-                        *lock(&state.version_warning) = Some(skew.model_text);
+                        state.set_version_warning(skew.model_text);
                         result.user_warning = Some(skew.user_text);
                     }
                     result.catalogue = catalogue_update(&state, report.catalogue_changes);
@@ -275,9 +259,8 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
                 return to_js(&failed_execution("gortex: bad request".to_string()));
             };
             let Some(bridge) = state.client.slot.bridge() else {
-                let name = lock(&state.registry)
-                    .get(&request.name)
-                    .cloned()
+                let name = state
+                    .daemon_name(&request.name)
                     .unwrap_or_else(|| request.name.clone());
                 return to_js(&failed_execution(format!(
                     "gortex {name}: MCP bridge is not connected"
@@ -320,6 +303,26 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
         },
     )
     .await
+}
+
+/// TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+/// order kept (`CatalogueChanges::apply_to_active`).
+#[napi(ts_args_type = "active: Array<string>, update: host.CatalogueUpdate")]
+pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
+    guard::guard_sync(
+        || active.clone(),
+        || {
+            let Some(update) = from_js::<CatalogueUpdate>(update) else {
+                return active.clone();
+            };
+            let changes = CatalogueChanges {
+                register: Vec::new(),
+                activate: update.activate,
+                deactivate: update.deactivate,
+            };
+            changes.apply_to_active(&active)
+        },
+    )
 }
 
 /// MCP-30: Pi aborted the call with this id.

@@ -3,10 +3,10 @@
 
 use napi_derive::napi;
 use pi_gortex_runtime::hook::{self, EnvelopeContext, HookOutcome};
+use pi_gortex_runtime::instance;
 use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, ToolCallAction, ToolCallEvent};
-use crate::state::lock;
 use crate::{generation, guard};
 
 /// Runs the hook for one tool call and returns `ToolCallAction`.
@@ -21,12 +21,17 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
         else {
             return to_js(&ToolCallAction::None);
         };
+        // CFG-10 with CFG-19: the handler may be registered for a config
+        // that trust later narrowed away.
+        if !config.enforce {
+            return to_js(&ToolCallAction::None);
+        }
         let context = EnvelopeContext {
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),
         };
         // HOOK-5/6: the own client's registry names graph tools.
-        let daemon_name = lock(&state.registry).get(&event.tool_name).cloned();
+        let daemon_name = state.daemon_name(&event.tool_name);
         let envelope =
             hook::envelope_for_tool_call(&event.tool_name, &event.input, &context, |_| {
                 daemon_name.as_deref()
@@ -34,7 +39,9 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
         let run = hook::run(&config.hook_argv, &envelope).await;
         let action = match hook::outcome(&run.decision) {
             HookOutcome::Block { reason } => ToolCallAction::Block { reason },
-            HookOutcome::Steer { text } => ToolCallAction::Steer { text },
+            HookOutcome::Steer { text } => ToolCallAction::Steer {
+                message: instance::steer_message(text),
+            },
             HookOutcome::None => ToolCallAction::None,
         };
         to_js(&action)

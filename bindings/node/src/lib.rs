@@ -38,13 +38,6 @@ pub fn create_instance() -> u32 {
     guard::guard_sync(|| 0, generation::next_instance_id)
 }
 
-/// Drains the messages of panics caught since the last call (FAIL-4). The
-/// glue reports the first one once per session.
-#[napi]
-pub fn take_panics() -> Vec<String> {
-    guard::take_recorded()
-}
-
 /// Test-only: panics inside the guard of a runtime call, so a test can show
 /// that the extension fails open and reports once. `asynchronous` picks the
 /// async guard.

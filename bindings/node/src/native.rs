@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 
 use napi_derive::napi;
+use pi_gortex_runtime::instance::InstanceLatches;
 use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
 use crate::boundary::{from_js, object, to_js, PathChoice, PathRequest};
+use crate::state::lock;
 use crate::{generation, guard};
 
 fn own(reason: &str) -> PathChoice {
@@ -15,6 +17,8 @@ fn own(reason: &str) -> PathChoice {
         native: false,
         reason: reason.to_string(),
         server_config: None,
+        server_name: native::MCP_SERVER_NAME.to_string(),
+        tool_prefix: native::MCP_TOOL_PREFIX.to_string(),
     }
 }
 
@@ -31,21 +35,27 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
             let Some(request) = from_js::<PathRequest>(request) else {
                 return to_js(&own("internal_error"));
             };
-            let Some(config) = generation::get(generation).config(instance) else {
+            let state = generation::get(generation);
+            let Some(me) = state.instance(instance) else {
                 return to_js(&own("internal_error"));
             };
+            let config = me.config();
             let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
             let caps = HostCapabilities {
                 has_register_mcp_server: request.has_register_mcp_server,
                 has_mcp_command: true,
                 native_mcp: config.native_mcp,
-                // CFG-18: resolved once, to the absolute path handed to Pi.
-                bin_resolves: config.bin_path.is_some(),
+                bin_resolves: config.native_mcp
+                    && request.has_register_mcp_server
+                    // CFG-18: resolved once, to the absolute path handed to Pi.
+                    && config.bin_path.is_some(),
             };
             let choice = match native::choose_path(&caps) {
                 ToolPath::Native => PathChoice {
                     native: true,
                     reason: "native".to_string(),
+                    server_name: native::MCP_SERVER_NAME.to_string(),
+                    tool_prefix: native::MCP_TOOL_PREFIX.to_string(),
                     server_config: Some(object(to_js(&native::server_config(
                         &config.bin,
                         &config.tools_preset,
@@ -60,22 +70,22 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                     own(&reason)
                 }
             };
+            *lock(&me.latches) = InstanceLatches::new(choice.native);
             to_js(&choice)
         },
     )
 }
 
-/// NAT-5: the user warning after `registerMcpServer` threw `reason`.
+/// NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
+/// client and tells the user at each session start.
 #[napi]
-pub fn refusal_notice(reason: String) -> String {
-    guard::guard_sync(String::new, || native::refusal_notice(&reason))
-}
-
-/// NAT-9: whether any name is a native gortex tool.
-#[napi]
-pub fn native_tools_present(names: Vec<String>) -> bool {
+pub fn refuse_native(generation: u32, instance: u32, reason: String) {
     guard::guard_sync(
-        || false,
-        || native::native_tools_present(names.iter().map(String::as_str)),
+        || (),
+        || {
+            if let Some(me) = generation::get(generation).instance(instance) {
+                lock(&me.latches).refuse_native(reason);
+            }
+        },
     )
 }

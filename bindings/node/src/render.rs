@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::boundary::{to_js, CallLine, CallLineRead as ReadCall};
 use crate::guard;
+use pi_gortex_runtime::diff::classify;
 
 const OPERATION_KEYS: [&str; 2] = ["operation", "kind"];
 const SUBJECT_KEYS: [&str; 5] = ["target", "query", "question", "task", "path"];
@@ -14,16 +15,6 @@ const FLATTENED: [&str; 2] = ["options", "arguments"];
 const SCOPE_KEYS: [&str; 6] = ["repo", "project", "path", "scope", "kind", "lang"];
 /// REN-2: collapsed values are cut to 60 characters (59 + `…`).
 const MAX_VALUE_CHARS: usize = 60;
-/// DIFF-4 containers, merged in this order.
-const DIFF_CONTAINERS: [&str; 6] = [
-    "arguments",
-    "options",
-    "source",
-    "context",
-    "guard",
-    "output",
-];
-
 /// REN-2 "set": not null, not `""`, and an object has at least one key.
 fn is_set(value: &Value) -> bool {
     match value {
@@ -111,23 +102,6 @@ fn pairs(args: &Map<String, Value>, skip: &[&str], expanded: bool) -> Vec<String
         .collect()
 }
 
-/// DIFF-4 flatten (used for REN-4's offset and limit).
-fn flatten(args: &Map<String, Value>) -> Map<String, Value> {
-    let mut flat = Map::new();
-    for container in DIFF_CONTAINERS {
-        if let Some(Value::Object(inner)) = args.get(container) {
-            flat.extend(inner.clone());
-        }
-    }
-    for (key, value) in args {
-        let is_container_object = DIFF_CONTAINERS.contains(&key.as_str()) && value.is_object();
-        if key != "target" && !is_container_object {
-            flat.insert(key.clone(), value.clone());
-        }
-    }
-    flat
-}
-
 fn positive(value: Option<&Value>) -> Option<f64> {
     value
         .and_then(Value::as_f64)
@@ -145,7 +119,7 @@ fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadC
         Some(Value::String(op)) if op == "file" => {}
         Some(_) => return None,
     }
-    let flat = flatten(args);
+    let flat = classify::flatten(&Value::Object(args.clone()));
     Some(ReadCall {
         path: path.to_string(),
         offset: positive(flat.get("offset")),
@@ -155,11 +129,8 @@ fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadC
 
 fn empty_line() -> CallLine {
     CallLine {
-        operation: None,
-        pairs: Vec::new(),
+        rest: String::new(),
         read: None,
-        subject: None,
-        to: None,
     }
 }
 
@@ -181,11 +152,14 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
         .chain(subject.iter())
         .map(|(k, _)| *k)
         .collect();
+    // REN-1: operation, subject, `to <target>`, then the pairs, one space apart.
+    let mut pieces: Vec<String> = Vec::new();
+    pieces.extend(operation.map(|(_, v)| show(v, expanded)));
+    pieces.extend(subject.map(|(_, v)| show(unwrap_subject(v), expanded)));
+    pieces.extend(to.map(|v| format!("to {}", show(unwrap_subject(v), expanded))));
+    pieces.extend(pairs(args, &skip, expanded));
     CallLine {
-        operation: operation.map(|(_, v)| show(v, expanded)),
-        subject: subject.map(|(_, v)| show(unwrap_subject(v), expanded)),
-        to: to.map(|v| show(unwrap_subject(v), expanded)),
-        pairs: pairs(args, &skip, expanded),
+        rest: pieces.join(" "),
         read: None,
     }
 }
@@ -207,16 +181,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The line as the glue draws it: the label, a space, the rest.
     fn line(name: &str, label: &str, args: Value) -> String {
-        let parts = call_line_of(name, &args, false);
-        let mut out = vec![label.to_string()];
-        out.extend(parts.operation);
-        out.extend(parts.subject);
-        if let Some(to) = parts.to {
-            out.push(format!("to {to}"));
-        }
-        out.extend(parts.pairs);
-        out.join(" ")
+        format!("{label} {}", call_line_of(name, &args, false).rest)
     }
 
     #[test]
@@ -301,8 +268,8 @@ mod tests {
     fn ren_2_collapsed_values_are_cut_to_60_characters() {
         let long = "x".repeat(100);
         let parts = call_line_of("search", &json!({"query": long}), false);
-        assert_eq!(parts.subject.unwrap().chars().count(), 60);
+        assert_eq!(parts.rest.chars().count(), 60);
         let parts = call_line_of("search", &json!({"query": long}), true);
-        assert_eq!(parts.subject.unwrap().chars().count(), 100);
+        assert_eq!(parts.rest.chars().count(), 100);
     }
 }

@@ -1,153 +1,244 @@
-//! First-turn and later-turn work of `before_agent_start` (SES-10..15,
-//! HOOK-15, NAT-10): the session hook, the hidden message, compaction re-send.
+//! The session exports (SES-4..15, HOOK-15, NAT-5/6/9/10, FAIL-4): the
+//! instance's latches decide synchronously what `session_start` and
+//! `before_agent_start` do; the async part runs the session hook and builds
+//! the hidden message.
 
 use napi_derive::napi;
 use pi_gortex_runtime::hook::{self, EnvelopeContext};
+use pi_gortex_runtime::instance;
 use pi_gortex_runtime::session::{self, FirstTurn};
 use serde_json::Value;
 
 use crate::boundary::{
-    from_js, hidden_message, to_js, FirstTurnRequest, FirstTurnResult, LaterTurnRequest,
-    LaterTurnResult,
+    from_js, hidden_message, to_js, SessionBegin, SessionPlan, ToolWait, TurnEvent, TurnPlan,
+    TurnPlanTurn, TurnRequest, TurnResult,
 };
+use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
 
-/// HOOK-15: the prompt guidance for this turn, when prompt context is on.
+/// What the glue does when the core cannot answer: nothing more (FAIL-1).
+fn no_session() -> SessionPlan {
+    SessionPlan {
+        notices: Vec::new(),
+        withdraw_server: false,
+        start_own_client: false,
+    }
+}
+
+fn no_result() -> TurnResult {
+    TurnResult {
+        message: None,
+        notices: Vec::new(),
+    }
+}
+
+fn no_turn() -> TurnPlan {
+    TurnPlan {
+        turn: TurnPlanTurn::None,
+        prompt: None,
+        compacted: false,
+        read_context: false,
+        ready_wait_ms: None,
+        native_wait: None,
+    }
+}
+
+/// SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
+/// `session_start` does. Clears the bridge error and version warning.
+#[napi(
+    ts_args_type = "generation: number, instance: number, begin: host.SessionBegin",
+    ts_return_type = "host.SessionPlan"
+)]
+pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
+    guard::guard_sync(
+        || to_js(&no_session()),
+        || {
+            let state = generation::get(generation);
+            state.take_bridge_error();
+            state.take_version_warning();
+            let (Some(begin), Some(me)) =
+                (from_js::<SessionBegin>(begin), state.instance(instance))
+            else {
+                return to_js(&no_session());
+            };
+            // CFG-19: a Pi without the trust API keeps the factory's config.
+            let config = match begin.project_trusted {
+                Some(trusted) => me.apply_trust(trusted),
+                None => me.config(),
+            };
+            let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
+            let mut plan = lock(&me.latches).begin_session(
+                begin.parked_turn,
+                begin.commands.as_deref(),
+                &warnings,
+            );
+            if config.project_ignored {
+                let notice =
+                    pi_gortex_runtime::config::untrusted_project_notice(&config.sidecars.project);
+                if state.first_trust_notice(&notice) {
+                    plan.notices.push(notice);
+                }
+            }
+            to_js(&plan)
+        },
+    )
+}
+
+/// SES-15: a compaction happened.
+#[napi]
+pub fn on_compact(generation: u32, instance: u32) {
+    guard::guard_sync(
+        || (),
+        || {
+            if let Some(me) = generation::get(generation).instance(instance) {
+                lock(&me.latches).on_compact();
+            }
+        },
+    )
+}
+
+/// SES-10, SES-15, HOOK-15: the plan of one `before_agent_start`, taken
+/// before any await so two concurrent first turns cannot both run.
+#[napi(
+    ts_args_type = "generation: number, instance: number, event: host.TurnEvent",
+    ts_return_type = "host.TurnPlan"
+)]
+pub fn plan_turn(generation: u32, instance: u32, event: Value) -> Value {
+    guard::guard_sync(
+        || to_js(&no_turn()),
+        || {
+            let me = generation::get(generation).instance(instance);
+            let (Some(event), Some(me)) = (from_js::<TurnEvent>(event), me) else {
+                return to_js(&no_turn());
+            };
+            let plan = lock(&me.latches).plan_turn(
+                me.config().prompt_context,
+                event.prompt.as_deref(),
+                event.message_type.as_deref(),
+            );
+            to_js(&plan)
+        },
+    )
+}
+
+/// NAT-9/NAT-15: whether Pi's tool names satisfy a wait.
+#[napi(ts_args_type = "wait: host.ToolWait, names: Array<string>")]
+pub fn tools_ready(wait: Value, names: Vec<String>) -> bool {
+    guard::guard_sync(
+        || true,
+        || from_js::<ToolWait>(wait).is_none_or(|wait| instance::tools_ready(&wait, &names)),
+    )
+}
+
+/// FAIL-4: the warning for panics caught since the last call, once per session.
+#[napi]
+pub fn panic_notice(generation: u32, instance: u32) -> Option<String> {
+    guard::guard_sync(
+        || None,
+        || {
+            let panics = guard::take_recorded();
+            let me = generation::get(generation).instance(instance)?;
+            let notice = lock(&me.latches).panic_notice(&panics);
+            notice
+        },
+    )
+}
+
+/// HOOK-15: the prompt guidance for this turn, when the plan carries a prompt.
 async fn prompt_guidance(
     argv: &[String],
-    enabled: bool,
     prompt: Option<&str>,
     context: &EnvelopeContext,
 ) -> Option<String> {
-    if !enabled {
-        return None;
-    }
     let envelope = hook::envelope_for_prompt(prompt?, context)?;
     let run = hook::run(argv, &envelope).await;
     hook::prompt_guidance(&run.decision).map(str::to_string)
 }
 
-/// SES-12/13 (+NAT-10, HOOK-15): runs the session hook once and assembles the
-/// hidden message. Takes (clears) the generation's bridge error and version
-/// warning (FAIL-5).
-#[napi(
-    ts_args_type = "generation: number, instance: number, request: host.FirstTurnRequest",
-    ts_return_type = "Promise<host.FirstTurnResult>"
-)]
-pub async fn first_turn(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_async(|| to_js(&FirstTurnResult::default()), async move {
-        let state = generation::get(generation);
-        let (Some(request), Some(config)) =
-            (from_js::<FirstTurnRequest>(request), state.config(instance))
-        else {
-            return to_js(&FirstTurnResult::default());
-        };
-        let run = hook::run(
-            &config.hook_argv,
-            &hook::envelope_for_session_start(&request.cwd),
-        )
-        .await;
-        let orientation = hook::orientation(&run.decision).map(str::to_string);
-        let mut user_warning = None;
-        let mut version_warning = state.take_version_warning();
-        if request.native {
-            if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
-                user_warning = Some(skew.user_text);
-                version_warning = Some(skew.model_text);
-            }
+/// SES-12/13 (+NAT-10): runs the session hook once and assembles the hidden
+/// message. Takes (clears) the generation's bridge error and version warning
+/// (FAIL-5) and caches the briefing (SES-15).
+async fn first_turn(
+    state: &GenerationState,
+    me: &InstanceState,
+    request: &TurnRequest,
+    briefing_in_context: bool,
+) -> TurnResult {
+    let config = me.config();
+    let argv = &config.hook_argv;
+    let run = hook::run(argv, &hook::envelope_for_session_start(&request.cwd)).await;
+    let orientation = hook::orientation(&run.decision).map(str::to_string);
+    let mut notices = Vec::new();
+    let mut version_warning = state.take_version_warning();
+    if lock(&me.latches).is_native() {
+        if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
+            notices.push(skew.user_text);
+            version_warning = Some(skew.model_text);
         }
-        let context = EnvelopeContext {
-            cwd: request.cwd.clone(),
-            session_id: request.session_id.clone(),
-        };
-        let guidance = prompt_guidance(
-            &config.hook_argv,
-            config.prompt_context,
-            request.prompt.as_deref(),
-            &context,
-        )
-        .await;
-        let bridge_error = state.take_bridge_error();
-        let message = session::first_turn_message(&FirstTurn {
-            bridge_error: bridge_error.as_deref(),
-            ready: request.ready,
-            version_warning: version_warning.as_deref(),
-            orientation: orientation.as_deref(),
-            briefing_in_context: request.briefing_in_context,
-            prompt_context: guidance.as_deref(),
-        });
-        to_js(&FirstTurnResult {
-            message: message.map(hidden_message),
-            briefing: orientation,
-            user_warning,
-        })
-    })
-    .await
+    }
+    let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
+    let bridge_error = state.take_bridge_error();
+    let message = session::first_turn_message(&FirstTurn {
+        bridge_error: bridge_error.as_deref(),
+        ready: request.ready,
+        version_warning: version_warning.as_deref(),
+        orientation: orientation.as_deref(),
+        briefing_in_context,
+        prompt_context: guidance.as_deref(),
+    });
+    lock(&me.latches).set_briefing(orientation);
+    TurnResult {
+        message: message.map(hidden_message),
+        notices,
+    }
 }
 
-/// SES-15 (+HOOK-15): what a later turn returns.
+/// SES-15 (+HOOK-15): the compaction re-send and the prompt guidance.
+async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool) -> TurnResult {
+    let briefing = lock(&me.latches).briefing().map(str::to_string);
+    let resend =
+        session::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
+    let config = me.config();
+    let argv = &config.hook_argv;
+    let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
+    TurnResult {
+        message: instance::later_turn_message(resend, guidance).map(hidden_message),
+        notices: Vec::new(),
+    }
+}
+
+fn context(request: &TurnRequest) -> EnvelopeContext {
+    EnvelopeContext {
+        cwd: request.cwd.clone(),
+        session_id: request.session_id.clone(),
+    }
+}
+
+/// The async half of a planned turn: `TurnResult`.
 #[napi(
-    ts_args_type = "generation: number, instance: number, request: host.LaterTurnRequest",
-    ts_return_type = "Promise<host.LaterTurnResult>"
+    ts_args_type = "generation: number, instance: number, request: host.TurnRequest",
+    ts_return_type = "Promise<host.TurnResult>"
 )]
-pub async fn later_turn(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_async(|| to_js(&LaterTurnResult::default()), async move {
+pub async fn run_turn(generation: u32, instance: u32, request: Value) -> Value {
+    guard::guard_async(|| to_js(&no_result()), async move {
         let state = generation::get(generation);
-        let (Some(request), Some(config)) =
-            (from_js::<LaterTurnRequest>(request), state.config(instance))
+        let (Some(request), Some(me)) = (from_js::<TurnRequest>(request), state.instance(instance))
         else {
-            return to_js(&LaterTurnResult::default());
+            return to_js(&no_result());
         };
-        let resend = session::compaction_resend(
-            request.compacted,
-            request.briefing.as_deref(),
-            request.briefing_in_context,
-        );
-        let context = EnvelopeContext {
-            cwd: request.cwd.clone(),
-            session_id: request.session_id.clone(),
+        // SES-14: only read when the plan asked for the entries.
+        let entries = request
+            .context_entries
+            .as_ref()
+            .map(to_js)
+            .unwrap_or(Value::Null);
+        let in_context = session::briefing_in_context(&entries);
+        let result = match request.plan.turn {
+            TurnPlanTurn::First => first_turn(&state, &me, &request, in_context).await,
+            TurnPlanTurn::Later => later_turn(&me, &request, in_context).await,
+            TurnPlanTurn::None => no_result(),
         };
-        let guidance = prompt_guidance(
-            &config.hook_argv,
-            config.prompt_context,
-            request.prompt.as_deref(),
-            &context,
-        )
-        .await;
-        let message = match (resend, guidance) {
-            (Some(mut message), Some(guidance)) => {
-                message.content =
-                    format!("{}{}{}", message.content, session::PART_JOINER, guidance);
-                Some(message)
-            }
-            (Some(message), None) => Some(message),
-            (None, Some(guidance)) => Some(session::HiddenMessage::new(guidance, false)),
-            (None, None) => None,
-        };
-        to_js(&LaterTurnResult {
-            message: message.map(hidden_message),
-        })
+        to_js(&result)
     })
     .await
-}
-
-/// SES-14: whether `buildContextEntries()` (projected to `ContextEntry`)
-/// holds a briefing.
-#[napi(ts_args_type = "entries: host.ContextEntry[]")]
-pub fn briefing_in_context(entries: Value) -> bool {
-    guard::guard_sync(|| false, || session::briefing_in_context(&entries))
-}
-
-/// SES-6: clears the bridge error and the version warning at the start of
-/// every `session_start`.
-#[napi]
-pub fn begin_session(generation: u32) {
-    guard::guard_sync(
-        || (),
-        || {
-            let state = generation::get(generation);
-            state.take_bridge_error();
-            state.take_version_warning();
-        },
-    )
 }

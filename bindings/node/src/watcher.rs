@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use napi_derive::napi;
 use pi_gortex_runtime::diff::outcome::{apply_shell_overlap, compare_entries, edit_details};
 use pi_gortex_runtime::diff::{self, ClaimTicket, NativeWatcher, ShellWindow, Snapshots, ToolCall};
-use pi_gortex_runtime::native;
+use pi_gortex_runtime::{instance, native};
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
@@ -19,8 +19,10 @@ use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, 
 use crate::state::{lock, GenerationState};
 use crate::{generation, guard};
 
-/// The native daemon tool whose result is held (NAT-15).
-const TOOLS_SEARCH: &str = "mcp__gortex__tools_search";
+/// NAT-15: the native daemon tool whose result is held.
+fn is_tools_search(pi_name: &str) -> bool {
+    native::bare_tool_name(pi_name) == Some("tools_search")
+}
 
 /// The watcher state of one generation (SES-1).
 #[derive(Default)]
@@ -53,7 +55,7 @@ pub async fn open_own_window(
     args: &Value,
     cwd: &str,
 ) -> Option<OwnWindow> {
-    let daemon = lock(&state.registry).get(name).cloned()?;
+    let daemon = state.daemon_name(name)?;
     let cwd = PathBuf::from(cwd);
     let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
     let window = lock(&state.watcher.native).shell.open_window();
@@ -84,7 +86,7 @@ pub async fn close_own_window(
 pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) -> Vec<String> {
     guard::guard_sync(Vec::new, || {
         let state = generation::get(generation);
-        let Some(daemon) = lock(&state.registry).get(&name).cloned() else {
+        let Some(daemon) = state.daemon_name(&name) else {
             return Vec::new();
         };
         diff::edit_candidates(&daemon, &args, Path::new(&cwd))
@@ -95,12 +97,39 @@ pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) 
     })
 }
 
-/// DIFF-15/17 `tool_call`, synchronous: shell tracking, Pi's own edit/write
-/// claims, and the claim of a native Gortex edit (its candidates computed
-/// once, here). Returns true when that claim still needs its before
-/// snapshot; the glue then awaits `watchSnapshot` with the same event.
-#[napi(ts_args_type = "generation: number, event: host.ToolCallEvent")]
-pub fn watch_tool_call(generation: u32, event: Value) -> bool {
+/// DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
+/// and ids alone (no arguments cross napi). Tracks shell calls; returns true
+/// when the call may claim files (Pi's own edit/write or a native Gortex
+/// tool on the native path), and the glue then calls `watchEdit`.
+#[napi]
+pub fn watch_tool_call(
+    generation: u32,
+    instance: u32,
+    tool_call_id: String,
+    tool_name: String,
+    parent_tool_call_id: Option<String>,
+) -> bool {
+    guard::guard_sync(
+        || false,
+        || {
+            let state = generation::get(generation);
+            let native = state.is_native(instance);
+            lock(&state.watcher.native)
+                .shell
+                .on_tool_call(&tool_name, &tool_call_id);
+            native
+                && parent_tool_call_id.is_none()
+                && (matches!(tool_name.as_str(), "edit" | "write")
+                    || native::bare_tool_name(&tool_name).is_some())
+        },
+    )
+}
+
+/// DIFF-17 claim of a call `watchToolCall` flagged: Pi's own edit/write, or
+/// a native Gortex edit (its candidates computed once, here). Returns true
+/// when that claim still needs its before snapshot (`watchSnapshot`).
+#[napi(ts_args_type = "generation: number, instance: number, event: host.ToolCallEvent")]
+pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
     guard::guard_sync(
         || false,
         || {
@@ -114,9 +143,10 @@ pub fn watch_tool_call(generation: u32, event: Value) -> bool {
                 input: &event.input,
                 parent_tool_call_id: event.parent_tool_call_id.as_deref(),
             };
+            let native = state.is_native(instance);
             let ticket = lock(&state.watcher.native).begin_tool_call(
                 call,
-                event.native,
+                native,
                 Path::new(&event.cwd),
                 diff::edit_candidates,
             );
@@ -130,21 +160,50 @@ pub fn watch_tool_call(generation: u32, event: Value) -> bool {
 }
 
 /// DIFF-17 for a native Gortex edit: the before snapshot of the claim made
-/// by `watchToolCall`, read on the blocking pool with no lock held.
-#[napi(ts_args_type = "generation: number, event: host.ToolCallEvent")]
-pub async fn watch_snapshot(generation: u32, event: Value) {
+/// by `watchEdit`, read on the blocking pool with no lock held.
+#[napi]
+pub async fn watch_snapshot(generation: u32, tool_call_id: String) {
     guard::guard_async(|| (), async move {
-        let Some(event) = from_js::<ToolCallEvent>(event) else {
-            return;
-        };
         let state = generation::get(generation);
-        let Some(ticket) = lock(&state.watcher.tickets).remove(&event.tool_call_id) else {
+        let Some(ticket) = lock(&state.watcher.tickets).remove(&tool_call_id) else {
             return;
         };
         let before = snapshot_all(ticket.paths().to_vec()).await;
         lock(&state.watcher.native).complete_claim(ticket, before);
     })
     .await
+}
+
+/// DIFF-19/NAT-15 `tool_result`, the per-call fast path: decided from the
+/// name and ids alone (no result text crosses napi). True only for a native
+/// `tools_search` success and a claimed edit that succeeded; the glue then
+/// awaits `watchToolResult`. A failed claimed edit is settled here.
+#[napi]
+pub fn result_needs_work(
+    generation: u32,
+    instance: u32,
+    tool_call_id: String,
+    tool_name: String,
+    is_error: bool,
+) -> bool {
+    guard::guard_sync(
+        || false,
+        || {
+            let state = generation::get(generation);
+            if is_tools_search(&tool_name) && !is_error && state.is_native(instance) {
+                return true;
+            }
+            let mut watcher = lock(&state.watcher.native);
+            if !watcher.has_claim(&tool_call_id) {
+                return false;
+            }
+            if is_error {
+                watcher.take_result(&tool_call_id, true);
+                return false;
+            }
+            true
+        },
+    )
 }
 
 /// NAT-15: the `promoted` names of a `tools_search` result text, read as the
@@ -173,9 +232,9 @@ pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
         };
         let state = generation::get(generation);
         let mut action = WatchResultAction::default();
-        if event.tool_name == TOOLS_SEARCH && !event.is_error {
+        if is_tools_search(&event.tool_name) && !event.is_error {
             let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
-            action.await_tools = (!promoted.is_empty()).then_some(promoted);
+            action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
         }
         let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
         if let Some(pending) = pending {

@@ -36,6 +36,10 @@ export interface PathChoice {
   reason: string;
   /** The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true. */
   serverConfig?: { [key: string]: unknown };
+  /** The MCP server name to register and withdraw, `gortex`. */
+  serverName: string;
+  /** The prefix Pi gives the server's tools, `mcp__gortex__`. */
+  toolPrefix: string;
 }
 
 /** One Pi `tool_call` event as the glue forwards it (PI-2), with the HOOK-9 context. */
@@ -52,8 +56,6 @@ export interface ToolCallEvent {
   cwd: string;
   /** Pi's session id, or `""` (HOOK-9). */
   sessionId: string;
-  /** Whether this instance is on the native path (DIFF-17). */
-  native: boolean;
 }
 
 /** What the enforcement handler does with one tool call (HOOK-10..12). A oneOf on `action`. */
@@ -68,56 +70,94 @@ export type ToolCallAction = {
 } | {
   /** Tag. */
   action: "steer";
-  /** The guidance text. */
-  text: string;
+  /** The visible message to send with `deliverAs: "steer"`. */
+  message: SteerMessage;
 };
 
-/** What the first turn knows after the readiness wait (SES-11..13). */
-export interface FirstTurnRequest {
-  /** The session cwd (HOOK-9), for the session hook envelope. */
-  cwd: string;
-  /** Pi's session id, for the prompt envelope. */
-  sessionId: string;
-  /** Whether the readiness wait succeeded (SES-11, NAT-9). */
-  ready: boolean;
-  /** Whether the instance is on the native path (NAT-10 runs only there). */
-  native: boolean;
-  /** Whether a briefing already sits in the context (SES-14). */
-  briefingInContext: boolean;
-  /** The user prompt of this turn, sent to the hook when prompt context is on (HOOK-15). */
+/** A visible `gortex` message delivered as a steer. */
+export interface SteerMessage {
+  /** Always `gortex`. */
+  customType: "gortex";
+  /** The guidance text. */
+  content: string;
+  /** Always true: the user sees the guidance. */
+  display: boolean;
+}
+
+/** What the glue read from Pi when a `session_start` began. */
+export interface SessionBegin {
+  /** True while a turn of this instance waits on the readiness promise. */
+  parkedTurn: boolean;
+  /** Names of Pi's registered commands; absent when `getCommands()` threw. */
+  commands?: Array<string>;
+  /** `ctx.isProjectTrusted()`; absent on a Pi without it (CFG-19: the project sidecar then counts as before). */
+  projectTrusted?: boolean;
+}
+
+/** What a `session_start` does next, decided by the core. */
+export interface SessionPlan {
+  /** Warnings to show the user, in order. */
+  notices: Array<string>;
+  /** Withdraw the native server registration (no `/mcp` connector is loaded). */
+  withdrawServer: boolean;
+  /** Start the own MCP client for this session. */
+  startOwnClient: boolean;
+}
+
+/** The parts of a `before_agent_start` event the core reads. */
+export interface TurnEvent {
+  /** The event's prompt, when it is a string. */
   prompt?: string;
+  /** The event's message type, when it is a string. */
+  messageType?: string;
 }
 
-/** The first turn's outcome: the hidden message to return, the briefing to cache, and a user warning to notify (NAT-10). */
-export interface FirstTurnResult {
-  /** The hidden `gortex` message (WIRE-23), absent when there are no parts. */
-  message?: HiddenMessage;
-  /** The orientation, cached as this session's briefing for SES-15. */
-  briefing?: string;
-  /** A skew warning for `ctx.ui.notify(text, "warning")` (MCP-22). */
-  userWarning?: string;
+/** A bounded poll of `pi.getAllTools()` until the named tools are present. */
+export interface ToolWait {
+  /** Tool names that must all be present; absent means any native gortex tool. */
+  names?: Array<string>;
+  /** How long to poll at most, in milliseconds. */
+  budgetMs: number;
+  /** The interval between polls, in milliseconds. */
+  pollMs: number;
 }
 
-/** A turn after the first: the SES-15 compaction re-send and HOOK-15 prompt guidance. */
-export interface LaterTurnRequest {
-  /** The session cwd (HOOK-9). */
-  cwd: string;
-  /** Pi's session id. */
-  sessionId: string;
-  /** Whether a compaction happened since the last turn (SES-15). */
+/** What one `before_agent_start` does, decided synchronously before any await. */
+export interface TurnPlan {
+  /** `none` (return nothing), `first` (the session's first turn) or `later`. */
+  turn: unknown;
+  /** The user prompt sent to the hook, when prompt context applies to this turn. */
+  prompt?: string;
+  /** A compaction happened since the last turn. */
   compacted: boolean;
-  /** The briefing cached by the first turn. */
-  briefing?: string;
-  /** Whether a briefing already sits in the context (SES-14). */
-  briefingInContext: boolean;
-  /** The user prompt of this turn, when prompt context is on (HOOK-15). */
-  prompt?: string;
+  /** The glue passes the session's context entries (read only when needed). */
+  readContext: boolean;
+  /** For a first turn: the cap of the readiness wait. */
+  readyWaitMs?: number;
+  /** For a first turn on the native path: the tool poll after the readiness wait. */
+  nativeWait?: ToolWait;
 }
 
-/** What a later turn returns from `before_agent_start`. */
-export interface LaterTurnResult {
-  /** The hidden message to return, if any. */
+/** A planned turn with what the glue learned while waiting. */
+export interface TurnRequest {
+  /** The plan `planTurn` returned. */
+  plan: TurnPlan;
+  /** The session cwd. */
+  cwd: string;
+  /** Pi's session id, or an empty string. */
+  sessionId: string;
+  /** Whether the readiness wait (and the native tool poll) succeeded. */
+  ready: boolean;
+  /** The session's context entries, projected, when the plan asked for them. */
+  contextEntries?: ContextEntry[];
+}
+
+/** What `before_agent_start` returns, and what the user is told. */
+export interface TurnResult {
+  /** The hidden message for this turn. */
   message?: HiddenMessage;
+  /** Warnings to show the user. */
+  notices: Array<string>;
 }
 
 /** The `message` of `before_agent_start`'s return value (WIRE-23, SES-14). */
@@ -227,20 +267,14 @@ export interface WatchToolResult {
 export interface WatchResultAction {
   /** Replacement details: the existing object merged with EditDetails. */
   details?: { [key: string]: unknown };
-  /** Pi tool names (`mcp__gortex__<name>`) to wait for in `getAllTools()` before returning (NAT-15). */
-  awaitTools?: Array<string>;
+  /** A wait for promoted tools before the result returns. */
+  awaitTools?: ToolWait;
 }
 
-/** The pieces of a tool's call line (REN-1..4), before styling. */
+/** A tool's call line before styling: the text after the label, or a read that Pi's own renderer draws. */
 export interface CallLine {
-  /** The operation (step 2). */
-  operation?: string;
-  /** The subject (step 3). */
-  subject?: string;
-  /** The `to` value (step 4). */
-  to?: string;
-  /** The remaining `key=value` texts (step 5), values already cut when collapsed. */
-  pairs: Array<string>;
+  /** Operation, subject, `to <target>` and the remaining `key=value` pairs, joined by spaces; values already cut when collapsed. Empty when there is nothing after the label. */
+  rest: string;
   /** Set when the call is drawn by Pi's read renderer (REN-4). */
   read?: {
     /** The file. */

@@ -20,9 +20,6 @@ use super::snapshot::{snapshot_all, Snapshots};
 /// Tool names whose calls run shell commands.
 pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
 
-/// Prefix of the native MCP tools of the gortex server (NAT-8).
-pub const MCP_TOOL_PREFIX: &str = "mcp__gortex__";
-
 /// DIFF-15 tracking: which shell calls run now, and how many ever started.
 #[derive(Debug, Default, Clone)]
 pub struct ShellTracker {
@@ -205,7 +202,7 @@ impl NativeWatcher {
             }
             return None;
         }
-        let bare = call.tool_name.strip_prefix(MCP_TOOL_PREFIX)?;
+        let bare = crate::native::bare_tool_name(call.tool_name)?;
         let paths = candidates(bare, call.input, cwd).filter(|p| !p.is_empty())?;
         let window = self.shell.open_window();
         self.claim(call.tool_call_id, paths.iter().cloned().collect(), None);

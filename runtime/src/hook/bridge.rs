@@ -5,12 +5,22 @@
 //! is killed after 5 s or 16 MiB of stdout, discards stderr (it must never
 //! reach Pi's terminal), and fails open: every failure is the empty decision
 //! plus a recorded [`HookFailure`].
+//!
+//! The hook runs on every Pi tool call, so its cost is the spawn-and-wait of
+//! the binary and as little else as possible (issue 16; measured by
+//! `make bench-session` against a bare spawn-and-wait of the same binary).
+//! On Unix the whole exchange runs on one thread of tokio's blocking pool:
+//! `std::process::Command` spawns with `posix_spawn` (vfork semantics on
+//! Linux and macOS: the host's address space is never copied), no shell, the
+//! argv as configured and the environment untouched (so it is passed as it
+//! is, not rebuilt), in its own process group; then one `poll(2)` loop feeds
+//! stdin, drains stdout and (on Linux) watches a pidfd for the exit, with the
+//! deadline as poll's timeout. Tokio's async process would register each
+//! pipe and the exit with the reactor and wake the task once per readiness
+//! event, each a hand-off between threads; here there is one hand-off in and
+//! one out. Other platforms keep the tokio implementation.
 
-use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
 
 use super::decision::{empty_decision, parse_decision};
 use super::{HookDecision, HookEvent, HookFailure};
@@ -79,113 +89,396 @@ pub async fn run_with_limits(argv: &[String], event: &HookEvent, limits: HookLim
 }
 
 /// Spawns the child, feeds it the envelope and collects its stdout, within
-/// the limits. A child that outlives this function is killed and reaped.
+/// the limits, on a blocking thread. A child that outlives the exchange is
+/// killed with its process group and reaped.
+#[cfg(unix)]
 async fn exchange(
     argv: &[String],
     envelope: &[u8],
     limits: HookLimits,
 ) -> Result<Vec<u8>, HookFailure> {
-    let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
-    crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
-        program: program.clone(),
-        error: error.to_string(),
-    })?;
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    // Its own process group, so a kill also reaches whatever a wrapper
-    // script started (a `gortex` shim that does not `exec`).
-    #[cfg(unix)]
-    command.process_group(0);
-    let mut child = command.spawn().map_err(|error| HookFailure::Spawn {
-        program: program.clone(),
-        error: error.to_string(),
-    })?;
-    let outcome = tokio::time::timeout(
-        limits.timeout,
-        talk(&mut child, envelope, limits.stdout_cap),
-    )
-    .await;
-    match outcome {
-        Ok(Ok((stdout, status))) if status.success() => Ok(stdout),
-        Ok(Ok((_, status))) => Err(HookFailure::ExitStatus {
-            status: status.to_string(),
-        }),
-        Ok(Err(failure)) => {
-            kill_and_reap(&mut child).await;
-            Err(failure)
-        }
-        Err(_elapsed) => {
-            kill_and_reap(&mut child).await;
-            Err(HookFailure::Timeout {
-                limit_ms: u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX),
-            })
-        }
-    }
-}
-
-/// Writes the envelope while reading stdout (a child may answer before it
-/// has read everything), then waits for the exit status.
-async fn talk(
-    child: &mut Child,
-    envelope: &[u8],
-    cap: usize,
-) -> Result<(Vec<u8>, ExitStatus), HookFailure> {
-    let stdin = child.stdin.take();
-    let stdout = child.stdout.take();
-    let write = async move {
-        if let Some(mut stdin) = stdin {
-            // A child that exits without reading gives EPIPE; its stdout and
-            // status still decide the run.
-            let _ = stdin.write_all(envelope).await;
-            let _ = stdin.shutdown().await;
-        }
-    };
-    let read = async move {
-        match stdout {
-            Some(stdout) => read_capped(stdout, cap).await,
-            None => Ok(Vec::new()),
-        }
-    };
-    let ((), stdout) = tokio::join!(write, read);
-    let stdout = stdout?;
-    let status = child.wait().await.map_err(|error| HookFailure::Io {
-        error: error.to_string(),
-    })?;
-    Ok((stdout, status))
-}
-
-/// Reads to EOF, failing as soon as more than `cap` bytes arrived (the
-/// read stops there; the caller then kills the child).
-async fn read_capped(reader: impl AsyncRead + Unpin, cap: usize) -> Result<Vec<u8>, HookFailure> {
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    let mut buffer = Vec::with_capacity(4096);
-    reader
-        .take(limit)
-        .read_to_end(&mut buffer)
+    let (argv, envelope) = (argv.to_vec(), envelope.to_vec());
+    tokio::task::spawn_blocking(move || blocking::exchange(&argv, &envelope, limits))
         .await
-        .map_err(|error| HookFailure::Io {
+        .unwrap_or_else(|error| {
+            Err(HookFailure::Io {
+                error: error.to_string(),
+            })
+        })
+}
+
+#[cfg(not(unix))]
+async fn exchange(
+    argv: &[String],
+    envelope: &[u8],
+    limits: HookLimits,
+) -> Result<Vec<u8>, HookFailure> {
+    portable::exchange(argv, envelope, limits).await
+}
+
+fn limit_ms(limits: HookLimits) -> u64 {
+    u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The Unix exchange: one thread, one poll loop (see the module comment).
+#[cfg(unix)]
+mod blocking {
+    use std::io::{ErrorKind, Read, Write};
+    use std::os::fd::{AsRawFd, RawFd};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+    use std::time::{Duration, Instant};
+
+    use super::{limit_ms, HookFailure, HookLimits};
+
+    pub(super) fn exchange(
+        argv: &[String],
+        envelope: &[u8],
+        limits: HookLimits,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+        // CFG-18: a bare program would be looked up by the OS in the project.
+        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+            program: program.clone(),
             error: error.to_string(),
         })?;
-    if buffer.len() > cap {
-        return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
-    }
-    Ok(buffer)
-}
-
-/// Kills the child and waits for it, so no zombie or stray process is left.
-async fn kill_and_reap(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
-        // SAFETY: kill(2) with a negative pid signals the process group the
-        // child leads (set at spawn); it touches no memory of ours.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
+        let deadline = Instant::now() + limits.timeout;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            // Its own process group, so a kill also reaches whatever a wrapper
+            // script started (a `gortex` shim that does not `exec`).
+            .process_group(0)
+            .spawn()
+            .map_err(|error| HookFailure::Spawn {
+                program: program.clone(),
+                error: error.to_string(),
+            })?;
+        let finished = talk(&mut child, envelope, limits, deadline).and_then(|stdout| {
+            match wait_until(&mut child, deadline)? {
+                Some(status) => Ok((stdout, status)),
+                None => Err(timed_out(limits)),
+            }
+        });
+        match finished {
+            Ok((stdout, status)) if status.success() => Ok(stdout),
+            Ok((_, status)) => Err(HookFailure::ExitStatus {
+                status: status.to_string(),
+            }),
+            Err(failure) => {
+                kill_and_reap(&mut child);
+                Err(failure)
+            }
         }
     }
-    let _ = child.kill().await;
+
+    fn timed_out(limits: HookLimits) -> HookFailure {
+        HookFailure::Timeout {
+            limit_ms: limit_ms(limits),
+        }
+    }
+
+    fn io_failure(error: std::io::Error) -> HookFailure {
+        HookFailure::Io {
+            error: error.to_string(),
+        }
+    }
+
+    fn set_nonblocking(fd: RawFd) -> Result<(), HookFailure> {
+        // SAFETY: fcntl on a descriptor we own; no memory is passed.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+            return Err(io_failure(std::io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
+    /// Milliseconds left for poll(2), rounded up so a wait never ends early;
+    /// `None` once the deadline has passed.
+    fn remaining_ms(deadline: Instant) -> Option<libc::c_int> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        let ms = left.as_micros().div_ceil(1000);
+        Some(libc::c_int::try_from(ms).unwrap_or(libc::c_int::MAX))
+    }
+
+    /// Waits for any of `fds`; `Ok(false)` when the deadline passed first.
+    fn poll_until(fds: &mut [libc::pollfd], deadline: Instant) -> Result<bool, HookFailure> {
+        loop {
+            let Some(timeout) = remaining_ms(deadline) else {
+                return Ok(false);
+            };
+            let count = libc::nfds_t::try_from(fds.len()).unwrap_or(0);
+            // SAFETY: `fds` is a live, exclusively borrowed slice of pollfd
+            // and `count` is its length.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), count, timeout) };
+            if ready > 0 {
+                return Ok(true);
+            }
+            if ready < 0 {
+                let error = std::io::Error::last_os_error();
+                if error.kind() != ErrorKind::Interrupted {
+                    return Err(io_failure(error));
+                }
+            }
+        }
+    }
+
+    fn pollfd(fd: RawFd, events: libc::c_short) -> libc::pollfd {
+        libc::pollfd {
+            fd,
+            events,
+            revents: 0,
+        }
+    }
+
+    /// Writes the envelope while reading stdout to EOF (a child may answer
+    /// before it has read everything, or never read at all).
+    fn talk(
+        child: &mut Child,
+        envelope: &[u8],
+        limits: HookLimits,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let cap = limits.stdout_cap;
+        let mut stdout: ChildStdout = child.stdout.take().ok_or(HookFailure::Io {
+            error: "hook stdout was not piped".into(),
+        })?;
+        let mut stdin: Option<ChildStdin> = child.stdin.take().filter(|_| !envelope.is_empty());
+        set_nonblocking(stdout.as_raw_fd())?;
+        if let Some(pipe) = &stdin {
+            set_nonblocking(pipe.as_raw_fd())?;
+        }
+        let mut written = 0;
+        let mut out = Vec::with_capacity(4096);
+        let mut chunk = [0u8; 16 * 1024];
+        loop {
+            // poll(2) skips a negative descriptor: stdin once it is closed.
+            let stdin_fd = stdin.as_ref().map_or(-1, |pipe| pipe.as_raw_fd());
+            let mut fds = [
+                pollfd(stdout.as_raw_fd(), libc::POLLIN),
+                pollfd(stdin_fd, libc::POLLOUT),
+            ];
+            if !poll_until(&mut fds, deadline)? {
+                return Err(timed_out(limits));
+            }
+            if fds[1].revents != 0 {
+                if let Some(pipe) = stdin.as_mut() {
+                    match pipe.write(&envelope[written..]) {
+                        Ok(n) => written += n,
+                        Err(error)
+                            if matches!(
+                                error.kind(),
+                                ErrorKind::WouldBlock | ErrorKind::Interrupted
+                            ) => {}
+                        // A child that exits without reading gives EPIPE; its
+                        // stdout and status still decide the run.
+                        Err(_) => written = envelope.len(),
+                    }
+                }
+                if written >= envelope.len() {
+                    // Dropping the pipe closes it: the child sees EOF.
+                    stdin = None;
+                }
+            }
+            if fds[0].revents != 0 {
+                loop {
+                    match stdout.read(&mut chunk) {
+                        Ok(0) => return Ok(out),
+                        Ok(n) => {
+                            out.extend_from_slice(&chunk[..n]);
+                            if out.len() > cap {
+                                return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
+                            }
+                        }
+                        Err(error) if error.kind() == ErrorKind::WouldBlock => break,
+                        Err(error) if error.kind() == ErrorKind::Interrupted => {}
+                        Err(error) => return Err(io_failure(error)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The exit status, waiting at most until `deadline` (`None` then). A
+    /// child usually exits right after closing stdout, but one that closes it
+    /// and lingers must not hold the caller past the limit.
+    fn wait_until(child: &mut Child, deadline: Instant) -> Result<Option<ExitStatus>, HookFailure> {
+        let exit = ExitWatch::new(child.id());
+        let mut backoff = Duration::from_micros(50);
+        loop {
+            if let Some(status) = child.try_wait().map_err(io_failure)? {
+                return Ok(Some(status));
+            }
+            if remaining_ms(deadline).is_none() {
+                return Ok(None);
+            }
+            if !exit.wait(deadline)? {
+                // No pidfd: a short, growing sleep (bounded by the deadline).
+                let left = deadline.saturating_duration_since(Instant::now());
+                std::thread::sleep(backoff.min(left));
+                backoff = (backoff * 2).min(Duration::from_millis(5));
+            }
+        }
+    }
+
+    /// A descriptor that becomes readable when the child exits: a pidfd on
+    /// Linux (kernel 5.3+). Elsewhere, or when pidfd_open fails, there is
+    /// none and [`wait_until`] falls back to sleeping (macOS has no pidfd;
+    /// kqueue's EVFILT_PROC would be its equivalent).
+    struct ExitWatch(Option<std::os::fd::OwnedFd>);
+
+    impl ExitWatch {
+        #[cfg(target_os = "linux")]
+        fn new(pid: u32) -> Self {
+            use std::os::fd::FromRawFd;
+            let Ok(pid) = libc::pid_t::try_from(pid) else {
+                return Self(None);
+            };
+            // SAFETY: pidfd_open takes a pid and flags and returns a new
+            // descriptor (or -1); no memory is passed.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+            match RawFd::try_from(fd) {
+                // SAFETY: the kernel just returned this descriptor to us alone.
+                Ok(fd) if fd >= 0 => Self(Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })),
+                _ => Self(None),
+            }
+        }
+
+        #[cfg(not(target_os = "linux"))]
+        fn new(_pid: u32) -> Self {
+            Self(None)
+        }
+
+        /// Waits for the exit or the deadline; `Ok(false)` when there is no
+        /// descriptor to wait on.
+        fn wait(&self, deadline: Instant) -> Result<bool, HookFailure> {
+            let Some(fd) = &self.0 else {
+                return Ok(false);
+            };
+            let mut fds = [pollfd(fd.as_raw_fd(), libc::POLLIN)];
+            poll_until(&mut fds, deadline)?;
+            Ok(true)
+        }
+    }
+
+    /// Kills the child's process group and the child, then reaps it, so no
+    /// zombie or stray process is left.
+    fn kill_and_reap(child: &mut Child) {
+        if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+            // SAFETY: kill(2) with a negative pid signals the process group
+            // the child leads (set at spawn); it touches no memory of ours.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// The tokio implementation, for platforms without the Unix poll loop.
+#[cfg(not(unix))]
+mod portable {
+    use std::process::{ExitStatus, Stdio};
+
+    use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+    use tokio::process::{Child, Command};
+
+    use super::{limit_ms, HookFailure, HookLimits};
+
+    pub(super) async fn exchange(
+        argv: &[String],
+        envelope: &[u8],
+        limits: HookLimits,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+        // CFG-18: a bare program would be looked up by the OS in the project.
+        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+            program: program.clone(),
+            error: error.to_string(),
+        })?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| HookFailure::Spawn {
+                program: program.clone(),
+                error: error.to_string(),
+            })?;
+        let outcome = tokio::time::timeout(
+            limits.timeout,
+            talk(&mut child, envelope, limits.stdout_cap),
+        )
+        .await;
+        match outcome {
+            Ok(Ok((stdout, status))) if status.success() => Ok(stdout),
+            Ok(Ok((_, status))) => Err(HookFailure::ExitStatus {
+                status: status.to_string(),
+            }),
+            Ok(Err(failure)) => {
+                let _ = child.kill().await;
+                Err(failure)
+            }
+            Err(_elapsed) => {
+                let _ = child.kill().await;
+                Err(HookFailure::Timeout {
+                    limit_ms: limit_ms(limits),
+                })
+            }
+        }
+    }
+
+    async fn talk(
+        child: &mut Child,
+        envelope: &[u8],
+        cap: usize,
+    ) -> Result<(Vec<u8>, ExitStatus), HookFailure> {
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let write = async move {
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(envelope).await;
+                let _ = stdin.shutdown().await;
+            }
+        };
+        let read = async move {
+            match stdout {
+                Some(stdout) => read_capped(stdout, cap).await,
+                None => Ok(Vec::new()),
+            }
+        };
+        let ((), stdout) = tokio::join!(write, read);
+        let stdout = stdout?;
+        let status = child.wait().await.map_err(|error| HookFailure::Io {
+            error: error.to_string(),
+        })?;
+        Ok((stdout, status))
+    }
+
+    async fn read_capped(
+        reader: impl AsyncRead + Unpin,
+        cap: usize,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
+        let mut buffer = Vec::with_capacity(4096);
+        reader
+            .take(limit)
+            .read_to_end(&mut buffer)
+            .await
+            .map_err(|error| HookFailure::Io {
+                error: error.to_string(),
+            })?;
+        if buffer.len() > cap {
+            return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
+        }
+        Ok(buffer)
+    }
 }

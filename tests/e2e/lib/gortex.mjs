@@ -75,6 +75,15 @@ export function orientationOf(fake) {
 	return orientation;
 }
 
+/**
+ * Hook processes started for tool calls: every `hook` start minus the session hook's. A hook
+ * killed before answering (timeout) logs its start but never its `hook` record.
+ */
+export function toolHookRuns(fake) {
+	const starts = fake.filter((r) => r.ev === "start" && r.verb === "hook").length;
+	return starts - hooksFor(fake, "session_start").length - hooksFor(fake, "prompt").length;
+}
+
 /** `initialize` requests the fake received, by protocol: `2025-06-18` own client, `2025-11-25` Pi. */
 export function initializes(fake) {
 	return fake.filter((r) => r.ev === "recv" && r.method === "initialize").map((r) => r.params ?? {});
@@ -104,9 +113,28 @@ export function resultFor(run, name) {
 export async function assertClean(run, { status = 0, stderr = "" } = {}) {
 	assert.equal(run.timedOut, false, `Pi did not exit within 60 s\n${describeRun(run)}`);
 	assert.equal(run.status, status, describeRun(run));
+	assertScriptFinished(run);
 	if (stderr !== undefined) assert.equal(run.stderr, stderr, `stderr must carry no extension output (PKG-5)\n${describeRun(run)}`);
 	const left = await survivors(run.fake);
 	assert.deepEqual(left, [], `fake-gortex processes alive after Pi exited: ${JSON.stringify(left)}\n${describeRun(run)}`);
+}
+
+/**
+ * E2E-11: the scripted model served its last step, and when that step called tools, the model
+ * was asked once more (so the calls' results reached it). A Pi that stops early with rc 0 fails
+ * here. Checked for print and JSON runs (`runPi` records the script); an RPC run can start new
+ * sessions, each with a fresh model cursor, so its tests check their own last reply instead.
+ */
+export function assertScriptFinished(run) {
+	const script = run.script ?? [];
+	if (script.length === 0) return;
+	const served = run.models.filter((m) => !m.summary).map((m) => m.step);
+	const last = script.length - 1;
+	assert.ok(served.includes(last), `the scripted model never reached its last step (${last}); steps served: ${JSON.stringify(served)}\n${describeRun(run)}`);
+	const final = script[last];
+	if (final && ("call" in final || "calls" in final)) {
+		assert.ok(served.includes(script.length), `the model never saw the results of its last step's calls; steps served: ${JSON.stringify(served)}\n${describeRun(run)}`);
+	}
 }
 
 /** Pi's own diff helpers for a version, to state DIFF-13 expectations byte for byte. */

@@ -150,8 +150,11 @@ export function spawnCollect(command, argv, { cwd, env, input }) {
 	});
 }
 
-/** What a test reads after a run: process outcome plus the two logs and any session file. */
-export function collect(box, result) {
+/**
+ * What a test reads after a run: process outcome plus the two logs and any session file, and the
+ * script the model was given (assertClean checks it was played to the end).
+ */
+export function collect(box, result, script = []) {
 	const events = readJsonl(box.modelLog);
 	const fake = readJsonl(box.fakeLog);
 	let session = [];
@@ -159,7 +162,7 @@ export function collect(box, result) {
 		const files = readdirSync(box.sessions, { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
 		session = files.flatMap((f) => readJsonl(join(box.sessions, String(f))));
 	}
-	return { ...result, box, events, fake, session, models: events.filter((e) => e.ev === "model") };
+	return { ...result, box, script, events, fake, session, models: events.filter((e) => e.ev === "model") };
 }
 
 /**
@@ -170,7 +173,7 @@ export async function runPi({ mode = "print", prompt = "go", script, env, args, 
 	const box = sandbox(boxOptions);
 	const argv = [...piArgs(box, { args, session }), ...(mode === "json" ? ["--mode", "json", prompt] : ["-p", prompt])];
 	const result = await spawnCollect(NODE22, argv, { cwd: box.work, env: runEnv(box, { script, env }) });
-	const collected = collect(box, result);
+	const collected = collect(box, result, script);
 	if (mode === "json") collected.json = parseJsonl(result.stdout);
 	return collected;
 }

@@ -82,10 +82,10 @@ async function decisionCost() {
   const addonFile = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
   const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
   const generation = addon.createGeneration();
-  const event = { toolCallId: "call_1", toolName: "read", input: { path: "src/a.go" }, cwd: process.cwd(), sessionId: "s", native: false };
-  for (let i = 0; i < 10000; i += 1) addon.watchToolCall(generation, event);
+  // The per-call fast path: decided from the tool's name and ids alone.
+  for (let i = 0; i < 10000; i += 1) addon.watchToolCall(generation, 0, "call_1", "read", undefined);
   const began = performance.now();
-  for (let i = 0; i < DECISIONS; i += 1) addon.watchToolCall(generation, event);
+  for (let i = 0; i < DECISIONS; i += 1) addon.watchToolCall(generation, 0, "call_1", "read", undefined);
   const addonUs = ((performance.now() - began) * 1000) / DECISIONS;
 
   // The same decision through Pi's runner: every handler the extension registers for
@@ -113,6 +113,6 @@ const report = {
 };
 report.goals = {
   loopDelayP99Under2Ms: report.enforcedThroughAddon.loopDelayP99Ms < 2,
-  decisionUnder20Us: report.decisionEnforcementOff.addonWatchToolCallUs < 20,
+  decisionUnder5Us: report.decisionEnforcementOff.addonWatchToolCallUs < 5,
 };
 console.log(JSON.stringify(report, null, 2));

@@ -9,7 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-export const PKG_DIR = join(ROOT, "bindings/node");
+/** The extension package under test; a negative control may point it at a copy with a broken addon. */
+export const PKG_DIR = process.env.PI_GORTEX_TEST_PKG_DIR ?? join(ROOT, "bindings/node");
 export const HOST_DIR = resolve(process.env.PI_HOST_DIR ?? join(ROOT, "tests/hosts/pi-1.6.0"));
 const PI_DIST = join(HOST_DIR, "node_modules/@earendil-works/pi-coding-agent");
 export const PI_VERSION = JSON.parse(readFileSync(join(PI_DIST, "package.json"), "utf8")).version;
@@ -89,6 +90,9 @@ class HostRecorder {
     this.notifications = [];
     this.inactive = new Set();
     this.setActiveCalls = [];
+    this.getAllToolsCalls = 0;
+    /** Errors Pi's runner caught from handlers (FAIL-4: must stay empty). */
+    this.extensionErrors = [];
   }
 }
 
@@ -98,7 +102,11 @@ class HostRecorder {
  * `extraFactories` are inline extensions loaded beside it (e.g. a connector
  * double that registers `/mcp`).
  */
-export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager } = {}) {
+/**
+ * `actions` replaces host actions Pi binds (e.g. a `getAllTools` that throws,
+ * FAIL-3); `notify` replaces the UI's notify.
+ */
+export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager, actions = {}, notify } = {}) {
   applyEnv({ ...ws.env, ...env });
   const host = new HostRecorder();
   loader ??= new pi.DefaultResourceLoader({
@@ -113,10 +121,10 @@ export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], e
     noContextFiles: true,
   });
   await inCwd(ws.cwd, () => loader.reload());
-  return bind(ws, loader, host, ui, sessionManager ?? pi.SessionManager.inMemory(ws.cwd));
+  return bind(ws, loader, host, ui, sessionManager ?? pi.SessionManager.inMemory(ws.cwd), { actions, notify });
 }
 
-function bind(ws, loader, host, ui, sessionManager) {
+function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: notifyOverride } = {}) {
   const { extensions, runtime, errors } = loader.getExtensions();
   const modelRegistry = { registerProvider() {}, registerVirtualModel() {} };
   const runner = new pi.ExtensionRunner(extensions, runtime, ws.cwd, sessionManager, modelRegistry);
@@ -130,7 +138,7 @@ function bind(ws, loader, host, ui, sessionManager) {
       getSessionName: () => undefined,
       setLabel: () => {},
       getActiveTools: () => allNames().filter((name) => !host.inactive.has(name)),
-      getAllTools: () => runner.getAllRegisteredTools().map((tool) => ({ name: tool.definition.name, description: tool.definition.description, parameters: tool.definition.parameters })),
+      getAllTools: () => (host.getAllToolsCalls++, runner.getAllRegisteredTools()).map((tool) => ({ name: tool.definition.name, description: tool.definition.description, parameters: tool.definition.parameters })),
       getSettings: () => ({}),
       setActiveTools: (names) => {
         host.setActiveCalls.push(names);
@@ -142,6 +150,7 @@ function bind(ws, loader, host, ui, sessionManager) {
       setModel: async () => true,
       getThinkingLevel: () => "off",
       setThinkingLevel: () => {},
+      ...actions,
     },
     {
       getModel: () => undefined,
@@ -157,8 +166,9 @@ function bind(ws, loader, host, ui, sessionManager) {
       getSystemPrompt: () => "",
     },
   );
+  runner.onError?.((error) => host.extensionErrors.push(error));
   if (ui) {
-    const notify = (message, type) => host.notifications.push({ message, type });
+    const notify = notifyOverride ?? ((message, type) => host.notifications.push({ message, type }));
     runner.setUIContext(uiContext(notify), "tui");
   }
   return new Session(ws, loader, runner, sessionManager, host, errors);
