@@ -76,7 +76,7 @@ test-go: go-toolchain go-current
 	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
 test-ts:
-	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p .
+	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p . && npx tsc -p nodenext
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }

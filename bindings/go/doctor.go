@@ -322,7 +322,7 @@ type DoctorTools struct {
 	// Whether the listing was obtained.
 	Status CheckStatus `json:"status"`
 	// Number of registered tools.
-	Count uint64 `json:"count"`
+	Count uint32 `json:"count"`
 	// The registered Pi tool names, in listing order.
 	Names []string `json:"names"`
 	// Tools registered under an alias because their daemon name collides with a Pi built-in (TOOL-2).

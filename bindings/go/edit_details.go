@@ -13,7 +13,7 @@ type FileDiff struct {
 	// Unified patch with headers (DIFF-13); empty when `note` is set.
 	Patch string `json:"patch"`
 	// First changed line in the new file, 1-based.
-	FirstChangedLine *uint64 `json:"firstChangedLine,omitempty"`
+	FirstChangedLine *uint32 `json:"firstChangedLine,omitempty"`
 	// Why no diff is drawn, e.g. `not diffed: over 1 MiB` or `line endings CRLF -> LF` (DIFF-10, DIFF-11, DIFF-15).
 	Note *string `json:"note,omitempty"`
 }
@@ -56,7 +56,7 @@ type EditDetails struct {
 	// The display diff, when exactly one entry has a non-empty `diff` (Pi's `EditToolDetails` field).
 	Diff *string `json:"diff,omitempty"`
 	// First changed line of that single diff, when known.
-	FirstChangedLine *uint64 `json:"firstChangedLine,omitempty"`
+	FirstChangedLine *uint32 `json:"firstChangedLine,omitempty"`
 }
 
 var shapeOfEditDetails = objectShape{

@@ -371,9 +371,9 @@ type ToolWait struct {
 	// Tool names that must all be present; absent means any native gortex tool.
 	Names *[]string `json:"names,omitempty"`
 	// How long to poll at most, in milliseconds.
-	BudgetMs uint64 `json:"budgetMs"`
+	BudgetMs int64 `json:"budgetMs"`
 	// The interval between polls, in milliseconds.
-	PollMs uint64 `json:"pollMs"`
+	PollMs int64 `json:"pollMs"`
 }
 
 var shapeOfToolWait = objectShape{
@@ -416,7 +416,7 @@ type TurnPlan struct {
 	// The glue passes the session's context entries (read only when needed).
 	ReadContext bool `json:"readContext"`
 	// For a first turn: the cap of the readiness wait.
-	ReadyWaitMs *uint64 `json:"readyWaitMs,omitempty"`
+	ReadyWaitMs *int64 `json:"readyWaitMs,omitempty"`
 	// For a first turn on the native path: the tool poll after the readiness wait.
 	NativeWait *ToolWait `json:"nativeWait,omitempty"`
 }
@@ -945,4 +945,121 @@ func (v CallLine) Validate() error {
 
 func (CallLine) schemaType() (file, def string) {
 	return "host", "CallLine"
+}
+
+// CliOutput: What one `pi-gortex` command line printed and its exit code (runtime `cli::run`). The Rust binary and the npm package's Node entry (bin/pi-gortex.mjs) both write it out unchanged, so they agree by construction.
+type CliOutput struct {
+	// Everything for standard output.
+	Stdout string `json:"stdout"`
+	// Everything for standard error.
+	Stderr string `json:"stderr"`
+	// The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+	ExitCode uint32 `json:"exitCode"`
+}
+
+var shapeOfCliOutput = objectShape{
+	typeName: "CliOutput",
+	declared: []string{"stdout", "stderr", "exitCode"},
+	required: []string{"stdout", "stderr", "exitCode"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *CliOutput) UnmarshalJSON(data []byte) error {
+	type plain CliOutput
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfCliOutput)
+	if err != nil {
+		return err
+	}
+	*v = CliOutput(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of CliOutput (type CliOutput of schema/host.schema.json).
+func (v CliOutput) Validate() error {
+	return validateAs(v, "host", "CliOutput")
+}
+
+func (CliOutput) schemaType() (file, def string) {
+	return "host", "CliOutput"
+}
+
+// StatusRequest: What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+type StatusRequest struct {
+	// The native path is in use (Pi's MCP owns the connection).
+	Native bool `json:"native"`
+	// Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
+	Fallback *string `json:"fallback,omitempty"`
+	// The error `registerMcpServer` threw (NAT-5).
+	Refusal *string `json:"refusal,omitempty"`
+	// The `mcp__gortex__*` tool names Pi has now (native path).
+	NativeTools []string `json:"nativeTools"`
+}
+
+var shapeOfStatusRequest = objectShape{
+	typeName: "StatusRequest",
+	declared: []string{"native", "fallback", "refusal", "nativeTools"},
+	required: []string{"native", "nativeTools"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *StatusRequest) UnmarshalJSON(data []byte) error {
+	type plain StatusRequest
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfStatusRequest)
+	if err != nil {
+		return err
+	}
+	*v = StatusRequest(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of StatusRequest (type StatusRequest of schema/host.schema.json).
+func (v StatusRequest) Validate() error {
+	return validateAs(v, "host", "StatusRequest")
+}
+
+func (StatusRequest) schemaType() (file, def string) {
+	return "host", "StatusRequest"
+}
+
+// StatusView: The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+type StatusView struct {
+	// For `setStatus("gortex", ...)`: state, path and daemon version.
+	Footer string `json:"footer"`
+	// The `/gortex` status block, several lines.
+	Text string `json:"text"`
+}
+
+var shapeOfStatusView = objectShape{
+	typeName: "StatusView",
+	declared: []string{"footer", "text"},
+	required: []string{"footer", "text"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *StatusView) UnmarshalJSON(data []byte) error {
+	type plain StatusView
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfStatusView)
+	if err != nil {
+		return err
+	}
+	*v = StatusView(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of StatusView (type StatusView of schema/host.schema.json).
+func (v StatusView) Validate() error {
+	return validateAs(v, "host", "StatusView")
+}
+
+func (StatusView) schemaType() (file, def string) {
+	return "host", "StatusView"
 }

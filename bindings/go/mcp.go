@@ -1215,7 +1215,7 @@ type ResourceLink struct {
 	// Resource MIME type.
 	MimeType *string `json:"mimeType,omitempty"`
 	// Size in bytes, when known.
-	Size *uint64 `json:"size,omitempty"`
+	Size *int64 `json:"size,omitempty"`
 	// Audience and priority hints.
 	Annotations *Annotations `json:"annotations,omitempty"`
 	// Extra holds members this version does not declare, kept for re-encoding.

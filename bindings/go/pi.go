@@ -17,7 +17,7 @@ type NativeMCPServerConfig struct {
 	// How Pi exposes the tools; pi-gortex sends `direct` (Pi's default is `codemode`).
 	Exposure *string `json:"exposure,omitempty"`
 	// Call timeout in seconds; pi-gortex sends 600.
-	Timeout *uint64 `json:"timeout,omitempty"`
+	Timeout *uint32 `json:"timeout,omitempty"`
 	// Server description shown by Pi.
 	Description *string `json:"description,omitempty"`
 	// Transport; Pi knows `stdio` (unused by pi-gortex).

@@ -87,6 +87,12 @@ func newValue(typeName string) any {
 		return new(WatchResultAction)
 	case "CallLine":
 		return new(CallLine)
+	case "CliOutput":
+		return new(CliOutput)
+	case "StatusRequest":
+		return new(StatusRequest)
+	case "StatusView":
+		return new(StatusView)
 	case "JsonRpcMessage":
 		return new(JSONRPCMessage)
 	case "JsonRpcVersion":

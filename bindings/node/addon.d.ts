@@ -2,7 +2,11 @@
 /* The object shapes are schema/host.schema.json's, generated into ./types/host.d.ts. */
 import type * as host from "./types/host.d.ts";
 
-/** MCP-30: Pi aborted the call with this id. */
+/**
+ * MCP-30: Pi aborted the call with this id. Before `executeTool` has
+ * registered the call (it waits for Pi's file locks first), the abort is
+ * kept as a cancelled token that the execution then finds.
+ */
 export declare function abortCall(generation: number, callId: string): void
 
 /**

@@ -4,6 +4,7 @@
 
 use crate::discover::SchemaFile;
 use crate::error::CodegenError;
+use crate::model::{admits_integer, integer_bounds};
 use serde_json::{Map, Value};
 
 /// Keywords accepted at any schema position.
@@ -202,6 +203,12 @@ fn lint_schema(
             other if SUPPORTED.contains(&other) => {}
             other => report(here, format!("unsupported keyword `{other}`")),
         }
+    }
+    if admits_integer(schema) && integer_bounds(schema).is_none_or(|(min, max)| min > max) {
+        report(
+            pointer.to_string(),
+            "an integer needs integer `minimum` and `maximum` within the int64 range (within 0..=4294967295 it is a uint32), so every language decodes the same range".into(),
+        );
     }
     if object.contains_key("x-open-tag") && !object.contains_key("oneOf") {
         report(

@@ -25,6 +25,8 @@ pub struct Field {
     pub description: String,
     pub required: bool,
     pub shape: Shape,
+    /// The member's schema as written, for bounds and target-specific annotations.
+    pub raw: Value,
 }
 
 /// The shape of a schema.
@@ -181,6 +183,7 @@ fn object_shape(object: &serde_json::Map<String, Value>) -> Shape {
                     description: text(prop, "description"),
                     required: required.contains(name),
                     shape: shape_of(prop),
+                    raw: prop.clone(),
                 })
                 .collect()
         })
@@ -194,4 +197,50 @@ fn object_shape(object: &serde_json::Map<String, Value>) -> Shape {
         Some(_) => Extra::Kept,
     };
     Shape::Object { fields, extra }
+}
+
+/// The machine width of a schema integer, from its bounds: the one every emitter maps to
+/// (Rust `u32`/`i64`, Go `uint32`/`int64`, stated in the TypeScript docs), so that decoding accepts
+/// exactly the declared range in every language. Lint requires both bounds within `i64`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntegerWidth {
+    /// `0 <= minimum` and `maximum <= 4294967295`: counts, line numbers, seconds.
+    U32,
+    /// Anything else within the `i64` range: ids, codes, sizes.
+    I64,
+}
+
+impl IntegerWidth {
+    /// The JSON Schema `format` typify reads (`uint32`, `int64`).
+    pub fn format(self) -> &'static str {
+        match self {
+            IntegerWidth::U32 => "uint32",
+            IntegerWidth::I64 => "int64",
+        }
+    }
+}
+
+/// The declared `(minimum, maximum)` of an integer schema, when both are exact `i64` values.
+pub fn integer_bounds(schema: &Value) -> Option<(i64, i64)> {
+    Some((
+        schema.get("minimum")?.as_i64()?,
+        schema.get("maximum")?.as_i64()?,
+    ))
+}
+
+/// The width of an integer schema; `I64` when its bounds are missing (lint reports that).
+pub fn integer_width(schema: &Value) -> IntegerWidth {
+    match integer_bounds(schema) {
+        Some((min, max)) if min >= 0 && max <= i64::from(u32::MAX) => IntegerWidth::U32,
+        _ => IntegerWidth::I64,
+    }
+}
+
+/// True when the schema's `type` is or includes `integer`.
+pub fn admits_integer(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        _ => false,
+    }
 }

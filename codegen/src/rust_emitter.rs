@@ -9,6 +9,7 @@
 
 use crate::discover::SchemaFile;
 use crate::error::CodegenError;
+use crate::model::{admits_integer, integer_width};
 use crate::open_union::{open_unions, OpenUnion};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, ToTokens};
@@ -59,6 +60,17 @@ pub fn emit_rust(file: &SchemaFile) -> Result<String, CodegenError> {
         message: e.to_string(),
     })?;
     optional_collections_as_options(&mut syntax);
+    if present_null_kept(&mut syntax) {
+        syntax.items.push(syn::parse_quote! {
+            /// Reads a member that is present as `Some`, even when it is `null`: where the schema
+            /// allows `null`, a present `null` and an absent member are different messages.
+            fn present_value<'de, D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error> {
+                <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(Some)
+            }
+        });
+    }
     let body = prettyplease::unparse(&syntax);
     Ok(format!(
         "{}{}\n{}",
@@ -71,6 +83,9 @@ pub fn emit_rust(file: &SchemaFile) -> Result<String, CodegenError> {
 /// The document as typify should see it:
 /// - without the root `title`, which would make typify emit a type for the file itself, and
 ///   without the root `$id`, which only names the file;
+/// - with every integer given the `format` of its width (`uint32`, `int64`), so typify picks the
+///   Rust type every language agrees on (`u32`, `NonZeroU32` from a minimum of 1, `i64`) rather than
+///   the narrowest its bounds allow;
 /// - with every `const` written as a one-value `enum`: typify turns a `const` into an untyped
 ///   `serde_json::Value` field (the tag constraint would be lost, and the derived schemars
 ///   schema would accept any tag), but a one-value `enum` into a one-variant Rust enum.
@@ -81,7 +96,48 @@ fn typify_input(document: &Value) -> Value {
         root.remove("$id");
     }
     const_as_enum(&mut input);
+    integer_formats(&mut input);
+    open_objects_keep_members(&mut input);
     input
+}
+
+/// An object with declared members and no `additionalProperties` is open, but typify drops its
+/// unknown members; it gets `additionalProperties: {}` so the Rust type keeps them. The
+/// exceptions are the mirrors of the daemon's Go structs (`x-go-value-fields`), which drop
+/// unknown members as the daemon itself does.
+fn open_objects_keep_members(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let open_with_members = object.get("type").and_then(Value::as_str) == Some("object")
+                && object.contains_key("properties")
+                && !object.contains_key("additionalProperties")
+                && !object.contains_key("x-go-value-fields");
+            if open_with_members {
+                object.insert(
+                    "additionalProperties".into(),
+                    Value::Object(Default::default()),
+                );
+            }
+            object.values_mut().for_each(open_objects_keep_members);
+        }
+        Value::Array(items) => items.iter_mut().for_each(open_objects_keep_members),
+        _ => {}
+    }
+}
+
+fn integer_formats(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let schema = Value::Object(object.clone());
+            if admits_integer(&schema) {
+                let format = integer_width(&schema).format();
+                object.insert("format".to_string(), Value::String(format.to_string()));
+            }
+            object.values_mut().for_each(integer_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(integer_formats),
+        _ => {}
+    }
 }
 
 fn const_as_enum(value: &mut Value) {
@@ -108,6 +164,27 @@ fn optional_collections_as_options(file: &mut syn::File) {
             }
         }
     }
+}
+
+/// An optional member of any JSON value (`Option<Value>`) would read a present `null` as `None`
+/// and drop it on re-serialization; such fields read through `present_value`, so `null` is
+/// `Some(Value::Null)`. Returns whether any field needed it.
+fn present_null_kept(file: &mut syn::File) -> bool {
+    let optional_value = quote! { ::std::option::Option<::serde_json::Value> }.to_string();
+    let mut used = false;
+    for item in &mut file.items {
+        if let syn::Item::Struct(item) = item {
+            for field in item.fields.iter_mut() {
+                if field.ty.to_token_stream().to_string() == optional_value {
+                    field.attrs.push(syn::parse_quote! {
+                        #[serde(default, deserialize_with = "present_value")]
+                    });
+                    used = true;
+                }
+            }
+        }
+    }
+    used
 }
 
 fn make_optional_collection_an_option(field: &mut syn::Field) {
@@ -232,7 +309,8 @@ fn by_name_functions(files: &[SchemaFile]) -> String {
     }
     format!(
         "
-/// Deserializes `value` as the generated type named `type_name` and serializes it back;
+/// Deserializes `value` (from its JSON text) as the generated type named `type_name` and
+/// serializes it back;
 /// `None` for an unknown name.
 #[doc(hidden)]
 pub fn reserialize(
@@ -247,7 +325,9 @@ pub fn reserialize(
 fn roundtrip<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(
     value: &::serde_json::Value,
 ) -> Result<::serde_json::Value, String> {{
-    let typed: T = ::serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    // Through text, as a message arrives: number parsing is part of the round trip.
+    let text = ::serde_json::to_string(value).map_err(|e| e.to_string())?;
+    let typed: T = ::serde_json::from_str(&text).map_err(|e| e.to_string())?;
     ::serde_json::to_value(&typed).map_err(|e| e.to_string())
 }}
 

@@ -199,7 +199,7 @@ fn tools_section(report: &StartReport) -> DoctorTools {
     let register = &report.catalogue_changes.register;
     DoctorTools {
         status: CheckStatus::Ok,
-        count: register.len() as u64,
+        count: u32::try_from(register.len()).unwrap_or(u32::MAX),
         names: register.iter().map(|tool| tool.name.clone()).collect(),
         aliased: register
             .iter()

@@ -3,7 +3,7 @@
 //! the choice between Pi's MCP and the extension's own client.
 
 use std::collections::HashMap;
-use std::num::NonZeroU64;
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -17,7 +17,7 @@ pub const MCP_TOOL_PREFIX: &str = "mcp__gortex__";
 /// NAT-4 server description, exact.
 pub const SERVER_DESCRIPTION: &str = "Gortex code graph of the indexed repositories: symbol search, source reads, usages, call chains, change impact and graph-aware edits.";
 /// NAT-4 timeout in seconds: the `tools/call` cap (Pi's default is 60).
-pub const SERVER_TIMEOUT_SECONDS: u64 = 600;
+pub const SERVER_TIMEOUT_SECONDS: u32 = 600;
 /// NAT-4 exposure: declared like built-ins (Pi's default `codemode` hides them).
 pub const SERVER_EXPOSURE: &str = "direct";
 /// Windows `PATHEXT` when the variable is unset (NAT-3).
@@ -214,7 +214,7 @@ pub fn server_config(
         args: Some(vec!["mcp".to_string()]),
         env: Some(preset_env(tools_preset, env)),
         exposure: Some(SERVER_EXPOSURE.to_string()),
-        timeout: NonZeroU64::new(SERVER_TIMEOUT_SECONDS),
+        timeout: NonZeroU32::new(SERVER_TIMEOUT_SECONDS),
         description: Some(SERVER_DESCRIPTION.to_string()),
         cwd: None,
         enabled: None,

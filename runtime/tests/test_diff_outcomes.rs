@@ -2,7 +2,7 @@
 //! before/after pair of snapshots produces, and how entries become
 //! `EditDetails`.
 
-use std::num::NonZeroU64;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -92,7 +92,7 @@ fn missing_and_new_and_deleted_files() {
         created.patch,
         "--- new.txt\n+++ new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n"
     );
-    assert_eq!(created.first_changed_line, NonZeroU64::new(1));
+    assert_eq!(created.first_changed_line, NonZeroU32::new(1));
     let deleted = file_outcome("old.txt", &text("a\n"), &Snapshot::Missing).unwrap();
     assert_eq!(deleted.diff, "-1 a");
     assert_eq!(
@@ -140,7 +140,7 @@ fn a_changed_text_diffs_on_normalized_content() {
         entry.patch,
         "--- f.txt\n+++ f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
     );
-    assert_eq!(entry.first_changed_line, NonZeroU64::new(2));
+    assert_eq!(entry.first_changed_line, NonZeroU32::new(2));
     assert_eq!(entry.note, None);
 }
 

@@ -70,7 +70,11 @@ async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborte
     let bridge = bridge(&fake);
     bridge.start().await.unwrap();
     let abort = CancellationToken::new();
-    abort.cancel();
+    let trigger = abort.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        trigger.cancel();
+    });
     let error = bridge
         .call_tool("gortex_read", json!({"operation": "file"}), Some(&abort))
         .await
@@ -82,6 +86,38 @@ async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborte
             .received_methods()
             .contains(&"notifications/cancelled".to_string()))
         .await
+    );
+    bridge.stop().await;
+}
+
+/// Issue 11 item 7: an abort that arrives before the call is sent (Pi's
+/// per-file locks were still being taken, or the signal was aborted from the
+/// start) cancels the call: no `tools/call` frame and no cancellation are
+/// ever written, and the call fails with the abort text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_30_an_abort_before_the_call_is_sent_means_it_is_never_sent() {
+    let fake = Fake::new(json!({}));
+    let bridge = bridge(&fake);
+    bridge.start().await.unwrap();
+    let abort = CancellationToken::new();
+    abort.cancel();
+    let error = bridge
+        .call_tool("gortex_read", json!({"operation": "file"}), Some(&abort))
+        .await
+        .unwrap_err();
+    assert_eq!(error.to_string(), "gortex read failed: tool call aborted");
+    // A later call's reply means the fake has read every earlier frame.
+    let later = bridge
+        .call_tool("gortex_read", json!({"operation": "symbols"}), None)
+        .await
+        .expect("a later call works");
+    assert!(later.text.contains("read symbols"), "{}", later.text);
+    let methods = fake.received_methods();
+    let calls = methods.iter().filter(|m| *m == "tools/call").count();
+    assert_eq!(calls, 1, "only the later call was sent: {methods:?}");
+    assert!(
+        !methods.contains(&"notifications/cancelled".to_string()),
+        "nothing to cancel: {methods:?}"
     );
     bridge.stop().await;
 }

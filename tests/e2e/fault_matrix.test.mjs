@@ -41,6 +41,17 @@ describe("fault matrix: hook", { concurrency: CONCURRENCY }, () => {
 });
 
 describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY }, () => {
+	// Issue 11: valid JSON whose text holds a lone surrogate before an escaped backslash made the
+	// own client's result reader panic ("gortex: internal error") after the daemon had run the
+	// call. On Pi 1.6.0 `--no-mcp` puts the own client in charge.
+	scenario("a reply with a lone surrogate and an escaped backslash reaches the model (issue 11)", { path: "own" }, async ({ pi }) => {
+		const run = await runWith(pi, { calls: { search: { text_json: '"found \\ud800abcde\\\\ done"' } } }, [{ call: "search", args: SEARCH_ARGS }], {
+			args: pi === "1.6.0" ? ["--no-mcp"] : [],
+		});
+		await assertClean(run);
+		assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: "search", isError: false, text: "found \ufffdabcde\\ done" }]);
+	});
+
 	scenario("the child exits during the handshake: the retry succeeds and tools work (MCP-19)", OWN, async ({ pi }) => {
 		const run = await runWith(pi, { faults: [{ kind: "crash_on_call", method: "initialize", n: 1 }] }, [{ call: "search", args: SEARCH_ARGS }]);
 		await assertClean(run);

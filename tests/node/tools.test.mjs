@@ -64,6 +64,59 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     await s.shutdown();
   });
 
+  test("MCP-30: an already-aborted signal cancels the call: it is never sent", async () => {
+    const s = await ownSession();
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(s.execute("search", { query: "never" }, { signal: controller.signal }), {
+      message: "gortex search failed: tool call aborted",
+    });
+    // A later call's reply means the fake has read every earlier frame.
+    await s.execute("search", { query: "after" });
+    const calls = s.ws.log().filter((r) => r.ev === "recv" && r.method === "tools/call");
+    assert.equal(calls.length, 1, "only the later call was sent");
+    await s.shutdown();
+  });
+
+  test("MCP-30: an abort while Pi's file lock is held cancels the edit: it is never sent", async () => {
+    const ws = workspace();
+    const file = join(ws.cwd, "locked.txt");
+    writeFileSync(file, "x\n");
+    const s = await start(ws, { env: OWN });
+    await s.sessionStart();
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    let entered;
+    const inside = new Promise((resolve) => (entered = resolve));
+    // Pi's own edit holds the file's lock (DIFF-16 step 2 waits for it).
+    const holder = pi.withFileMutationQueue(file, async () => {
+      entered();
+      await held;
+    });
+    await inside;
+    const controller = new AbortController();
+    const running = s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y" }, { signal: controller.signal });
+    controller.abort();
+    release();
+    await holder;
+    await assert.rejects(running, { message: "gortex edit failed: tool call aborted" });
+    assert.equal(readFileSync(file, "utf8"), "x\n", "the edit never ran");
+    await s.execute("search", { query: "after" });
+    const calls = s.ws.log().filter((r) => r.ev === "recv" && r.method === "tools/call");
+    assert.equal(calls.length, 1, "only the later call was sent");
+    await s.shutdown();
+  });
+
+  test("MCP-2: gortex mcp runs in the session cwd the factory saw, not wherever the host is now", async () => {
+    // pi.mjs moves the process back out of the workspace after the factory ran.
+    const s = await ownSession();
+    const starts = s.ws.log().filter((r) => r.ev === "start" && r.verb === "mcp");
+    assert.ok(starts.length >= 1, "gortex mcp started");
+    assert.notEqual(process.cwd(), s.ws.cwd, "the host has moved on");
+    for (const start of starts) assert.equal(start.cwd, s.ws.cwd);
+    await s.shutdown();
+  });
+
   test("TOOL-6 step 1 / SES-9: a call after shutdown says the bridge is not connected", async () => {
     const s = await ownSession();
     await s.shutdown();

@@ -62,6 +62,8 @@ export class OwnTools {
     const candidates = ctx ? (swallow(() => addon.editCandidates(generation, tool.name, args, cwd)) ?? []) : [];
     const onAbort = () => swallow(() => addon.abortCall(generation, toolCallId));
     signal?.addEventListener("abort", onAbort, { once: true });
+    // An already-aborted signal never fires "abort": tell the core now (MCP-30).
+    if (signal?.aborted) onAbort();
     let result: ToolExecuteResult;
     try {
       const run = () =>

@@ -175,6 +175,9 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
             state.clear_registry();
             let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
+            // MCP-2: an explicit working directory, the session's, for
+            // `daemon start` and `gortex mcp` alike.
+            bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
             bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
@@ -266,14 +269,18 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
                     "gortex {name}: MCP bridge is not connected"
                 )));
             };
-            let token = CancellationToken::new();
-            lock(&state.client.aborts).insert(request.call_id.clone(), token.clone());
+            // MCP-30: an abort that came first (while Pi's file locks were
+            // taken) left a cancelled token here; the call is then never sent.
+            let token = lock(&state.client.aborts)
+                .entry(request.call_id.clone())
+                .or_default()
+                .clone();
             let args = if request.args.is_null() {
                 Value::Object(Default::default())
             } else {
                 request.args.clone()
             };
-            let diff_window = if request.diff {
+            let diff_window = if request.diff && !token.is_cancelled() {
                 crate::watcher::open_own_window(&state, &request.name, &args, &request.cwd).await
             } else {
                 None
@@ -325,16 +332,23 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
     )
 }
 
-/// MCP-30: Pi aborted the call with this id.
+/// MCP-30: Pi aborted the call with this id. Before `executeTool` has
+/// registered the call (it waits for Pi's file locks first), the abort is
+/// kept as a cancelled token that the execution then finds.
 #[napi]
 pub fn abort_call(generation: u32, call_id: String) {
     guard::guard_sync(
         || (),
         || {
             let state = generation::get(generation);
-            let token = lock(&state.client.aborts).remove(&call_id);
-            if let Some(token) = token {
-                token.cancel();
+            let mut aborts = lock(&state.client.aborts);
+            match aborts.remove(&call_id) {
+                Some(token) => token.cancel(),
+                None => {
+                    let token = CancellationToken::new();
+                    token.cancel();
+                    aborts.insert(call_id, token);
+                }
             }
         },
     )

@@ -37,8 +37,9 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
         // CFG-16: the sidecar reads run on tokio's blocking pool, never on the
         // JS thread or a tokio worker, bounded in time; O_NONBLOCK already
         // keeps a FIFO from blocking, this covers a hung mount.
+        let inputs = ConfigInputs::from_process().with_cwd(cwd);
+        let session_cwd = inputs.cwd.clone();
         let read = tokio::task::spawn_blocking(move || {
-            let inputs = ConfigInputs::from_process().with_cwd(cwd);
             // CFG-19: both resolutions now; session_start picks by trust.
             (
                 config::resolve_with_trust(&inputs, true),
@@ -67,7 +68,12 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
             trust_notice: None,
         };
-        generation::get(generation).add_instance(instance, resolved, Arc::new(untrusted));
+        generation::get(generation).add_instance(
+            instance,
+            resolved,
+            Arc::new(untrusted),
+            session_cwd,
+        );
         to_js(&host)
     })
     .await

@@ -33,6 +33,9 @@ pub struct InstanceState {
     untrusted: Arc<ResolvedConfig>,
     /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
     pub latches: Mutex<InstanceLatches>,
+    /// The session cwd the factory saw: the children's working directory,
+    /// so they never inherit whatever the host's cwd is later (MCP-2).
+    pub cwd: std::path::PathBuf,
 }
 
 /// The SES-1 state of one generation.
@@ -75,18 +78,20 @@ impl InstanceState {
 }
 
 impl GenerationState {
-    /// Records an instance's configuration (CFG-1).
+    /// Records an instance's configurations and session cwd (CFG-1, CFG-19).
     pub fn add_instance(
         &self,
         instance: u32,
         trusted: Arc<ResolvedConfig>,
         untrusted: Arc<ResolvedConfig>,
+        cwd: std::path::PathBuf,
     ) {
         let state = InstanceState {
             config: Mutex::new(trusted.clone()),
             trusted,
             untrusted,
             latches: Mutex::new(InstanceLatches::default()),
+            cwd,
         };
         lock(&self.instances).insert(instance, Arc::new(state));
     }
@@ -104,6 +109,11 @@ impl GenerationState {
     /// The configuration of an instance, if the factory resolved one.
     pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
         self.instance(instance).map(|state| state.config())
+    }
+
+    /// The session cwd of an instance (see [`InstanceState::cwd`]).
+    pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
+        self.instance(instance).map(|state| state.cwd.clone())
     }
 
     /// Whether an instance is on the native path (NAT-2, NAT-6).

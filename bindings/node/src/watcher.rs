@@ -10,7 +10,9 @@ use std::sync::Mutex;
 
 use napi_derive::napi;
 use pi_gortex_runtime::diff::outcome::{apply_shell_overlap, compare_entries, edit_details};
-use pi_gortex_runtime::diff::{self, ClaimTicket, NativeWatcher, ShellWindow, Snapshots, ToolCall};
+use pi_gortex_runtime::diff::{
+    self, Boundary, ClaimTicket, NativeWatcher, ShellWindow, Snapshots, ToolCall,
+};
 use pi_gortex_runtime::{instance, native};
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
@@ -40,12 +42,12 @@ pub struct OwnWindow {
     cwd: PathBuf,
     window: ShellWindow,
     before: Snapshots,
+    boundary: Boundary,
 }
 
-async fn snapshot_all(paths: Vec<PathBuf>) -> Snapshots {
-    tokio::task::spawn_blocking(move || diff::snapshot_all(&paths))
-        .await
-        .unwrap_or_default()
+/// Reads the files within the session boundary and the DIFF-23 time limit.
+async fn snapshot_all(paths: Vec<PathBuf>, boundary: &Boundary) -> Snapshots {
+    diff::snapshot_all_timed(paths, boundary.clone(), diff::SNAPSHOT_TIME_LIMIT).await
 }
 
 /// DIFF-16 steps 1, 3, 4. `None` when the call is not an edit with candidates.
@@ -59,11 +61,13 @@ pub async fn open_own_window(
     let cwd = PathBuf::from(cwd);
     let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
     let window = lock(&state.watcher.native).shell.open_window();
-    let before = snapshot_all(paths).await;
+    let boundary = Boundary::for_cwd(&cwd);
+    let before = snapshot_all(paths, &boundary).await;
     Some(OwnWindow {
         cwd,
         window,
         before,
+        boundary,
     })
 }
 
@@ -72,7 +76,7 @@ pub async fn close_own_window(
     state: &GenerationState,
     window: OwnWindow,
 ) -> serde_json::Map<String, Value> {
-    let after = snapshot_all(window.before.keys().cloned().collect()).await;
+    let after = snapshot_all(window.before.keys().cloned().collect(), &window.boundary).await;
     let entries = compare_entries(&window.before, &after, &window.cwd);
     let overlapped = lock(&state.watcher.native).shell.overlapped(window.window);
     object(to_js(&edit_details(apply_shell_overlap(
@@ -168,7 +172,7 @@ pub async fn watch_snapshot(generation: u32, tool_call_id: String) {
         let Some(ticket) = lock(&state.watcher.tickets).remove(&tool_call_id) else {
             return;
         };
-        let before = snapshot_all(ticket.paths().to_vec()).await;
+        let before = snapshot_all(ticket.paths().to_vec(), ticket.boundary()).await;
         lock(&state.watcher.native).complete_claim(ticket, before);
     })
     .await
@@ -238,7 +242,7 @@ pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
         }
         let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
         if let Some(pending) = pending {
-            let after = snapshot_all(pending.paths()).await;
+            let after = snapshot_all(pending.paths(), pending.boundary()).await;
             let details = {
                 let watcher = lock(&state.watcher.native);
                 pending.finish(&after, &watcher.shell, Path::new(&event.cwd))

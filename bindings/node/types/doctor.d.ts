@@ -106,7 +106,11 @@ export interface DoctorHandshake {
 export interface DoctorTools {
   /** Whether the listing was obtained. */
   status: CheckStatus;
-  /** Number of registered tools. */
+  /**
+   * Number of registered tools.
+   *
+   * An integer from 0 to 4294967295 (uint32).
+   */
   count: number;
   /** The registered Pi tool names, in listing order. */
   names: Array<string>;

@@ -10,7 +10,11 @@ export interface FileDiff {
   diff: string;
   /** Unified patch with headers (DIFF-13); empty when `note` is set. */
   patch: string;
-  /** First changed line in the new file, 1-based. */
+  /**
+   * First changed line in the new file, 1-based.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   firstChangedLine?: number;
   /** Why no diff is drawn, e.g. `not diffed: over 1 MiB` or `line endings CRLF -> LF` (DIFF-10, DIFF-11, DIFF-15). */
   note?: string;
@@ -24,6 +28,10 @@ export interface EditDetails {
   patch?: string;
   /** The display diff, when exactly one entry has a non-empty `diff` (Pi's `EditToolDetails` field). */
   diff?: string;
-  /** First changed line of that single diff, when known. */
+  /**
+   * First changed line of that single diff, when known.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   firstChangedLine?: number;
 }

@@ -116,9 +116,17 @@ export interface TurnEvent {
 export interface ToolWait {
   /** Tool names that must all be present; absent means any native gortex tool. */
   names?: Array<string>;
-  /** How long to poll at most, in milliseconds. */
+  /**
+   * How long to poll at most, in milliseconds.
+   *
+   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
+   */
   budgetMs: number;
-  /** The interval between polls, in milliseconds. */
+  /**
+   * The interval between polls, in milliseconds.
+   *
+   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
+   */
   pollMs: number;
 }
 
@@ -132,7 +140,11 @@ export interface TurnPlan {
   compacted: boolean;
   /** The glue passes the session's context entries (read only when needed). */
   readContext: boolean;
-  /** For a first turn: the cap of the readiness wait. */
+  /**
+   * For a first turn: the cap of the readiness wait.
+   *
+   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
+   */
   readyWaitMs?: number;
   /** For a first turn on the native path: the tool poll after the readiness wait. */
   nativeWait?: ToolWait;
@@ -284,4 +296,38 @@ export interface CallLine {
     /** Positive limit. */
     limit?: number;
   };
+}
+
+/** What one `pi-gortex` command line printed and its exit code (runtime `cli::run`). The Rust binary and the npm package's Node entry (bin/pi-gortex.mjs) both write it out unchanged, so they agree by construction. */
+export interface CliOutput {
+  /** Everything for standard output. */
+  stdout: string;
+  /** Everything for standard error. */
+  stderr: string;
+  /**
+   * The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+   *
+   * An integer from 0 to 255 (uint32).
+   */
+  exitCode: number;
+}
+
+/** What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2). */
+export interface StatusRequest {
+  /** The native path is in use (Pi's MCP owns the connection). */
+  native: boolean;
+  /** Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5). */
+  fallback?: string;
+  /** The error `registerMcpServer` threw (NAT-5). */
+  refusal?: string;
+  /** The `mcp__gortex__*` tool names Pi has now (native path). */
+  nativeTools: Array<string>;
+}
+
+/** The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block. */
+export interface StatusView {
+  /** For `setStatus("gortex", ...)`: state, path and daemon version. */
+  footer: string;
+  /** The `/gortex` status block, several lines. */
+  text: string;
 }

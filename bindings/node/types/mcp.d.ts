@@ -8,7 +8,11 @@ export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResul
 /** The JSON-RPC protocol version; always the string `2.0`. */
 export type JsonRpcVersion = "2.0";
 
-/** A JSON-RPC request id: an integer (the extension counts up from 1, MCP-12) or a string (servers may use e.g. `srv-1`). */
+/**
+ * A JSON-RPC request id: an integer (the extension counts up from 1, MCP-12) or a string (servers may use e.g. `srv-1`).
+ *
+ * An integer from -9223372036854775808 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+ */
 export type RequestId = string | number;
 
 /** A request: it has an `id` and expects exactly one response with the same id. */
@@ -55,7 +59,11 @@ export interface JsonRpcErrorResponse {
 
 /** The error object of an error response. */
 export interface JsonRpcError {
-  /** JSON-RPC error code, e.g. -32601 (method not found), -32603 (internal error), -32000 (Gortex: repository not tracked). */
+  /**
+   * JSON-RPC error code, e.g. -32601 (method not found), -32603 (internal error), -32000 (Gortex: repository not tracked).
+   *
+   * An integer from -9223372036854775808 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+   */
   code: number;
   /** Human-readable error text. */
   message: string;
@@ -274,7 +282,11 @@ export interface ResourceLink {
   description?: string;
   /** Resource MIME type. */
   mimeType?: string;
-  /** Size in bytes, when known. */
+  /**
+   * Size in bytes, when known.
+   *
+   * An integer from 0 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+   */
   size?: number;
   /** Audience and priority hints. */
   annotations?: Annotations;
@@ -355,9 +367,17 @@ export interface CancelledNotificationParams {
 export interface ToolsSearchResult {
   /** The query as the daemon understood it, e.g. `select:find_usages`. */
   query?: string;
-  /** How many deferred tools are still not promoted. */
+  /**
+   * How many deferred tools are still not promoted.
+   *
+   * An integer from -9223372036854775808 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+   */
   deferred_remaining?: number;
-  /** How many matches `max_results` left out. */
+  /**
+   * How many matches `max_results` left out.
+   *
+   * An integer from -9223372036854775808 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+   */
   omitted_count?: number;
   /** Bare names of the tools this call promoted; each triggers one `notifications/tools/list_changed`. */
   promoted?: Array<string>;

@@ -12,7 +12,11 @@ export interface NativeMcpServerConfig {
   env?: { [key: string]: string };
   /** How Pi exposes the tools; pi-gortex sends `direct` (Pi's default is `codemode`). */
   exposure?: "direct" | "codemode" | (string & {});
-  /** Call timeout in seconds; pi-gortex sends 600. */
+  /**
+   * Call timeout in seconds; pi-gortex sends 600.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   timeout?: number;
   /** Server description shown by Pi. */
   description?: string;

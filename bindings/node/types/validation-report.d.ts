@@ -24,9 +24,17 @@ export interface ValidationFileResult {
   errors: ValidationFailure[];
   /** Why the input is unreadable. */
   message?: string;
-  /** 1-based line of the JSON syntax error of an unreadable input. */
+  /**
+   * 1-based line of the JSON syntax error of an unreadable input.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   line?: number;
-  /** 1-based column of the JSON syntax error of an unreadable input. */
+  /**
+   * 1-based column of the JSON syntax error of an unreadable input.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   column?: number;
 }
 
@@ -40,8 +48,16 @@ export interface ValidationFailure {
   schema_pointer: string;
   /** What is wrong, in plain language. */
   message: string;
-  /** 1-based line where the offending value starts, when the pointer maps to the input's text. */
+  /**
+   * 1-based line where the offending value starts, when the pointer maps to the input's text.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   line?: number;
-  /** 1-based column (in characters) where the offending value starts, when the pointer maps to the input's text. */
+  /**
+   * 1-based column (in characters) where the offending value starts, when the pointer maps to the input's text.
+   *
+   * An integer from 1 to 4294967295 (uint32).
+   */
   column?: number;
 }

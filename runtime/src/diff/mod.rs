@@ -33,8 +33,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use outcome::{compare, edit_details, merge_details};
+pub use paths::Boundary;
 pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
-pub use snapshot::{snapshot_all, Snapshot, Snapshots};
+pub use snapshot::{
+    snapshot_all, snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT,
+};
 pub use watcher::{
     ClaimTicket, NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall,
 };

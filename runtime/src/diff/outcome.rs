@@ -1,7 +1,7 @@
 //! From two snapshots to `FileDiff` entries and `EditDetails`
 //! (DIFF-10, DIFF-11, DIFF-14, DIFF-15 effect, DIFF-19 merge, DIFF-21).
 
-use std::num::NonZeroU64;
+use std::num::NonZeroU32;
 use std::path::Path;
 
 use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
@@ -58,7 +58,11 @@ pub fn text_diff(display: &str, old: &str, new: &str) -> Option<FileDiff> {
         path: display.to_owned(),
         patch: diff.patch(display),
         diff: shown.diff,
-        first_changed_line: shown.first_changed_line.and_then(NonZeroU64::new),
+        first_changed_line: shown
+            .first_changed_line
+            // The schema's line numbers are uint32; a line past that is simply not named.
+            .and_then(|line| u32::try_from(line).ok())
+            .and_then(NonZeroU32::new),
         note: None,
     })
 }
@@ -83,7 +87,7 @@ fn skipped_note(before: &Snapshot, after: &Snapshot) -> Option<Option<String>> {
         (
             Snapshot::Skipped { size: s1, mtime: m1, .. },
             Snapshot::Skipped { size: s2, mtime: m2, .. },
-        ) if s1 == s2 && m1 == m2
+        ) if s1.is_some() && s1 == s2 && m1 == m2
     );
     if reason.is_empty() || unchanged {
         return Some(None);

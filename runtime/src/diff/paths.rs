@@ -100,22 +100,51 @@ pub fn resolve_name(raw: &str, cwd: &Path, root: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Symlinks followed at most when judging where a path points.
+const MAX_LINK_HOPS: usize = 40;
+
 /// Where a path really points: the canonical form of its longest existing
 /// ancestor, with the rest appended. A file that does not exist yet (a new
-/// file) is judged by the directory it would be created in.
+/// file) is judged by the directory it would be created in, and a dangling
+/// symlink by where it points (a write through it lands there), not by
+/// where the link itself lies.
 pub fn real_location(path: &Path) -> Option<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINK_HOPS {
+        match located(&path)? {
+            Located::Real(real) => return Some(real),
+            Located::Dangling(target) => path = target,
+        }
+    }
+    None
+}
+
+enum Located {
+    Real(PathBuf),
+    /// The longest existing ancestor is a symlink whose target does not
+    /// exist: this is the target, with the rest of the path appended.
+    Dangling(PathBuf),
+}
+
+fn located(path: &Path) -> Option<Located> {
     let mut existing = path;
     let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
     loop {
         match std::fs::canonicalize(existing) {
-            Ok(real) => {
-                let mut real = real;
+            Ok(mut real) => {
                 for part in rest.iter().rev() {
                     real.push(part);
                 }
-                return Some(normalize(&real));
+                return Some(Located::Real(normalize(&real)));
             }
             Err(_) => {
+                if let Ok(target) = std::fs::read_link(existing) {
+                    let mut target = existing.parent()?.join(target);
+                    for part in rest.iter().rev() {
+                        target.push(part);
+                    }
+                    return Some(Located::Dangling(normalize(&target)));
+                }
                 rest.push(existing.file_name()?);
                 existing = existing.parent()?;
             }
@@ -127,19 +156,49 @@ pub fn real_location(path: &Path) -> Option<PathBuf> {
 #[derive(Debug, Clone)]
 pub struct Boundary {
     roots: Vec<PathBuf>,
+    unrestricted: bool,
 }
 
 impl Boundary {
-    /// The cwd and the repo root, canonicalized when possible.
+    /// The cwd and the repo root, canonicalized when possible. Only
+    /// absolute directories count: a relative or empty cwd would make the
+    /// boundary a prefix of every path (`""` starts every path), so it
+    /// contains nothing instead.
     pub fn new(cwd: &Path, root: &Path) -> Self {
         let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p));
         Boundary {
-            roots: vec![real(cwd), real(root)],
+            roots: [cwd, root]
+                .into_iter()
+                .filter(|dir| dir.is_absolute())
+                .map(real)
+                .collect(),
+            unrestricted: false,
+        }
+    }
+
+    /// The session boundary of `cwd`: the cwd and its repo root (DIFF-7).
+    pub fn for_cwd(cwd: &Path) -> Self {
+        let cwd = normalize(cwd);
+        if !cwd.is_absolute() {
+            return Boundary::new(&cwd, &cwd);
+        }
+        let root = repo_root(&cwd);
+        Boundary::new(&cwd, &root)
+    }
+
+    /// No boundary: for `pi-gortex diff`, whose files the user names.
+    pub fn unrestricted() -> Self {
+        Boundary {
+            roots: Vec::new(),
+            unrestricted: true,
         }
     }
 
     /// Whether `path` (symlinks followed) is inside one of the roots.
     pub fn contains(&self, path: &Path) -> bool {
+        if self.unrestricted {
+            return true;
+        }
         match real_location(path) {
             Some(real) => self.roots.iter().any(|root| real.starts_with(root)),
             None => false,
@@ -149,8 +208,12 @@ impl Boundary {
 
 /// DIFF-8: the candidate files of a list of raw names, de-duplicated,
 /// sorted, and without any that resolve outside the cwd and the repo root.
+/// A relative or empty cwd gives none.
 pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
     let cwd = normalize(cwd);
+    if !cwd.is_absolute() {
+        return Vec::new();
+    }
     let root = repo_root(&cwd);
     let boundary = Boundary::new(&cwd, &root);
     let mut out: Vec<PathBuf> = raw_names

@@ -3,14 +3,35 @@
 //! A snapshot is taken for every candidate, so it must be cheap and must
 //! never fail: anything unusual becomes a *skipped* snapshot with a reason
 //! that the outcome turns into a note (or into silence).
+//!
+//! The files are untrusted: between listing a candidate and reading it, the
+//! project (or a tool call) can swap in a symlink, a FIFO or a device. So the
+//! boundary is checked again when the file is opened (DIFF-8): a final
+//! symlink is never followed by the open itself (`O_NOFOLLOW`), only to a
+//! target the boundary contains; the open never blocks (`O_NONBLOCK`, so a
+//! FIFO returns at once); and the type and size are read from the opened
+//! descriptor (`fstat`), not from the path. A snapshot that still takes too
+//! long (a hung network mount) is given up at [`SNAPSHOT_TIME_LIMIT`]
+//! (DIFF-23).
 
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+use super::paths::{normalize, Boundary};
 
 /// Files larger than this are not diffed (DIFF-9).
 pub const MAX_FILE_BYTES: u64 = 1_048_576;
+
+/// How long one side of a diff may take to read (DIFF-23). The call waits
+/// for the before side under Pi's file locks, so this is also the longest a
+/// diff can delay an edit.
+pub const SNAPSHOT_TIME_LIMIT: Duration = Duration::from_millis(2_000);
+
+/// Symlinks followed at most when opening one file.
+const MAX_OPEN_HOPS: usize = 8;
 
 /// Why a file was not read as text. The texts are exact (WIRE-20).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +41,8 @@ pub enum SkipReason {
     OverOneMib,
     Binary,
     NotUtf8,
+    /// DIFF-23: the snapshot did not finish within the time limit.
+    TimedOut,
 }
 
 impl SkipReason {
@@ -30,6 +53,7 @@ impl SkipReason {
             SkipReason::OverOneMib => "over 1 MiB",
             SkipReason::Binary => "binary file",
             SkipReason::NotUtf8 => "not UTF-8 text",
+            SkipReason::TimedOut => "reading the file took too long",
         }
     }
 }
@@ -64,11 +88,21 @@ impl Snapshot {
 /// Snapshots of several files, by path.
 pub type Snapshots = BTreeMap<PathBuf, Snapshot>;
 
-/// DIFF-9 for one path.
+/// DIFF-9 for one path the user named (`pi-gortex diff`): no boundary,
+/// but the same non-blocking, descriptor-checked read.
 pub fn snapshot(path: &Path) -> Snapshot {
-    let metadata = match std::fs::metadata(path) {
-        Ok(m) => m,
+    snapshot_in(path, &Boundary::unrestricted())
+}
+
+/// DIFF-9 for one candidate, re-checking `boundary` at open (DIFF-8).
+pub fn snapshot_in(path: &Path, boundary: &Boundary) -> Snapshot {
+    let file = match open_checked(path, boundary) {
+        Ok(file) => file,
         Err(e) if e.kind() == ErrorKind::NotFound => return Snapshot::Missing,
+        Err(_) => return silent(None, None),
+    };
+    let metadata = match file.metadata() {
+        Ok(m) => m,
         Err(_) => return silent(None, None),
     };
     let size = Some(metadata.len());
@@ -84,9 +118,8 @@ pub fn snapshot(path: &Path) -> Snapshot {
     if metadata.len() > MAX_FILE_BYTES {
         return skipped(SkipReason::OverOneMib);
     }
-    let raw = match read_capped(path) {
+    let raw = match read_capped(file) {
         Ok(raw) => raw,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Snapshot::Missing,
         Err(_) => return silent(None, None),
     };
     // The file may have grown between stat and read.
@@ -137,14 +170,111 @@ fn silent(size: Option<u64>, mtime: Option<SystemTime>) -> Snapshot {
 
 /// Reads at most one byte more than the cap, so a file that grows after
 /// the size check cannot make us read without bound.
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
+fn read_capped(file: File) -> std::io::Result<Vec<u8>> {
     let mut raw = Vec::new();
     file.take(MAX_FILE_BYTES + 1).read_to_end(&mut raw)?;
     Ok(raw)
 }
 
-/// Snapshots every path.
+/// Opens `path` for reading without following a final symlink that leaves
+/// `boundary` and without blocking (see the module doc). A final symlink is
+/// judged by its target, which is then opened the same way.
+fn open_checked(path: &Path, boundary: &Boundary) -> std::io::Result<File> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_OPEN_HOPS {
+        match open_no_follow(&current) {
+            Err(error) if is_symlink_refusal(&error, &current) => {
+                let target = std::fs::read_link(&current)?;
+                let base = current.parent().unwrap_or(Path::new("/"));
+                let target = normalize(&base.join(target));
+                if !boundary.contains(&target) {
+                    return Err(std::io::Error::new(
+                        ErrorKind::PermissionDenied,
+                        "symlink leads outside the session",
+                    ));
+                }
+                current = target;
+            }
+            opened => return opened,
+        }
+    }
+    Err(std::io::Error::other("too many symlinks"))
+}
+
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Elsewhere (no `O_NOFOLLOW`): a final symlink is refused before opening.
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other("symlink"));
+    }
+    File::open(path)
+}
+
+/// `O_NOFOLLOW` on a final symlink fails with `ELOOP` (Linux, macOS; some
+/// BSDs say `EMLINK`); confirmed with `lstat` so a real loop error is not
+/// mistaken for it.
+fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
+    #[cfg(unix)]
+    let refused = matches!(error.raw_os_error(), Some(libc::ELOOP) | Some(libc::EMLINK));
+    #[cfg(not(unix))]
+    let refused = error.kind() == ErrorKind::Other;
+    refused && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Snapshots every path the user named (no boundary).
 pub fn snapshot_all(paths: &[PathBuf]) -> Snapshots {
-    paths.iter().map(|p| (p.clone(), snapshot(p))).collect()
+    snapshot_all_in(paths, &Boundary::unrestricted())
+}
+
+/// Snapshots every candidate within `boundary`.
+pub fn snapshot_all_in(paths: &[PathBuf], boundary: &Boundary) -> Snapshots {
+    paths
+        .iter()
+        .map(|p| (p.clone(), snapshot_in(p, boundary)))
+        .collect()
+}
+
+/// DIFF-23: the candidates' snapshots, read on tokio's blocking pool, or,
+/// when that takes longer than `limit`, every path skipped with the
+/// time-limit reason (the read is abandoned, never awaited further).
+pub async fn snapshot_all_timed(
+    paths: Vec<PathBuf>,
+    boundary: Boundary,
+    limit: Duration,
+) -> Snapshots {
+    let keys = paths.clone();
+    within_time_limit(keys, limit, move || snapshot_all_in(&paths, &boundary)).await
+}
+
+/// Runs `read` on the blocking pool for at most `limit` (DIFF-23). A read
+/// that panicked gives silent skips.
+pub async fn within_time_limit<F>(paths: Vec<PathBuf>, limit: Duration, read: F) -> Snapshots
+where
+    F: FnOnce() -> Snapshots + Send + 'static,
+{
+    let reason = match tokio::time::timeout(limit, tokio::task::spawn_blocking(read)).await {
+        Ok(Ok(snapshots)) => return snapshots,
+        Ok(Err(_)) => SkipReason::Silent,
+        Err(_) => SkipReason::TimedOut,
+    };
+    paths
+        .into_iter()
+        .map(|path| {
+            let skipped = Snapshot::Skipped {
+                reason,
+                size: None,
+                mtime: None,
+            };
+            (path, skipped)
+        })
+        .collect()
 }

@@ -14,8 +14,8 @@ use pi_gortex_schema::edit_details::EditDetails;
 use serde_json::Value;
 
 use super::outcome::{apply_shell_overlap, compare_entries, edit_details, merge_details};
-use super::paths::resolve_pi_path;
-use super::snapshot::{snapshot_all, Snapshots};
+use super::paths::{resolve_pi_path, Boundary};
+use super::snapshot::{snapshot_all, snapshot_all_in, Snapshots};
 
 /// Tool names whose calls run shell commands.
 pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
@@ -79,6 +79,8 @@ struct Claim {
     paths: BTreeSet<PathBuf>,
     /// Set for Gortex edits only; Pi's own edit/write claim without one.
     before: Option<(ShellWindow, Snapshots)>,
+    /// The session boundary the files are re-checked against when read.
+    boundary: Option<Boundary>,
     /// Path -> ids of the claims that contest it.
     contested: BTreeMap<PathBuf, HashSet<String>>,
     /// The call reached `tool_result`, so it ran.
@@ -91,12 +93,18 @@ pub struct ClaimTicket {
     tool_call_id: String,
     paths: Vec<PathBuf>,
     window: ShellWindow,
+    boundary: Boundary,
 }
 
 impl ClaimTicket {
     /// The candidate files to snapshot.
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
+    }
+
+    /// The boundary to read them within (DIFF-8 at open).
+    pub fn boundary(&self) -> &Boundary {
+        &self.boundary
     }
 }
 
@@ -124,6 +132,7 @@ pub struct NativeWatcher {
 pub struct PendingCompare {
     before: Snapshots,
     window: ShellWindow,
+    boundary: Boundary,
 }
 
 impl PendingCompare {
@@ -134,14 +143,20 @@ impl PendingCompare {
         PendingCompare {
             before: snapshot_all(paths),
             window,
+            boundary: Boundary::unrestricted(),
         }
     }
 
     /// DIFF-16 step 7 in full: snapshots again, compares, applies DIFF-15.
     /// (Step 6, an error result, means: do not call this.)
     pub fn finish_now(self, shell: &ShellTracker, cwd: &Path) -> EditDetails {
-        let after = snapshot_all(&self.paths());
+        let after = snapshot_all_in(&self.paths(), &self.boundary);
         self.finish(&after, shell, cwd)
+    }
+
+    /// The boundary to read the after side within (DIFF-8 at open).
+    pub fn boundary(&self) -> &Boundary {
+        &self.boundary
     }
 
     /// The paths to snapshot again.
@@ -175,7 +190,7 @@ impl NativeWatcher {
         candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
     ) {
         if let Some(ticket) = self.begin_tool_call(call, native, cwd, candidates) {
-            let before = snapshot_all(&ticket.paths);
+            let before = snapshot_all_in(&ticket.paths, &ticket.boundary);
             self.complete_claim(ticket, before);
         }
     }
@@ -210,6 +225,7 @@ impl NativeWatcher {
             tool_call_id: call.tool_call_id.to_owned(),
             paths,
             window,
+            boundary: Boundary::for_cwd(cwd),
         })
     }
 
@@ -219,6 +235,7 @@ impl NativeWatcher {
     pub fn complete_claim(&mut self, ticket: ClaimTicket, before: Snapshots) {
         if let Some(claim) = self.claims.get_mut(&ticket.tool_call_id) {
             claim.before = Some((ticket.window, before));
+            claim.boundary = Some(ticket.boundary);
         }
     }
 
@@ -232,6 +249,7 @@ impl NativeWatcher {
         let mut mine = Claim {
             paths,
             before,
+            boundary: None,
             contested: BTreeMap::new(),
             ran: false,
         };
@@ -265,7 +283,12 @@ impl NativeWatcher {
             return None;
         }
         before.retain(|path, _| claim.contested.get(path).is_none_or(|ids| ids.is_empty()));
-        Some(PendingCompare { before, window })
+        let boundary = claim.boundary.clone()?;
+        Some(PendingCompare {
+            before,
+            window,
+            boundary,
+        })
     }
 
     /// DIFF-19 in full: reads the files again and returns the merged

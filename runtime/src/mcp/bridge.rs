@@ -29,6 +29,12 @@ use crate::version::{skew_warning, SkewWarning};
 /// Quiet time that ends a burst of `list_changed` notifications (TOOL-9).
 pub const SYNC_DEBOUNCE: Duration = Duration::from_millis(200);
 
+/// `list_changed` signals held for the debounce at most (MCP-10, TOOL-9).
+/// One is enough: a queued signal already guarantees the re-sync that every
+/// later notification of the burst asks for, so at the bound a notification
+/// is merged into the queued one instead of growing a queue without end.
+pub const LIST_CHANGED_QUEUE: usize = 1;
+
 /// The daemon tool whose call awaits its own re-sync (TOOL-6 step 5).
 pub const TOOLS_SEARCH: &str = "tools_search";
 
@@ -143,6 +149,8 @@ struct Inner {
     debounce_task: Mutex<Option<JoinHandle<()>>>,
     started: std::sync::atomic::AtomicBool,
     stopped: CancellationToken,
+    /// Test-only: the next debounced re-sync panics (MCP-32).
+    debug_resync_panic: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -161,6 +169,7 @@ impl OwnClientBridge {
             cwd: config.cwd.clone(),
             timeouts: config.timeouts,
             max_frame_bytes: config.max_frame_bytes,
+            max_backlog_bytes: super::transport::outbound::MAX_BACKLOG_BYTES,
         });
         Self {
             inner: Arc::new(Inner {
@@ -172,6 +181,7 @@ impl OwnClientBridge {
                 debounce_task: Mutex::new(None),
                 started: std::sync::atomic::AtomicBool::new(false),
                 stopped: CancellationToken::new(),
+                debug_resync_panic: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -294,7 +304,7 @@ impl OwnClientBridge {
     /// The 200 ms trailing debounce, wired only after the handshake so
     /// earlier notifications are ignored (TOOL-9).
     fn wire_debounce(&self) {
-        let (notify, notifications) = mpsc::unbounded_channel::<()>();
+        let (handler, notifications) = list_changed_channel();
         let task = tokio::spawn(debounce(
             Arc::downgrade(&self.inner),
             notifications,
@@ -306,12 +316,27 @@ impl OwnClientBridge {
             return;
         }
         *slot = Some(task);
-        self.inner
-            .client
-            .set_list_changed_handler(Some(Arc::new(move || {
-                let _ = notify.send(());
-            })));
+        self.inner.client.set_list_changed_handler(Some(handler));
     }
+
+    /// Test-only (MCP-32): the next re-sync of the debounce panics.
+    #[doc(hidden)]
+    pub fn debug_force_resync_panic(&self) {
+        self.inner
+            .debug_resync_panic
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The bounded signal from the client's reader to the debounce: a handler
+/// that never blocks and never queues more than [`LIST_CHANGED_QUEUE`].
+fn list_changed_channel() -> (super::client::ListChangedHandler, mpsc::Receiver<()>) {
+    let (notify, notifications) = mpsc::channel::<()>(LIST_CHANGED_QUEUE);
+    let handler = Arc::new(move || {
+        // Full: a re-sync is already due. Closed: the bridge is stopping.
+        let _ = notify.try_send(());
+    });
+    (handler, notifications)
 }
 
 impl Inner {
@@ -323,11 +348,7 @@ impl Inner {
 }
 
 /// One re-sync per burst, once the burst has been quiet for `quiet`.
-async fn debounce(
-    bridge: Weak<Inner>,
-    mut notifications: mpsc::UnboundedReceiver<()>,
-    quiet: Duration,
-) {
+async fn debounce(bridge: Weak<Inner>, mut notifications: mpsc::Receiver<()>, quiet: Duration) {
     while notifications.recv().await.is_some() {
         loop {
             match tokio::time::timeout(quiet, notifications.recv()).await {
@@ -339,15 +360,50 @@ async fn debounce(
         let Some(inner) = bridge.upgrade() else {
             return;
         };
-        let Ok(changes) = inner.sync().await else {
-            continue;
-        };
-        if changes.is_empty() {
-            continue;
+        // MCP-32: each re-sync runs in its own task, so a panic inside one
+        // costs that re-sync (its `tools/list` is dropped with it), never
+        // the debounce and every later burst.
+        let _ = tokio::spawn(resync_and_tell(inner)).await;
+    }
+}
+
+/// One debounced re-sync; its changes go to the listener.
+async fn resync_and_tell(inner: Arc<Inner>) {
+    if inner
+        .debug_resync_panic
+        .swap(false, std::sync::atomic::Ordering::SeqCst)
+    {
+        panic!("re-sync panic forced by debug_force_resync_panic");
+    }
+    let Ok(changes) = inner.sync().await else {
+        return;
+    };
+    if changes.is_empty() {
+        return;
+    }
+    let listener = lock(&inner.listener).clone();
+    if let Some(listener) = listener {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(changes)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mcp_10_a_burst_of_list_changed_queues_one_signal() {
+        let (handler, mut notifications) = list_changed_channel();
+        for _ in 0..10_000 {
+            handler();
         }
-        let listener = lock(&inner.listener).clone();
-        if let Some(listener) = listener {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(changes)));
-        }
+        assert_eq!(notifications.try_recv(), Ok(()));
+        assert_eq!(
+            notifications.try_recv(),
+            Err(mpsc::error::TryRecvError::Empty),
+            "one queued signal stands for the whole burst"
+        );
+        handler();
+        assert_eq!(notifications.try_recv(), Ok(()), "a later burst is heard");
     }
 }

@@ -11,7 +11,7 @@
 //! runtime that shuts down under it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -27,7 +27,7 @@ use super::handshake::{self, HandshakeInfo};
 pub use super::routing::RawResponse;
 use super::supervisor::{ChildParts, Supervisor};
 use super::transport::child_process::{self, ChildSpec, SpawnedChild};
-use super::transport::outbound::Outbound;
+use super::transport::outbound::{Outbound, MAX_BACKLOG_BYTES};
 
 pub use super::routing::LIST_CHANGED;
 
@@ -88,6 +88,8 @@ pub struct ClientConfig {
     pub timeouts: Timeouts,
     /// Frame cap in bytes (MCP-7).
     pub max_frame_bytes: usize,
+    /// Bound of the unwritten stdin backlog in bytes (MCP-31).
+    pub max_backlog_bytes: usize,
 }
 
 impl ClientConfig {
@@ -100,8 +102,19 @@ impl ClientConfig {
             cwd: None,
             timeouts: Timeouts::default(),
             max_frame_bytes: MAX_FRAME_BYTES,
+            max_backlog_bytes: MAX_BACKLOG_BYTES,
         }
     }
+}
+
+/// A task of the client that a test can make panic (MCP-32).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientTask {
+    /// The task that owns the child and reads its stdout.
+    Supervisor,
+    /// The task that writes the stdin backlog.
+    StdinWriter,
 }
 
 /// Called for every `notifications/tools/list_changed`.
@@ -133,6 +146,8 @@ pub(super) struct Shared {
     stopped: CancellationToken,
     list_changed: Mutex<Option<ListChangedHandler>>,
     pub(super) noise_lines: AtomicU64,
+    /// Test-only: the supervisor panics on its next inbound chunk (MCP-32).
+    pub(super) debug_supervisor_panic: AtomicBool,
 }
 
 enum Phase {
@@ -200,6 +215,7 @@ impl McpClient {
                 stopped: CancellationToken::new(),
                 list_changed: Mutex::new(None),
                 noise_lines: AtomicU64::new(0),
+                debug_supervisor_panic: AtomicBool::new(false),
             }),
         }
     }
@@ -218,13 +234,18 @@ impl McpClient {
     }
 
     /// Sends one request and awaits its settlement, respawning first when
-    /// the child has exited (MCP-16). `abort` cancels it (MCP-30).
+    /// the child has exited (MCP-16). `abort` cancels it (MCP-30); a token
+    /// already cancelled means the request is never sent, and no child is
+    /// spawned for it.
     pub async fn request(
         &self,
         method: &str,
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Result<RawResponse, McpError> {
+        if is_aborted(abort) {
+            return Err(McpError::Aborted);
+        }
         let connection = self.shared.ensure_running().await?;
         self.shared
             .send_request(&connection, method, params, abort)
@@ -295,6 +316,43 @@ impl McpClient {
     pub fn pending_count(&self) -> usize {
         lock(&self.shared.state).pending.len()
     }
+
+    /// Test-only (MCP-32): makes one of the live child's tasks panic. The
+    /// supervisor does so on its next inbound chunk, the stdin writer at
+    /// once.
+    #[doc(hidden)]
+    pub fn debug_force_task_panic(&self, task: ClientTask) {
+        match task {
+            ClientTask::Supervisor => self
+                .shared
+                .debug_supervisor_panic
+                .store(true, Ordering::SeqCst),
+            ClientTask::StdinWriter => {
+                if let Ok(connection) = self.shared.current_connection() {
+                    connection.outbound.debug_force_flusher_panic();
+                }
+            }
+        }
+    }
+}
+
+fn is_aborted(abort: Option<&CancellationToken>) -> bool {
+    abort.is_some_and(CancellationToken::is_cancelled)
+}
+
+/// MCP-13 against MCP-8: the timer of a request fired. While the entry was
+/// still pending the request timed out (`None`). When the supervisor had
+/// already taken the entry out, the reply arrived first and its settlement
+/// is being sent right now (removal and send are one synchronous step on the
+/// supervisor's side), so it is awaited and wins.
+pub(super) async fn settlement_after_timer(
+    was_pending: bool,
+    settled: oneshot::Receiver<Settlement>,
+) -> Option<Settlement> {
+    if was_pending {
+        return None;
+    }
+    settled.await.ok()
 }
 
 /// MCP-4: a spawn that fails marks the client exited with `gortex mcp spawn
@@ -462,7 +520,7 @@ impl Shared {
             stderr_tail,
             stderr_drain,
         } = spawned;
-        let (outbound, flusher) = match Outbound::new(stdin) {
+        let (outbound, flusher) = match Outbound::new(stdin, self.config.max_backlog_bytes) {
             Ok(pair) => pair,
             Err(error) => return Err(mark_spawn_failed(&mut state, &error)),
         };
@@ -527,6 +585,11 @@ impl Shared {
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Result<RawResponse, McpError> {
+        // MCP-30: an abort that came first (while Pi's file locks were
+        // being taken, say) means the request is never written.
+        if is_aborted(abort) {
+            return Err(McpError::Aborted);
+        }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, mut settled) = oneshot::channel();
         {
@@ -566,11 +629,10 @@ impl Shared {
                 outcome.unwrap_or(Err(McpError::NotRunning))
             }
             _ = tokio::time::sleep(timeout) => {
-                if lock(&self.state).pending.remove(&id).is_none() {
-                    // Settled in the same instant: the settlement wins.
-                    if let Ok(outcome) = settled.try_recv() {
-                        return outcome;
-                    }
+                let was_pending = lock(&self.state).pending.remove(&id).is_some();
+                guard.settled = true;
+                if let Some(outcome) = settlement_after_timer(was_pending, settled).await {
+                    return outcome;
                 }
                 if connection.frames_seen.load(Ordering::SeqCst) == frames_before {
                     let wedged = McpError::Wedged { method: method.to_string() };
@@ -612,5 +674,33 @@ impl Shared {
             // A panicking callback must not take the reader down (MCP-10).
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 11 item 8d: the supervisor took the entry out (the reply won)
+    /// but has not sent the settlement yet when the timer's branch looks:
+    /// the reply is still what the caller gets, not a timeout.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_reply_racing_its_timeout_is_reported_as_the_reply() {
+        let (settle, settled) = oneshot::channel::<Settlement>();
+        let reply = RawResponse::from_json(br#"{"content":[]}"#.to_vec());
+        let sent = reply.clone();
+        // Runs only once the timer side is waiting, as on another thread.
+        tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            let _ = settle.send(Ok(sent));
+        });
+        let outcome = settlement_after_timer(false, settled).await;
+        assert_eq!(outcome, Some(Ok(reply)));
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_timer_that_finds_the_entry_pending_is_a_timeout() {
+        let (_settle, settled) = oneshot::channel::<Settlement>();
+        assert_eq!(settlement_after_timer(true, settled).await, None);
     }
 }

@@ -56,6 +56,20 @@ pub enum McpError {
     /// The caller aborted a tool call (MCP-30).
     #[error("tool call aborted")]
     Aborted,
+    /// The child stopped reading its stdin while frames kept coming, so the
+    /// unwritten backlog reached its bound (MCP-31).
+    #[error("gortex mcp stdin backlog exceeded {limit} bytes")]
+    BacklogFull {
+        /// The bound in force, in bytes.
+        limit: usize,
+    },
+    /// One of the client's own tasks panicked; what it was doing for the
+    /// pending requests cannot finish (MCP-32).
+    #[error("gortex mcp client {task} task failed")]
+    TaskPanicked {
+        /// Which task: `supervisor` or `stdin writer`.
+        task: &'static str,
+    },
     /// A result did not have the shape its method promises.
     #[error("invalid {method} result: {detail}")]
     InvalidResult {

@@ -24,5 +24,5 @@ mod supervisor;
 pub mod tools;
 pub mod transport;
 
-pub use client::{ClientConfig, McpClient, RawResponse, Timeouts};
+pub use client::{ClientConfig, ClientTask, McpClient, RawResponse, Timeouts};
 pub use error::McpError;

@@ -4,6 +4,13 @@
 //! the client exited with the spec's text, and runs the kill procedure on
 //! request. It holds only a weak reference to the client, so a client that
 //! disappears makes it kill its child rather than keep it alive.
+//!
+//! MCP-32: tokio contains a panic inside a spawned task, so nothing else
+//! would ever settle what this child owed: its pending requests would wait
+//! out their timeouts (600 s for a call). A panic here, or in the stdin
+//! writer it watches, marks the client exited at once instead, which
+//! rejects every pending request; the child dies with its handle
+//! (`kill_on_drop`) and the next request respawns.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -46,15 +53,53 @@ enum Ending {
     Exited(Option<std::process::ExitStatus>),
 }
 
+/// Marks the client exited when the supervisor unwinds from a panic.
+struct SettleOnPanic {
+    shared: Weak<Shared>,
+    generation: u64,
+}
+
+impl Drop for SettleOnPanic {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        if let Some(shared) = self.shared.upgrade() {
+            let reason = McpError::TaskPanicked { task: "supervisor" };
+            shared.mark_exited(self.generation, reason);
+        }
+    }
+}
+
 impl Supervisor {
     pub(super) async fn run(self, mut parts: ChildParts) {
+        let _settle_on_panic = SettleOnPanic {
+            shared: self.shared.clone(),
+            generation: self.generation,
+        };
         let mut decoder = FrameDecoder::new(self.max_frame_bytes);
         let mut buffer = vec![0u8; 64 * 1024];
         let mut stdout_open = true;
+        let mut writer_running = true;
+        let overflowed = self.outbound.overflowed();
         let ending = loop {
             tokio::select! {
                 biased;
                 _ = &mut parts.kill_rx => break Ending::Kill,
+                _ = overflowed.cancelled() => {
+                    let limit = self.outbound.max_backlog_bytes();
+                    self.mark_exited(McpError::BacklogFull { limit });
+                    break Ending::Kill;
+                }
+                joined = &mut parts.writer, if writer_running => {
+                    writer_running = false;
+                    // The writer ends on its own only once stdin is closed;
+                    // a panic means frames were lost (MCP-32).
+                    if joined.is_err_and(|error| error.is_panic()) {
+                        self.mark_exited(McpError::TaskPanicked { task: "stdin writer" });
+                        break Ending::Kill;
+                    }
+                }
                 read = parts.stdout.read(&mut buffer), if stdout_open => match read {
                     Ok(0) | Err(_) => stdout_open = false,
                     Ok(count) => {
@@ -94,6 +139,12 @@ impl Supervisor {
         let _ = parts.reaped_tx.send(true);
     }
 
+    fn mark_exited(&self, reason: McpError) {
+        if let Some(shared) = self.shared.upgrade() {
+            shared.mark_exited(self.generation, reason);
+        }
+    }
+
     /// Reads what the child wrote before it exited, within the drain window.
     async fn drain_after_exit(
         &self,
@@ -126,6 +177,9 @@ impl Supervisor {
         let Some(shared) = self.shared.upgrade() else {
             return false;
         };
+        if shared.debug_supervisor_panic.load(Ordering::SeqCst) {
+            panic!("supervisor panic forced by debug_force_task_panic");
+        }
         let pushed = decoder.push(chunk, |frame| self.dispatch(&shared, frame));
         match pushed {
             Ok(()) => true,

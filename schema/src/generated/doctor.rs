@@ -344,7 +344,7 @@ pub struct DoctorTools {
     ///Tools registered under an alias because their daemon name collides with a Pi built-in (TOOL-2).
     pub aliased: ::std::vec::Vec<DoctorAlias>,
     ///Number of registered tools.
-    pub count: u64,
+    pub count: u32,
     ///The registered Pi tool names, in listing order.
     pub names: ::std::vec::Vec<::std::string::String>,
     ///Whether the listing was obtained.

@@ -24,7 +24,7 @@ pub struct EditDetails {
         rename = "firstChangedLine",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub first_changed_line: ::std::option::Option<::std::num::NonZeroU64>,
+    pub first_changed_line: ::std::option::Option<::std::num::NonZeroU32>,
     ///The concatenated patches, when non-empty.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub patch: ::std::option::Option<::std::string::String>,
@@ -47,7 +47,7 @@ pub struct FileDiff {
         rename = "firstChangedLine",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub first_changed_line: ::std::option::Option<::std::num::NonZeroU64>,
+    pub first_changed_line: ::std::option::Option<::std::num::NonZeroU32>,
     ///Why no diff is drawn, e.g. `not diffed: over 1 MiB` or `line endings CRLF -> LF` (DIFF-10, DIFF-11, DIFF-15).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub note: ::std::option::Option<::std::string::String>,

@@ -55,6 +55,25 @@ pub struct CatalogueUpdate {
     ///Tools to register with `pi.registerTool`.
     pub register: ::std::vec::Vec<ToolRegistration>,
 }
+///What one `pi-gortex` command line printed and its exit code (runtime `cli::run`). The Rust binary and the npm package's Node entry (bin/pi-gortex.mjs) both write it out unchanged, so they agree by construction.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct CliOutput {
+    ///The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+    #[serde(rename = "exitCode")]
+    pub exit_code: u32,
+    ///Everything for standard error.
+    pub stderr: ::std::string::String,
+    ///Everything for standard output.
+    pub stdout: ::std::string::String,
+}
 ///The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads (SES-14).
 #[derive(
     ::schemars::JsonSchema,
@@ -62,7 +81,6 @@ pub struct CatalogueUpdate {
     ::serde::Serialize,
     Clone,
     Debug,
-    Default,
     PartialEq
 )]
 pub struct ContextEntry {
@@ -74,10 +92,13 @@ pub struct ContextEntry {
     pub custom_type: ::std::option::Option<::std::string::String>,
     ///The entry's details (any JSON).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
     pub details: ::std::option::Option<::serde_json::Value>,
     ///Entry type, e.g. `custom_message`.
     #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
     pub type_: ::std::option::Option<::std::string::String>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///The `message` of `before_agent_start`'s return value (WIRE-23, SES-14).
 #[derive(
@@ -323,6 +344,45 @@ pub struct SessionPlan {
     #[serde(rename = "withdrawServer")]
     pub withdraw_server: bool,
 }
+///What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct StatusRequest {
+    ///Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub fallback: ::std::option::Option<::std::string::String>,
+    ///The native path is in use (Pi's MCP owns the connection).
+    pub native: bool,
+    ///The `mcp__gortex__*` tool names Pi has now (native path).
+    #[serde(rename = "nativeTools")]
+    pub native_tools: ::std::vec::Vec<::std::string::String>,
+    ///The error `registerMcpServer` threw (NAT-5).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub refusal: ::std::option::Option<::std::string::String>,
+}
+///The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct StatusView {
+    ///For `setStatus("gortex", ...)`: state, path and daemon version.
+    pub footer: ::std::string::String,
+    ///The `/gortex` status block, several lines.
+    pub text: ::std::string::String,
+}
 ///A visible `gortex` message delivered as a steer.
 #[derive(
     ::schemars::JsonSchema,
@@ -529,13 +589,13 @@ pub struct ToolRegistration {
 pub struct ToolWait {
     ///How long to poll at most, in milliseconds.
     #[serde(rename = "budgetMs")]
-    pub budget_ms: u64,
+    pub budget_ms: i64,
     ///Tool names that must all be present; absent means any native gortex tool.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///The interval between polls, in milliseconds.
     #[serde(rename = "pollMs")]
-    pub poll_ms: u64,
+    pub poll_ms: i64,
 }
 ///The parts of a `before_agent_start` event the core reads.
 #[derive(
@@ -589,7 +649,7 @@ pub struct TurnPlan {
         rename = "readyWaitMs",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub ready_wait_ms: ::std::option::Option<u64>,
+    pub ready_wait_ms: ::std::option::Option<i64>,
     ///`none` (return nothing), `first` (the session's first turn) or `later`.
     pub turn: TurnPlanTurn,
 }
@@ -736,6 +796,7 @@ pub struct WatchToolResult {
     pub cwd: ::std::string::String,
     ///The result's existing details (any JSON).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
     pub details: ::std::option::Option<::serde_json::Value>,
     ///Whether the result is an error.
     #[serde(rename = "isError")]
@@ -781,4 +842,11 @@ pub mod error {
             Self(value.into())
         }
     }
+}
+/// Reads a member that is present as `Some`, even when it is `null`: where the schema
+/// allows `null`, a present `null` and an absent member are different messages.
+fn present_value<'de, D: ::serde::Deserializer<'de>>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error> {
+    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(Some)
 }

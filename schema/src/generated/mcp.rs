@@ -162,6 +162,7 @@ pub struct CallToolResult {
         rename = "structuredContent",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
+    #[serde(default, deserialize_with = "present_value")]
     pub structured_content: ::std::option::Option<::serde_json::Value>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -453,6 +454,7 @@ pub struct JsonRpcError {
     pub code: i64,
     ///Optional structured detail, e.g. `{"error_code":"repo_not_tracked","path":…,"suggestion":…}`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
     pub data: ::std::option::Option<::serde_json::Value>,
     ///Human-readable error text.
     pub message: ::std::string::String,
@@ -739,7 +741,7 @@ pub struct ResourceLink {
     pub name: ::std::string::String,
     ///Size in bytes, when known.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<u64>,
+    pub size: ::std::option::Option<i64>,
     ///Optional display name.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
@@ -1261,4 +1263,11 @@ impl ::schemars::JsonSchema for ContentBlock {
         }
             .into()
     }
+}
+/// Reads a member that is present as `Some`, even when it is `null`: where the schema
+/// allows `null`, a present `null` and an absent member are different messages.
+fn present_value<'de, D: ::serde::Deserializer<'de>>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error> {
+    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(Some)
 }

@@ -39,7 +39,8 @@ pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("validation-report.schema.json", include_str!("../../validation-report.schema.json")),
 ];
 
-/// Deserializes `value` as the generated type named `type_name` and serializes it back;
+/// Deserializes `value` (from its JSON text) as the generated type named `type_name` and
+/// serializes it back;
 /// `None` for an unknown name.
 #[doc(hidden)]
 pub fn reserialize(
@@ -88,6 +89,9 @@ pub fn reserialize(
         "WatchToolResult" => Some(roundtrip::<host::WatchToolResult>(value)),
         "WatchResultAction" => Some(roundtrip::<host::WatchResultAction>(value)),
         "CallLine" => Some(roundtrip::<host::CallLine>(value)),
+        "CliOutput" => Some(roundtrip::<host::CliOutput>(value)),
+        "StatusRequest" => Some(roundtrip::<host::StatusRequest>(value)),
+        "StatusView" => Some(roundtrip::<host::StatusView>(value)),
         "JsonRpcMessage" => Some(roundtrip::<mcp::JsonRpcMessage>(value)),
         "JsonRpcVersion" => Some(roundtrip::<mcp::JsonRpcVersion>(value)),
         "RequestId" => Some(roundtrip::<mcp::RequestId>(value)),
@@ -135,7 +139,9 @@ pub fn reserialize(
 fn roundtrip<T: ::serde::de::DeserializeOwned + ::serde::Serialize>(
     value: &::serde_json::Value,
 ) -> Result<::serde_json::Value, String> {
-    let typed: T = ::serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    // Through text, as a message arrives: number parsing is part of the round trip.
+    let text = ::serde_json::to_string(value).map_err(|e| e.to_string())?;
+    let typed: T = ::serde_json::from_str(&text).map_err(|e| e.to_string())?;
     ::serde_json::to_value(&typed).map_err(|e| e.to_string())
 }
 
@@ -185,6 +191,9 @@ pub fn derived_schema(type_name: &str) -> Option<::schemars::schema::RootSchema>
         "WatchToolResult" => Some(::schemars::schema_for!(host::WatchToolResult)),
         "WatchResultAction" => Some(::schemars::schema_for!(host::WatchResultAction)),
         "CallLine" => Some(::schemars::schema_for!(host::CallLine)),
+        "CliOutput" => Some(::schemars::schema_for!(host::CliOutput)),
+        "StatusRequest" => Some(::schemars::schema_for!(host::StatusRequest)),
+        "StatusView" => Some(::schemars::schema_for!(host::StatusView)),
         "JsonRpcMessage" => Some(::schemars::schema_for!(mcp::JsonRpcMessage)),
         "JsonRpcVersion" => Some(::schemars::schema_for!(mcp::JsonRpcVersion)),
         "RequestId" => Some(::schemars::schema_for!(mcp::RequestId)),

@@ -50,12 +50,13 @@ pub struct NativeMcpServerConfig {
     pub exposure: ::std::option::Option<::std::string::String>,
     ///Call timeout in seconds; pi-gortex sends 600.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub timeout: ::std::option::Option<::std::num::NonZeroU64>,
+    pub timeout: ::std::option::Option<::std::num::NonZeroU32>,
     ///Per-tool exposure overrides, as Pi defines them (unused by pi-gortex).
     #[serde(
         rename = "toolExposure",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
+    #[serde(default, deserialize_with = "present_value")]
     pub tool_exposure: ::std::option::Option<::serde_json::Value>,
     ///Transport; Pi knows `stdio` (unused by pi-gortex).
     #[serde(rename = "type", skip_serializing_if = "::std::option::Option::is_none")]
@@ -92,4 +93,11 @@ pub mod error {
             Self(value.into())
         }
     }
+}
+/// Reads a member that is present as `Some`, even when it is `null`: where the schema
+/// allows `null`, a present `null` and an absent member are different messages.
+fn present_value<'de, D: ::serde::Deserializer<'de>>(
+    deserializer: D,
+) -> ::std::result::Result<::std::option::Option<::serde_json::Value>, D::Error> {
+    <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(Some)
 }

@@ -14,14 +14,14 @@
 pub struct ValidationFailure {
     ///1-based column (in characters) where the offending value starts, when the pointer maps to the input's text.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub column: ::std::option::Option<::std::num::NonZeroU64>,
+    pub column: ::std::option::Option<::std::num::NonZeroU32>,
     ///The input, as in its file result.
     pub file: ::std::string::String,
     ///JSON pointer to the offending value in the input (`""` is the whole input).
     pub instance_pointer: ::std::string::String,
     ///1-based line where the offending value starts, when the pointer maps to the input's text.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub line: ::std::option::Option<::std::num::NonZeroU64>,
+    pub line: ::std::option::Option<::std::num::NonZeroU32>,
     ///What is wrong, in plain language.
     pub message: ::std::string::String,
     ///JSON pointer to the failing keyword inside the schema file, e.g. `/$defs/HookDecision/properties/block/type`.
@@ -40,14 +40,14 @@ pub struct ValidationFailure {
 pub struct ValidationFileResult {
     ///1-based column of the JSON syntax error of an unreadable input.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub column: ::std::option::Option<::std::num::NonZeroU64>,
+    pub column: ::std::option::Option<::std::num::NonZeroU32>,
     ///Every failure of an invalid input; empty otherwise.
     pub errors: ::std::vec::Vec<ValidationFailure>,
     ///The path as given on the command line; `-` for standard input.
     pub file: ::std::string::String,
     ///1-based line of the JSON syntax error of an unreadable input.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub line: ::std::option::Option<::std::num::NonZeroU64>,
+    pub line: ::std::option::Option<::std::num::NonZeroU32>,
     ///Why the input is unreadable.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub message: ::std::option::Option<::std::string::String>,

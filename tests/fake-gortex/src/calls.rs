@@ -32,6 +32,18 @@ fn result_frame(
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
 
+/// A result frame whose `text` is the JSON string literal `literal`,
+/// spliced in verbatim after serializing the rest.
+fn raw_text_frame(id: &Value, literal: &str, is_error: bool, meta: Option<Value>) -> Vec<u8> {
+    const PLACEHOLDER: &str = "\u{1}fake-gortex-text-json\u{1}";
+    let frame = result_frame(id, PLACEHOLDER, None, is_error, meta);
+    let compact = serde_json::to_string(&frame).unwrap_or_default();
+    let quoted = serde_json::to_string(PLACEHOLDER).unwrap_or_default();
+    let mut bytes = compact.replacen(&quoted, literal, 1).into_bytes();
+    bytes.push(b'\n');
+    bytes
+}
+
 /// The operation word of the default reply: `operation`, else `kind`, else `-`.
 fn operation_word(args: &Value) -> String {
     ["operation", "kind"]
@@ -95,6 +107,9 @@ pub fn call(sc: &Scenario, surface: &mut Surface, id: &Value, params: &Value) ->
         }})
     });
     if let Some(o) = sc.calls.get(name) {
+        if let Some(literal) = &o.text_json {
+            return Outcome::RawReply(raw_text_frame(id, literal, o.is_error, meta));
+        }
         let text = o
             .text
             .clone()

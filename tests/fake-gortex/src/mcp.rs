@@ -189,6 +189,8 @@ pub enum Outcome {
         count: usize,
         spacing_ms: u64,
     },
+    /// Reply with these bytes, newline included (`calls.<tool>.text_json`).
+    RawReply(Vec<u8>),
     /// Say nothing (`hang`).
     #[allow(dead_code)]
     Silent,
@@ -329,6 +331,11 @@ impl Server {
     fn emit(&mut self, method: &str, id: &Value, outcome: Outcome) -> Result<(), i32> {
         let (before, frame, after) = match outcome {
             Outcome::Silent => return Ok(()),
+            Outcome::RawReply(bytes) => {
+                return self
+                    .send(vec![Item::Raw(bytes, "text_json")])
+                    .map_err(|_| self.gone());
+            }
             Outcome::Delayed { delay_ms, frame } => {
                 let out = self.out.clone();
                 std::thread::spawn(move || {

@@ -57,6 +57,9 @@ pub enum SurfaceChoice {
 #[serde(deny_unknown_fields, default)]
 pub struct CallOverride {
     pub text: Option<String>,
+    /// The text as a JSON string literal written verbatim, for texts a Rust
+    /// string cannot hold (a lone surrogate escape, `"\ud800"`). Wins over `text`.
+    pub text_json: Option<String>,
     pub structured: Option<Value>,
     pub is_error: bool,
     pub delay_ms: u64,

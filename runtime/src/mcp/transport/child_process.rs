@@ -4,6 +4,9 @@
 //! disappears (a dropped task, a runtime shutting down) is killed rather
 //! than orphaned. The orderly path is [`terminate_and_reap`]: SIGTERM first,
 //! SIGKILL after the grace period, and always a `wait` so no zombie remains.
+//! The child leads its own process group and is signalled as a group (as
+//! the hook is), so a `gortex` that is a wrapper script takes what it
+//! started with it (MCP-15).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -57,6 +60,8 @@ pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
     if let Some(cwd) = &spec.cwd {
         command.current_dir(cwd);
     }
@@ -84,21 +89,31 @@ pub async fn terminate_and_reap(child: &mut Child, grace: Duration) -> Option<Ex
     if let Ok(Some(status)) = child.try_wait() {
         return Some(status);
     }
-    if let Some(pid) = child.id() {
-        // The child is not reaped yet (we hold it), so the pid cannot have
-        // been reused by another process.
-        if let Ok(pid) = libc::pid_t::try_from(pid) {
-            // SAFETY: kill(2) with a pid we own and a valid signal number.
-            unsafe {
-                libc::kill(pid, libc::SIGTERM);
-            }
-        }
-    }
+    // The child is not reaped yet (we hold it), so its pid, which is also
+    // its process group id, cannot have been reused by another process.
+    let group = child.id().and_then(|pid| libc::pid_t::try_from(pid).ok());
+    signal_group(group, libc::SIGTERM);
     if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
+        // Whatever the child started and left behind goes with it. The group
+        // id cannot be reused while one of its members is alive.
+        signal_group(group, libc::SIGKILL);
         return status.ok();
     }
+    signal_group(group, libc::SIGKILL);
     let _ = child.start_kill();
     child.wait().await.ok()
+}
+
+/// Signals the process group the child leads (set at spawn).
+fn signal_group(group: Option<libc::pid_t>, signal: libc::c_int) {
+    #[cfg(unix)]
+    if let Some(group) = group {
+        // SAFETY: kill(2) with a negative pid signals a process group; it
+        // touches no memory of ours.
+        unsafe {
+            libc::kill(-group, signal);
+        }
+    }
 }
 
 /// How a child ended, in the words of the exit marking (MCP-4).
@@ -139,6 +154,40 @@ mod tests {
         let status = terminate_and_reap(&mut spawned.child, Duration::from_millis(200)).await;
         assert!(started.elapsed() >= Duration::from_millis(200));
         assert_eq!(describe_status(status), "by signal 9");
+    }
+
+    #[tokio::test]
+    async fn mcp_15_a_grandchild_is_killed_with_its_group() {
+        let mut spawned = spawn_piped(&sh("sleep 600 & echo $!; wait")).unwrap();
+        let mut line = String::new();
+        let mut stdout = tokio::io::BufReader::new(&mut spawned.stdout);
+        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut line)
+            .await
+            .unwrap();
+        let grandchild: libc::pid_t = line.trim().parse().unwrap();
+        terminate_and_reap(&mut spawned.child, Duration::from_millis(200)).await;
+        // SAFETY: signal 0 only asks whether the pid exists.
+        let alive = || unsafe { libc::kill(grandchild, 0) } == 0 && !is_zombie(grandchild);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while alive() && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!alive(), "the grandchild {grandchild} outlived the kill");
+    }
+
+    /// A killed grandchild waits for its reaper (init) as a zombie for a
+    /// moment; that is not alive. Linux reads `/proc`; elsewhere (macOS has
+    /// no `/proc`) nothing counts as a zombie and launchd reaps at once.
+    fn is_zombie(pid: libc::pid_t) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                stat.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
     }
 
     #[tokio::test]

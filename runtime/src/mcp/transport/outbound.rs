@@ -6,10 +6,18 @@
 //! Write errors (a broken pipe after the child died) switch the sink off
 //! silently: the child's exit is what reports the problem. `close()` drops
 //! the pipe at once, which is how the kill procedure closes stdin.
+//!
+//! The backlog is bounded (MCP-31): a child that stops reading its stdin
+//! while requests keep coming would otherwise grow it without end. At the
+//! bound the sink switches off and fires [`Outbound::overflowed`]; the
+//! supervisor then marks the client exited with the bound's text (every
+//! pending request fails at once) and kills the child, and the next request
+//! respawns, as for an oversized inbound frame (MCP-7).
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io::ErrorKind;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::net::unix::pipe;
@@ -17,12 +25,20 @@ use tokio::process::ChildStdin;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+/// Unwritten bytes allowed to wait for a child that is not reading (MCP-31):
+/// the inbound frame cap, so one request as large as any reply still fits.
+pub const MAX_BACKLOG_BYTES: usize = 64 * 1024 * 1024;
+
 /// Frames to one child's stdin.
 #[derive(Debug)]
 pub struct Outbound {
     state: Mutex<State>,
     backlog_ready: Arc<Notify>,
     closed: CancellationToken,
+    overflowed: CancellationToken,
+    max_backlog_bytes: usize,
+    /// Test-only: the flusher panics when it next wakes (MCP-32).
+    debug_panic: AtomicBool,
 }
 
 impl Drop for Outbound {
@@ -38,8 +54,23 @@ struct State {
     pipe: Option<Arc<pipe::Sender>>,
     /// Frames not yet fully written, oldest first.
     backlog: VecDeque<Vec<u8>>,
+    /// Total length of the frames in `backlog`.
+    backlog_bytes: usize,
     /// Bytes of the oldest backlog frame already written.
     written: usize,
+}
+
+impl State {
+    /// Queues a frame unless the unwritten bytes would pass `limit`.
+    fn enqueue(&mut self, frame: Vec<u8>, limit: usize) -> bool {
+        let unwritten = self.backlog_bytes - self.written;
+        if unwritten.saturating_add(frame.len()) > limit {
+            return false;
+        }
+        self.backlog_bytes += frame.len();
+        self.backlog.push_back(frame);
+        true
+    }
 }
 
 enum Attempt {
@@ -64,17 +95,25 @@ fn write_now(pipe: &pipe::Sender, bytes: &[u8]) -> Attempt {
 }
 
 impl Outbound {
-    /// Wraps `stdin`; the returned future is the flusher, to be spawned.
-    pub fn new(stdin: ChildStdin) -> std::io::Result<(Arc<Self>, impl Future<Output = ()>)> {
+    /// Wraps `stdin` with a backlog bound in bytes; the returned future is
+    /// the flusher, to be spawned.
+    pub fn new(
+        stdin: ChildStdin,
+        max_backlog_bytes: usize,
+    ) -> std::io::Result<(Arc<Self>, impl Future<Output = ()>)> {
         let pipe = pipe::Sender::from_owned_fd(stdin.into_owned_fd()?)?;
         let outbound = Arc::new(Self {
             state: Mutex::new(State {
                 pipe: Some(Arc::new(pipe)),
                 backlog: VecDeque::new(),
+                backlog_bytes: 0,
                 written: 0,
             }),
             backlog_ready: Arc::new(Notify::new()),
             closed: CancellationToken::new(),
+            overflowed: CancellationToken::new(),
+            max_backlog_bytes,
+            debug_panic: AtomicBool::new(false),
         });
         let flusher = flush(
             Arc::downgrade(&outbound),
@@ -97,19 +136,50 @@ impl Outbound {
             return;
         };
         if !state.backlog.is_empty() {
-            state.backlog.push_back(frame);
+            if !state.enqueue(frame, self.max_backlog_bytes) {
+                self.overflow(&mut state);
+            }
             return;
         }
         match write_now(&pipe, &frame) {
             Attempt::Done => {}
             Attempt::Partial(written) => {
-                state.backlog.push_back(frame);
+                // Only the unwritten rest of the frame counts.
+                if !state.enqueue(frame, self.max_backlog_bytes.saturating_add(written)) {
+                    self.overflow(&mut state);
+                    return;
+                }
                 state.written = written;
                 drop(state);
                 self.backlog_ready.notify_one();
             }
             Attempt::Broken => Self::switch_off(&mut state),
         }
+    }
+
+    /// MCP-31: the bound was reached. Later frames are dropped; the
+    /// supervisor, told through [`Outbound::overflowed`], does the rest.
+    fn overflow(&self, state: &mut State) {
+        Self::switch_off(state);
+        self.overflowed.cancel();
+    }
+
+    /// Fires once the backlog bound was reached.
+    pub fn overflowed(&self) -> CancellationToken {
+        self.overflowed.clone()
+    }
+
+    /// The backlog bound in bytes.
+    pub fn max_backlog_bytes(&self) -> usize {
+        self.max_backlog_bytes
+    }
+
+    /// Test-only (MCP-32): makes the flusher task panic as soon as it wakes,
+    /// which this call makes it do.
+    #[doc(hidden)]
+    pub fn debug_force_flusher_panic(&self) {
+        self.debug_panic.store(true, Ordering::SeqCst);
+        self.backlog_ready.notify_one();
     }
 
     /// Closes stdin now; later frames are dropped.
@@ -121,6 +191,7 @@ impl Outbound {
     fn switch_off(state: &mut State) {
         state.pipe = None;
         state.backlog.clear();
+        state.backlog_bytes = 0;
         state.written = 0;
     }
 }
@@ -136,6 +207,9 @@ async fn flush(
             let Some(strong) = outbound.upgrade() else {
                 return;
             };
+            if strong.debug_panic.load(Ordering::SeqCst) {
+                panic!("stdin writer panic forced by debug_force_flusher_panic");
+            }
             let state = strong.lock();
             if state.backlog.is_empty() {
                 None
@@ -161,7 +235,8 @@ async fn flush(
             let offset = state.written;
             match write_now(&pipe, &front[offset..]) {
                 Attempt::Done => {
-                    state.backlog.pop_front();
+                    let done = state.backlog.pop_front().map_or(0, |frame| frame.len());
+                    state.backlog_bytes -= done;
                     state.written = 0;
                 }
                 Attempt::Partial(more) => {
@@ -195,7 +270,7 @@ mod tests {
             cwd: None,
         };
         let mut spawned = spawn_piped(&spec).unwrap();
-        let (outbound, flusher) = Outbound::new(spawned.stdin).unwrap();
+        let (outbound, flusher) = Outbound::new(spawned.stdin, MAX_BACKLOG_BYTES).unwrap();
         tokio::spawn(flusher);
         let mut expected = Vec::new();
         for index in 0..64u8 {
