@@ -14,7 +14,7 @@ TARBALL  := $(CURDIR)/target/pi-gortex.tgz
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -45,8 +45,19 @@ $(GO_CURRENT):
 go-current: $(GO_CURRENT)
 
 # ---------------------------------------------------------------- test
-test: tools lint test-codegen test-rust test-go test-ts test-node test-e2e
+test: tools lint check-targets test-codegen test-rust test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
+
+# The core must build for every declared target (PKG-9). Their std comes
+# from rustup (no C toolchain is needed to type-check); the release workflow
+# builds and links them on their own runners.
+CHECK_TARGETS := x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl \
+                 x86_64-apple-darwin aarch64-apple-darwin
+check-targets:
+	rustup target add $(CHECK_TARGETS) >/dev/null
+	for t in $(CHECK_TARGETS); do \
+	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --target $$t || exit 1; \
+	done
 
 lint:
 	cargo fmt --all --check
@@ -102,6 +113,15 @@ pack: $(NODE_PKG)/node_modules/.package-lock.json
 	cd $(NODE_PKG) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --no-js --dts addon.d.ts --output-dir . >/dev/null
 	mkdir -p target
 	cd $(NODE_PKG) && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
+
+# The publishable packages the napi-rs way (issue 14): one npm/<platform>/
+# package per core present (next to index.ts, or under FROM, e.g. the release
+# workflow's downloaded artifacts), each core checked to be a binary for the
+# platform it claims, plus pi-gortex itself with every platform as an
+# optional dependency. `make pack-all DIR=/tmp/out [FROM=dir]`.
+pack-all: pack
+	@test -n "$(DIR)" || { echo "usage: make pack-all DIR=<output dir> [FROM=<dir of .node files>]"; exit 2; }
+	$(NODE22) $(NODE_PKG)/scripts/pack-all.mjs --out $(abspath $(DIR)) $(if $(FROM),--from $(abspath $(FROM)) --from $(CURDIR)/$(NODE_PKG))
 
 demo: node22 $(PI160) pack
 	cargo build -q -p fake-gortex

@@ -22,13 +22,11 @@ type HostConfig struct {
 	PromptContext bool `json:"promptContext"`
 	// Configuration problems met while resolving, as one line each; never fatal.
 	Warnings []string `json:"warnings"`
-	// Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder.
-	TrustNotice *string `json:"trustNotice,omitempty"`
 }
 
 var shapeOfHostConfig = objectShape{
 	typeName: "HostConfig",
-	declared: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings", "trustNotice"},
+	declared: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings"},
 	required: []string{"bin", "hookArgv", "enforce", "toolsPreset", "nativeMcp", "promptContext", "warnings"},
 	closed:   true,
 	keep:     false,
@@ -257,13 +255,11 @@ type SessionBegin struct {
 	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
-	// `ctx.isProjectTrusted()`; absent on a Pi without it (CFG-19: the project sidecar then counts as before).
-	ProjectTrusted *bool `json:"projectTrusted,omitempty"`
 }
 
 var shapeOfSessionBegin = objectShape{
 	typeName: "SessionBegin",
-	declared: []string{"parkedTurn", "commands", "projectTrusted"},
+	declared: []string{"parkedTurn", "commands"},
 	required: []string{"parkedTurn"},
 	closed:   true,
 	keep:     false,
@@ -371,9 +367,9 @@ type ToolWait struct {
 	// Tool names that must all be present; absent means any native gortex tool.
 	Names *[]string `json:"names,omitempty"`
 	// How long to poll at most, in milliseconds.
-	BudgetMs int64 `json:"budgetMs"`
+	BudgetMs uint64 `json:"budgetMs"`
 	// The interval between polls, in milliseconds.
-	PollMs int64 `json:"pollMs"`
+	PollMs uint64 `json:"pollMs"`
 }
 
 var shapeOfToolWait = objectShape{
@@ -416,7 +412,7 @@ type TurnPlan struct {
 	// The glue passes the session's context entries (read only when needed).
 	ReadContext bool `json:"readContext"`
 	// For a first turn: the cap of the readiness wait.
-	ReadyWaitMs *int64 `json:"readyWaitMs,omitempty"`
+	ReadyWaitMs *uint64 `json:"readyWaitMs,omitempty"`
 	// For a first turn on the native path: the tool poll after the readiness wait.
 	NativeWait *ToolWait `json:"nativeWait,omitempty"`
 }

@@ -61,6 +61,9 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
+/** STAT-1/STAT-2: the footer status and the `/gortex` block. */
+export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
+
 /** SES-15: a compaction happened. */
 export declare function onCompact(generation: number, instance: number): void
 
@@ -92,6 +95,12 @@ export declare function resolveConfig(generation: number, instance: number, cwd:
  * awaits `watchToolResult`. A failed claimed edit is settled here.
  */
 export declare function resultNeedsWork(generation: number, instance: number, toolCallId: string, toolName: string, isError: boolean): boolean
+
+/**
+ * Runs one `pi-gortex` command line (`args[0]` is the program name) and
+ * returns what to print and the exit code, exactly as the Rust binary would.
+ */
+export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 
 /** The async half of a planned turn: `TurnResult`. */
 export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>

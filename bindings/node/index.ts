@@ -13,7 +13,7 @@ const generation = loaded.addon ? loaded.addon.createGeneration() : 0;
 /** The Pi extension factory. It never throws (PKG-2). */
 export default async function piGortex(pi: PiLike): Promise<void> {
   if (!loaded.addon) {
-    createDegraded(pi, loaded.error);
+    createDegraded(pi, loaded);
     return;
   }
   try {

@@ -16,8 +16,21 @@
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.
 //! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
+//! - [`status`]: the footer status and the `/gortex` block (STAT-*).
+//! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
+
+// Unix only. Children are managed through POSIX process groups and signals
+// (`process_group(0)`, `kill(2)` on the group), and the one Linux-only
+// mechanism must keep a named macOS fallback beside it. Windows is not a
+// declared target (README): this turns an attempt into one clear error
+// instead of a pile of unresolved `libc` items.
+#[cfg(not(unix))]
+compile_error!(
+    "pi-gortex supports Unix targets only (Linux, macOS); Windows is not supported, see the README"
+);
 
 pub mod catalogue;
+pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod doctor;
@@ -27,5 +40,6 @@ pub mod json_type;
 pub mod mcp;
 pub mod native;
 pub mod session;
+pub mod status;
 pub mod terminal_text;
 pub mod version;

@@ -3,8 +3,7 @@
 //! empty and a `.` entry while the repository ships an executable `gortex`; a variable whose value
 //! is not UTF-8. Each run must exit 0 (assertClean), keep Pi's peak RSS under 300 MB (VmHWM of the
 //! Pi process, polled until it exits), give the model the graph tool's result, and never run the
-//! repository's program (it would write a marker). Plus CFG-19 on Pi 1.6.0: an untrusted folder's
-//! sidecar is ignored, a trusted one's honoured.
+//! repository's program (it would write a marker).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
@@ -12,9 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { FAKE_GORTEX, NODE22 } from "./lib/hosts.mjs";
-import { assertClean, hooksFor, toolName } from "./lib/gortex.mjs";
+import { assertClean, toolName } from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
-import { runRpc } from "./lib/rpc.mjs";
 import { collect, KILL_AFTER_MS, piArgs, reportOf, runEnv, sandbox } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
@@ -135,45 +133,5 @@ describe("trust boundary: binary and environment", { concurrency: CONCURRENCY },
 	scenario("a variable whose value is not UTF-8: the graph tools stay (CFG-18, issue 11 item 4)", {}, async ({ pi, path }) => {
 		const run = await runMeasured({ pi, script: searchScript(path), shellPrefix: "export PI_GORTEX_E2E_RAW=\"$(printf 'caf\\351\\377')\"" });
 		await assertSurvived(run, path);
-	});
-});
-
-describe("trust boundary: project trust on Pi 1.6.0 (CFG-19)", { concurrency: CONCURRENCY }, () => {
-	const sidecar = JSON.stringify({ hook_mode: "enrich" });
-	// A `.pi/settings.json` makes Pi ask for a decision; print mode without one means untrusted.
-	const files = { ...SOURCE_FILES, ".pi/gortex.json": sidecar, ".pi/settings.json": "{}" };
-	const readMain = { call: "read", args: { path: "main.go" } };
-	const modeOf = (run) => hooksFor(run.fake, "tool_call", "Read")[0]?.argv.find((a) => a.startsWith("--mode"));
-
-	scenario("untrusted folder: the project sidecar is ignored", { both: false }, async ({ pi }) => {
-		const run = await runMeasured({ pi, files, script: [readMain, { report: true }] });
-		await assertClean(run);
-		assert.ok(hooksFor(run.fake, "tool_call", "Read").length === 1, "the hook ran for the read");
-		assert.equal(modeOf(run), undefined, "deny: the project's enrich was not honoured");
-	});
-
-	scenario("trusted with --approve: the project sidecar is honoured", { both: false }, async ({ pi }) => {
-		const run = await runMeasured({ pi, files, args: ["--approve"], script: [readMain, { report: true }] });
-		await assertClean(run);
-		assert.equal(modeOf(run), "--mode=enrich");
-	});
-
-	scenario("trusted by a saved decision: the project sidecar is honoured", { both: false }, async ({ pi }) => {
-		const run = await runMeasured({
-			pi,
-			files,
-			script: [readMain, { report: true }],
-			setup: (box) => writeFileSync(join(box.agent, "trust.json"), JSON.stringify({ [box.work]: true })),
-		});
-		await assertClean(run);
-		assert.equal(modeOf(run), "--mode=enrich");
-	});
-
-	scenario("untrusted folder over RPC: exactly one notice, saying how to trust the folder", { both: false }, async ({ pi }) => {
-		const run = await runRpc({ pi, files, commands: ["go", { type: "new_session" }, "again"], script: [{ say: "one" }, { say: "two" }] });
-		await assertClean(run);
-		const notices = run.notifications.map((n) => n.message).filter((m) => /not trusted/.test(m));
-		assert.equal(notices.length, 1, JSON.stringify(run.notifications));
-		assert.match(notices[0], /\.pi\/gortex\.json is ignored because this folder is not trusted.*\/trust.*--approve/);
 	});
 });

@@ -3,11 +3,12 @@
 // in a clean directory, and silence on stdout/stderr.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { pi, PI_VERSION, PKG_DIR, ROOT, start, workspace } from "./lib/pi.mjs";
+import { checkPlatform, inspectBinary, packAll } from "../../bindings/node/scripts/pack-all.mjs";
+import { FAKE, pi, PI_VERSION, PKG_DIR, ROOT, start, workspace } from "./lib/pi.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 const TARBALL = join(ROOT, "target/pi-gortex.tgz");
@@ -17,7 +18,7 @@ const addonFile = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
 /** Copies what the package ships (its `files`) into `dest`, optionally without the core. */
 function copyPackage(dest, { withAddon = true } = {}) {
   mkdirSync(dest, { recursive: true });
-  for (const entry of ["package.json", "index.ts", "glue", "types"]) cpSync(join(PKG_DIR, entry), join(dest, entry), { recursive: true });
+  for (const entry of ["package.json", "index.ts", "glue", "types", "bin"].filter((entry) => existsSync(join(PKG_DIR, entry)))) cpSync(join(PKG_DIR, entry), join(dest, entry), { recursive: true });
   if (withAddon) cpSync(join(PKG_DIR, addonFile), join(dest, addonFile));
 }
 
@@ -40,6 +41,82 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.equal(manifest.peerDependenciesMeta["@earendil-works/pi-coding-agent"].optional, true);
     assert.equal(manifest.engines.node, ">=22.19.0");
     assert.ok(manifest.napi.targets.includes("x86_64-unknown-linux-gnu"));
+    assert.equal(manifest.repository.url, "git+https://github.com/gortexhq/pi.git");
+    assert.ok(manifest.homepage && manifest.bugs.url, "homepage and bugs");
+  });
+
+  test("PKG-9: six declared targets, no Windows, each with its npm/<platform>/ package", () => {
+    const tags = ["linux-x64-gnu", "linux-x64-musl", "linux-arm64-gnu", "linux-arm64-musl", "darwin-x64", "darwin-arm64"];
+    assert.equal(manifest.napi.targets.length, tags.length);
+    assert.ok(!manifest.napi.targets.some((target) => target.includes("windows")), "Windows is not a target (README)");
+    assert.deepEqual(readdirSync(join(PKG_DIR, "npm")).sort(), [...tags].sort());
+    for (const tag of tags) {
+      const platform = JSON.parse(readFileSync(join(PKG_DIR, "npm", tag, "package.json"), "utf8"));
+      assert.equal(platform.name, `pi-gortex-${tag}`);
+      assert.equal(platform.version, manifest.version, `${tag} version follows pi-gortex`);
+      assert.equal(platform.main, `pi-gortex.${tag}.node`);
+      assert.ok(!platform.keywords.includes("pi-package"), `${tag} is not a Pi package of its own`);
+    }
+  });
+
+  test("the tarball holds LICENSE, CHANGELOG.md and the README", () => {
+    assert.ok(existsSync(TARBALL), `make pack first: ${TARBALL}`);
+    const listing = execFileSync("tar", ["-tzf", TARBALL], { encoding: "utf8" }).trim().split("\n");
+    for (const file of ["package/LICENSE", "package/CHANGELOG.md", "package/README.md"]) assert.ok(listing.includes(file), `${file} in ${listing.join(", ")}`);
+    assert.match(readFileSync(join(PKG_DIR, "LICENSE"), "utf8"), /Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
+    const readme = readFileSync(join(PKG_DIR, "README.md"), "utf8");
+    for (const topic of ["## Prerequisite: the `gortex` daemon", "## Install", "## Configure", "/gortex", "## Troubleshooting"]) assert.ok(readme.includes(topic), topic);
+  });
+
+  test("make pack-all: one platform package per core present, the main package with every platform optional and no core", () => {
+    const out = join(workspace().dir, "pack-all");
+    const result = packAll({ out, sources: [PKG_DIR] });
+    assert.deepEqual(result.problems, []);
+    assert.deepEqual(result.packed.map((p) => p.tag), [addonFile.replace(/^pi-gortex\.|\.node$/g, "")]);
+    const list = (tarball) => execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").sort();
+    assert.deepEqual(list(result.packed[0].tarball), ["package/README.md", "package/package.json", `package/${addonFile}`]);
+    const mainFiles = list(result.main);
+    assert.ok(!mainFiles.some((file) => file.endsWith(".node")), "no core in the main package");
+    const published = JSON.parse(execFileSync("tar", ["-xzOf", result.main, "package/package.json"], { encoding: "utf8" }));
+    assert.deepEqual(Object.keys(published.optionalDependencies).sort(), manifest.napi.targets.length === 6 ? readdirSync(join(PKG_DIR, "npm")).map((tag) => `pi-gortex-${tag}`).sort() : []);
+    assert.ok(Object.values(published.optionalDependencies).every((version) => version === manifest.version));
+  });
+
+  test("make pack-all refuses a core whose binary is not for the platform its name claims", () => {
+    const core = readFileSync(join(PKG_DIR, addonFile));
+    assert.deepEqual(inspectBinary(core), { os: "linux", cpu: "x64", libc: "glibc" });
+    const darwin = JSON.parse(readFileSync(join(PKG_DIR, "npm/darwin-arm64/package.json"), "utf8"));
+    assert.deepEqual(checkPlatform("darwin-arm64", manifest, darwin, core), [
+      "pi-gortex.darwin-arm64.node: built for os linux, its name says darwin",
+      "pi-gortex.darwin-arm64.node: built for cpu x64, its name says arm64",
+    ]);
+    const musl = JSON.parse(readFileSync(join(PKG_DIR, "npm/linux-x64-musl/package.json"), "utf8"));
+    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, core), ["pi-gortex.linux-x64-musl.node: built for libc glibc, its name says musl"]);
+    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), ["pi-gortex.linux-x64-musl.node: not a 64-bit ELF or Mach-O addon"]);
+  });
+
+  test("PKG-9 loader: the platform tag comes from Node's ELF interpreter, never from process.report.getReport()", async () => {
+    const loader = await import(join(PKG_DIR, "glue/load.mjs"));
+    const original = process.report.getReport;
+    let reports = 0;
+    process.report.getReport = (...args) => {
+      reports += 1;
+      return original.apply(process.report, args);
+    };
+    try {
+      assert.equal(loader.platformTag(), addonFile.replace(/^pi-gortex\.|\.node$/g, ""));
+    } finally {
+      process.report.getReport = original;
+    }
+    assert.equal(reports, 0, "getReport can take minutes on some hosts; it is not on the start path");
+    const head = readFileSync(process.execPath).subarray(0, 4096);
+    assert.match(loader.elfInterpreter(head), /^\/lib(64)?\/ld-linux-x86-64\.so\.2$/);
+    assert.equal(loader.libcOfInterpreter("/lib/ld-musl-aarch64.so.1"), "musl");
+    assert.equal(loader.libcOfInterpreter("/lib/ld-linux-aarch64.so.1"), "gnu");
+    assert.equal(loader.elfInterpreter(Buffer.from("#!/bin/sh\n")), undefined);
+    assert.equal(loader.elfInterpreter(head.subarray(0, 60)), undefined, "truncated: no answer, no throw");
+    assert.equal(loader.tagOfTriple("aarch64-apple-darwin"), "darwin-arm64");
+    assert.equal(loader.tagOfTriple("x86_64-unknown-linux-musl"), "linux-x64-musl");
   });
 
   test("PKG-3/PKG-8: a bare copy in <agentDir>/extensions loads through discovery with the expected handlers", async () => {
@@ -71,6 +148,16 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.match(first.content, /^\[Gortex\] graph tools are unavailable this session \(pi-gortex native core failed to load: .+\)\. Tell the user to run \/reload to retry the connection\.$/);
     assert.deepEqual(first.details, { briefing: false });
     assert.deepEqual(await s.beforeAgentStart("again"), []);
+    // PKG-10: the user is told too, once, at error level, with what to do.
+    const told = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: pi-gortex native core failed to load"));
+    assert.equal(told.length, 1, JSON.stringify(s.host.notifications));
+    assert.equal(told[0].type, "error");
+    const tag = addonFile.replace(/^pi-gortex\.|\.node$/g, "");
+    assert.ok(told[0].message.includes(`Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.`), told[0].message);
+    assert.ok(told[0].message.includes(`pi-gortex-${tag}`), "names the package to install");
+    assert.ok(told[0].message.includes("read discipline (the hook on every tool call) are off"), "says read discipline is off");
+    await s.sessionStart();
+    assert.equal(s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: ")).length, 1, "once per load, not per session");
     await s.shutdown();
   });
 
@@ -88,6 +175,40 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const result = await s.execute("search", { query: "x" });
     assert.match(result.content[0].text, /^\[fake-gortex\] search/);
     await s.shutdown();
+  });
+
+  test("PKG-11: `npx pi-gortex doctor --json` from the installed package prints a valid DoctorReport, as the Rust binary does", async () => {
+    assert.ok(existsSync(TARBALL), `make pack first: ${TARBALL}`);
+    const ws = workspace();
+    const project = join(ws.dir, "project");
+    mkdirSync(project);
+    const npm = (args) => execFileSync("npm", args, { cwd: project, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_offline: "true" } });
+    npm(["init", "-y"]);
+    npm(["install", "--no-save", TARBALL]);
+    const env = { ...process.env, GORTEX_BIN: FAKE, FAKE_GORTEX_LOG: join(ws.dir, "npx.log"), PI_CODING_AGENT_DIR: ws.agentDir };
+    for (const key of Object.keys(env)) if (key.startsWith("GORTEX_") && key !== "GORTEX_BIN") delete env[key];
+    const npx = spawnSync("npx", ["--no-install", "pi-gortex", "doctor", "--json", "--cwd", ws.cwd], { cwd: project, env, encoding: "utf8", timeout: 60000 });
+    assert.equal(npx.status, 0, npx.stderr);
+    assert.equal(npx.stderr, "");
+    const report = JSON.parse(npx.stdout);
+    assert.equal(report.ok, true);
+    assert.equal(report.binary.resolved, FAKE);
+    // Valid against schema/doctor.schema.json, by the project's own validator.
+    const file = join(ws.dir, "report.json");
+    writeFileSync(file, npx.stdout);
+    const valid = spawnSync("cargo", ["run", "-q", "-p", "pi-gortex-codegen", "--", "validate", "DoctorReport", file], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(valid.status, 0, `${valid.stdout}${valid.stderr}`);
+    // Same bytes as the Rust binary, once the measured latency is set aside.
+    const rust = spawnSync("cargo", ["run", "-q", "-p", "pi-gortex-runtime", "--bin", "pi-gortex", "--", "doctor", "--json", "--cwd", ws.cwd], { cwd: ROOT, env, encoding: "utf8" });
+    assert.equal(rust.status, npx.status);
+    const unlatency = (text) => text.replace(/"latency_?[mM]s": [\d.]+/g, '"latencyMs": 0');
+    assert.equal(unlatency(npx.stdout), unlatency(rust.stdout));
+    // The exit codes are the binary's: a usage error is 2, with clap's message on stderr.
+    const usage = spawnSync("npx", ["--no-install", "pi-gortex", "frobnicate"], { cwd: project, env, encoding: "utf8" });
+    assert.equal(usage.status, 2);
+    assert.match(usage.stderr, /unrecognized subcommand 'frobnicate'/);
+    const listing = execFileSync("tar", ["-tzf", TARBALL], { encoding: "utf8" });
+    assert.ok(listing.includes("package/bin/pi-gortex.mjs"), "the bin entry is in the tarball");
   });
 
   test("PKG-5: a whole session writes nothing to the process's stdout or stderr (fd level)", () => {

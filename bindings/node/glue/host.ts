@@ -26,9 +26,11 @@ export interface ToolCallEventLike {
 export interface Ctx {
   cwd?: string;
   hasUI?: boolean;
-  ui?: { notify?: (text: string, level?: string) => void };
+  ui?: {
+    notify?: (text: string, level?: string) => void;
+    setStatus?: (key: string, text: string | undefined) => void;
+  };
   sessionManager?: SessionManagerLike;
-  isProjectTrusted?: () => boolean;
 }
 
 export interface ToolResultLike {
@@ -67,6 +69,10 @@ export interface PiLike {
   registerMcpServer?: (name: string, config: unknown) => void;
   unregisterMcpServer?: (name: string) => void;
   registerToolRenderer?: (resolver: (toolName: string, next: () => unknown) => unknown) => void;
+  registerCommand?: (
+    name: string,
+    options: { description?: string; handler: (args: string, ctx: Ctx) => Promise<void> },
+  ) => void;
   cwd?: unknown;
 }
 
@@ -91,13 +97,6 @@ export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
   const piCwd = swallow(() => pi.cwd);
   if (typeof piCwd === "string" && piCwd) return piCwd;
   return process.cwd();
-}
-
-/** CFG-19: the host's project trust, or undefined on a Pi without the API (or when it throws). */
-export function projectTrustOf(ctx: Ctx | undefined): boolean | undefined {
-  if (typeof ctx?.isProjectTrusted !== "function") return undefined;
-  const trusted = swallow(() => ctx.isProjectTrusted!());
-  return typeof trusted === "boolean" ? trusted : undefined;
 }
 
 /** HOOK-9 session id. */

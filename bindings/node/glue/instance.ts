@@ -6,9 +6,10 @@ import { ReadinessBarrier } from "./barrier.ts";
 import type { Addon } from "./boundary.ts";
 import { enforcementHandler } from "./enforce.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, projectTrustOf, sessionIdOf, swallow, textOf } from "./host.ts";
+import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, sessionIdOf, swallow, textOf } from "./host.ts";
 import { registerNative, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
+import { type PathFacts, StatusReporter } from "./status.ts";
 import { OwnTools } from "./tools.ts";
 import { registerWatcher } from "./watcher.ts";
 
@@ -18,6 +19,8 @@ interface Instance {
   generation: number;
   instance: number;
   barrier: ReadinessBarrier;
+  status: StatusReporter;
+  path: PathFacts;
 }
 
 function reportPanics({ addon, generation, instance }: Instance, ctx: Ctx | undefined): void {
@@ -30,13 +33,16 @@ function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
   return async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
-      // CFG-19: the core narrows the config to the host's trust answer.
-      const trusted = projectTrustOf(ctx);
-      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi), ...(trusted === undefined ? {} : { projectTrusted: trusted }) };
+      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi) };
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
-      if (plan.withdrawServer) withdrawServer(pi, serverName);
+      if (plan.withdrawServer) {
+        withdrawServer(pi, serverName);
+        self.path.native = false;
+        self.path.fallback = "no_mcp_connector";
+      }
       if (!plan.startOwnClient) return;
+      self.status.footer(ctx);
       const started = await addon.startOwnClient(generation, instance, (update) => tools.apply(update));
       if (started.status !== "started") return;
       notifyAll(ctx, [started.userWarning]);
@@ -46,6 +52,7 @@ function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
     } finally {
       release();
       reportPanics(self, ctx);
+      self.status.footer(ctx);
     }
   };
 }
@@ -63,7 +70,10 @@ function beforeAgentStart(self: Instance) {
       const request = { plan, cwd: cwdOf(pi, ctx), sessionId: sessionIdOf(ctx), ready, contextEntries: entries };
       const result = await addon.runTurn(generation, instance, request);
       notifyAll(ctx, result.notices);
-      if (plan.turn === "first") reportPanics(self, ctx);
+      if (plan.turn === "first") {
+        reportPanics(self, ctx);
+        self.status.footer(ctx);
+      }
       return result.message ? { message: result.message } : undefined;
     } catch {
       return undefined;
@@ -74,9 +84,14 @@ function beforeAgentStart(self: Instance) {
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
   // SES-3: armed before the first suspension point of the factory.
-  const self: Instance = { pi, addon, generation, instance, barrier: new ReadinessBarrier() };
+  const facts: PathFacts = { native: false };
+  const status = new StatusReporter(pi, addon, generation, instance, facts);
+  const self: Instance = { pi, addon, generation, instance, barrier: new ReadinessBarrier(), status, path: facts };
   const config = await addon.resolveConfig(generation, instance, process.cwd());
   const path = registerNative(pi, addon, generation, instance);
+  facts.native = path.native;
+  facts.toolPrefix = path.toolPrefix;
+  status.register();
   pi.on("session_start", sessionStart(self, new OwnTools(pi, addon, generation), path.serverName));
   pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
   pi.on("before_agent_start", beforeAgentStart(self));

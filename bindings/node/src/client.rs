@@ -173,6 +173,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                 return to_js(&start_result(OwnStartResultStatus::Failed));
             };
             state.clear_registry();
+            crate::status::record_connecting(&state);
             let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
             // MCP-2: an explicit working directory, the session's, for
@@ -214,6 +215,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                     bridge.stop().await;
                     if state.client.slot.release(claim).is_some() {
                         state.set_bridge_error(error.to_string());
+                        crate::status::record_down(&state, error.to_string());
                     }
                     let mut result = start_result(OwnStartResultStatus::Failed);
                     result.error = Some(error.to_string());
@@ -226,6 +228,13 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
                         result.user_warning = Some(skew.user_text);
                     }
                     result.catalogue = catalogue_update(&state, report.catalogue_changes);
+                    let first: Vec<String> = result
+                        .catalogue
+                        .register
+                        .iter()
+                        .map(|t| t.name.clone())
+                        .collect();
+                    crate::status::record_started(&state, &report.server_version, &first);
                     to_js(&result)
                 }
             }

@@ -22,7 +22,6 @@ fn fallback_config() -> HostConfig {
         prompt_context: false,
         tools_preset: config::DEFAULT_TOOLS_PRESET.to_string(),
         warnings: Vec::new(),
-        trust_notice: None,
     }
 }
 
@@ -39,14 +38,8 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
         // keeps a FIFO from blocking, this covers a hung mount.
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
         let session_cwd = inputs.cwd.clone();
-        let read = tokio::task::spawn_blocking(move || {
-            // CFG-19: both resolutions now; session_start picks by trust.
-            (
-                config::resolve_with_trust(&inputs, true),
-                config::resolve_with_trust(&inputs, false),
-            )
-        });
-        let Ok(Ok((resolved, untrusted))) = tokio::time::timeout(READ_TIMEOUT, read).await else {
+        let read = tokio::task::spawn_blocking(move || config::resolve(&inputs));
+        let Ok(Ok(resolved)) = tokio::time::timeout(READ_TIMEOUT, read).await else {
             let mut host = fallback_config();
             host.warnings.push(format!(
                 "the configuration could not be read within {} s; pi-gortex runs without it",
@@ -58,22 +51,13 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
         let host = HostConfig {
             bin: resolved.bin.clone(),
             hook_argv: resolved.hook_argv.clone(),
-            // The tool_call handler is registered at factory time, before
-            // trust is known: registered when either resolution enforces; the
-            // addon judges a call only while the one in effect does.
-            enforce: resolved.enforce || untrusted.enforce,
+            enforce: resolved.enforce,
             tools_preset: resolved.tools_preset.clone(),
             native_mcp: resolved.native_mcp,
             prompt_context: resolved.prompt_context,
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
-            trust_notice: None,
         };
-        generation::get(generation).add_instance(
-            instance,
-            resolved,
-            Arc::new(untrusted),
-            session_cwd,
-        );
+        generation::get(generation).add_instance(instance, resolved, session_cwd);
         to_js(&host)
     })
     .await

@@ -2,8 +2,11 @@
 //! its decision turned into a `ToolCallAction`. Never throws (HOOK-16).
 
 use napi_derive::napi;
+use std::time::Instant;
+
 use pi_gortex_runtime::hook::{self, EnvelopeContext, HookOutcome};
 use pi_gortex_runtime::instance;
+use pi_gortex_runtime::status::HookTally;
 use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, ToolCallAction, ToolCallEvent};
@@ -21,11 +24,6 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
         else {
             return to_js(&ToolCallAction::None);
         };
-        // CFG-10 with CFG-19: the handler may be registered for a config
-        // that trust later narrowed away.
-        if !config.enforce {
-            return to_js(&ToolCallAction::None);
-        }
         let context = EnvelopeContext {
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),
@@ -36,14 +34,20 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
             hook::envelope_for_tool_call(&event.tool_name, &event.input, &context, |_| {
                 daemon_name.as_deref()
             });
+        let started = Instant::now();
         let run = hook::run(&config.hook_argv, &envelope).await;
-        let action = match hook::outcome(&run.decision) {
-            HookOutcome::Block { reason } => ToolCallAction::Block { reason },
-            HookOutcome::Steer { text } => ToolCallAction::Steer {
-                message: instance::steer_message(text),
-            },
-            HookOutcome::None => ToolCallAction::None,
+        let (action, tally) = match hook::outcome(&run.decision) {
+            HookOutcome::Block { reason } => (ToolCallAction::Block { reason }, HookTally::Block),
+            HookOutcome::Steer { text } => (
+                ToolCallAction::Steer {
+                    message: instance::steer_message(text),
+                },
+                HookTally::Steer,
+            ),
+            HookOutcome::None => (ToolCallAction::None, HookTally::None),
         };
+        // STAT-2: the session's hook calls, blocks and latency for /gortex.
+        crate::status::record_hook(&state, tally, started.elapsed());
         to_js(&action)
     })
     .await

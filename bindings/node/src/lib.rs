@@ -21,6 +21,7 @@ mod native;
 mod render;
 mod session;
 mod state;
+mod status;
 mod watcher;
 
 use napi_derive::napi;

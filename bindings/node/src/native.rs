@@ -39,7 +39,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
             let Some(me) = state.instance(instance) else {
                 return to_js(&own("internal_error"));
             };
-            let config = me.config();
+            let config = &me.config;
             let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
             let caps = HostCapabilities {
                 has_register_mcp_server: request.has_register_mcp_server,

@@ -56,29 +56,18 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
             let state = generation::get(generation);
             state.take_bridge_error();
             state.take_version_warning();
+            crate::status::begin_session(&state);
             let (Some(begin), Some(me)) =
                 (from_js::<SessionBegin>(begin), state.instance(instance))
             else {
                 return to_js(&no_session());
             };
-            // CFG-19: a Pi without the trust API keeps the factory's config.
-            let config = match begin.project_trusted {
-                Some(trusted) => me.apply_trust(trusted),
-                None => me.config(),
-            };
-            let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
-            let mut plan = lock(&me.latches).begin_session(
+            let warnings: Vec<String> = me.config.warnings.iter().map(|w| w.to_string()).collect();
+            let plan = lock(&me.latches).begin_session(
                 begin.parked_turn,
                 begin.commands.as_deref(),
                 &warnings,
             );
-            if config.project_ignored {
-                let notice =
-                    pi_gortex_runtime::config::untrusted_project_notice(&config.sidecars.project);
-                if state.first_trust_notice(&notice) {
-                    plan.notices.push(notice);
-                }
-            }
             to_js(&plan)
         },
     )
@@ -112,7 +101,7 @@ pub fn plan_turn(generation: u32, instance: u32, event: Value) -> Value {
                 return to_js(&no_turn());
             };
             let plan = lock(&me.latches).plan_turn(
-                me.config().prompt_context,
+                me.config.prompt_context,
                 event.prompt.as_deref(),
                 event.message_type.as_deref(),
             );
@@ -164,12 +153,17 @@ async fn first_turn(
     request: &TurnRequest,
     briefing_in_context: bool,
 ) -> TurnResult {
-    let config = me.config();
-    let argv = &config.hook_argv;
+    let argv = &me.config.hook_argv;
     let run = hook::run(argv, &hook::envelope_for_session_start(&request.cwd)).await;
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
     let mut version_warning = state.take_version_warning();
+    if lock(&me.latches).is_native() {
+        let version = orientation
+            .as_deref()
+            .map(pi_gortex_runtime::version::version_from_briefing);
+        crate::status::record_native_first_turn(state, version, request.ready);
+    }
     if lock(&me.latches).is_native() {
         if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
             notices.push(skew.user_text);
@@ -198,8 +192,7 @@ async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool)
     let briefing = lock(&me.latches).briefing().map(str::to_string);
     let resend =
         session::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
-    let config = me.config();
-    let argv = &config.hook_argv;
+    let argv = &me.config.hook_argv;
     let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
     TurnResult {
         message: instance::later_turn_message(resend, guidance).map(hidden_message),

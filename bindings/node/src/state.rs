@@ -24,13 +24,8 @@ pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// latch the instance keeps between Pi events.
 #[derive(Debug)]
 pub struct InstanceState {
-    /// The configuration in effect: the factory's (CFG-1), narrowed to
-    /// `untrusted` while the host reports the project untrusted (CFG-19).
-    config: Mutex<Arc<ResolvedConfig>>,
-    /// The factory's resolution with the project sidecar honoured.
-    trusted: Arc<ResolvedConfig>,
-    /// The same resolution with the project sidecar left out (CFG-19).
-    untrusted: Arc<ResolvedConfig>,
+    /// The configuration resolved when the factory ran (CFG-1).
+    pub config: Arc<ResolvedConfig>,
     /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
     pub latches: Mutex<InstanceLatches>,
     /// The session cwd the factory saw: the children's working directory,
@@ -41,9 +36,6 @@ pub struct InstanceState {
 /// The SES-1 state of one generation.
 #[derive(Default)]
 pub struct GenerationState {
-    /// CFG-19: the trust notices already given by this generation (one per
-    /// folder, not one per session: `/new` makes a new instance).
-    trust_noticed: Mutex<std::collections::HashSet<String>>,
     /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
     bridge_error: Mutex<Option<String>>,
     /// Pending MCP-23 model line, delivered once with the first-turn text.
@@ -56,49 +48,24 @@ pub struct GenerationState {
     pub client: crate::client::ClientState,
     /// The edit watcher and shell tracker (DIFF-15..20).
     pub watcher: crate::watcher::WatcherState,
-}
-
-impl InstanceState {
-    /// The configuration in effect.
-    pub fn config(&self) -> Arc<ResolvedConfig> {
-        lock(&self.config).clone()
-    }
-
-    /// CFG-19: puts the resolution for the host's trust answer in effect and
-    /// returns it.
-    pub fn apply_trust(&self, trusted: bool) -> Arc<ResolvedConfig> {
-        let chosen = if trusted {
-            self.trusted.clone()
-        } else {
-            self.untrusted.clone()
-        };
-        *lock(&self.config) = chosen.clone();
-        chosen
-    }
+    /// What the footer status and `/gortex` report (STAT-1, STAT-2).
+    pub status: Mutex<crate::status::StatusRecord>,
 }
 
 impl GenerationState {
-    /// Records an instance's configurations and session cwd (CFG-1, CFG-19).
+    /// Records an instance's configuration and session cwd (CFG-1).
     pub fn add_instance(
         &self,
         instance: u32,
-        trusted: Arc<ResolvedConfig>,
-        untrusted: Arc<ResolvedConfig>,
+        config: Arc<ResolvedConfig>,
         cwd: std::path::PathBuf,
     ) {
         let state = InstanceState {
-            config: Mutex::new(trusted.clone()),
-            trusted,
-            untrusted,
+            config,
             latches: Mutex::new(InstanceLatches::default()),
             cwd,
         };
         lock(&self.instances).insert(instance, Arc::new(state));
-    }
-
-    /// CFG-19: true the first time `notice` is given in this generation.
-    pub fn first_trust_notice(&self, notice: &str) -> bool {
-        lock(&self.trust_noticed).insert(notice.to_string())
     }
 
     /// An instance, if the factory resolved its configuration.
@@ -108,7 +75,7 @@ impl GenerationState {
 
     /// The configuration of an instance, if the factory resolved one.
     pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
-        self.instance(instance).map(|state| state.config())
+        self.instance(instance).map(|state| state.config.clone())
     }
 
     /// The session cwd of an instance (see [`InstanceState::cwd`]).
@@ -146,6 +113,14 @@ impl GenerationState {
     /// code classifies an own-client edit by.
     pub fn daemon_name(&self, registered: &str) -> Option<String> {
         lock(&self.registry).get(registered).cloned()
+    }
+
+    /// The TOOL-5 registry as (Pi name, daemon name) pairs (STAT-2).
+    pub fn registry_entries(&self) -> Vec<(String, String)> {
+        lock(&self.registry)
+            .iter()
+            .map(|(pi, daemon)| (pi.clone(), daemon.clone()))
+            .collect()
     }
 
     /// Empties the registry when a new client starts (SES-7).

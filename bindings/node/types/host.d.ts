@@ -18,8 +18,6 @@ export interface HostConfig {
   promptContext: boolean;
   /** Configuration problems met while resolving, as one line each; never fatal. */
   warnings: Array<string>;
-  /** Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder. */
-  trustNotice?: string;
 }
 
 /** Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2). */
@@ -90,8 +88,6 @@ export interface SessionBegin {
   parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
-  /** `ctx.isProjectTrusted()`; absent on a Pi without it (CFG-19: the project sidecar then counts as before). */
-  projectTrusted?: boolean;
 }
 
 /** What a `session_start` does next, decided by the core. */
@@ -116,17 +112,9 @@ export interface TurnEvent {
 export interface ToolWait {
   /** Tool names that must all be present; absent means any native gortex tool. */
   names?: Array<string>;
-  /**
-   * How long to poll at most, in milliseconds.
-   *
-   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
-   */
+  /** How long to poll at most, in milliseconds. */
   budgetMs: number;
-  /**
-   * The interval between polls, in milliseconds.
-   *
-   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
-   */
+  /** The interval between polls, in milliseconds. */
   pollMs: number;
 }
 
@@ -140,11 +128,7 @@ export interface TurnPlan {
   compacted: boolean;
   /** The glue passes the session's context entries (read only when needed). */
   readContext: boolean;
-  /**
-   * For a first turn: the cap of the readiness wait.
-   *
-   * An integer from 0 to 9007199254740991 (int64; a JS number is exact only within ±2^53).
-   */
+  /** For a first turn: the cap of the readiness wait. */
   readyWaitMs?: number;
   /** For a first turn on the native path: the tool poll after the readiness wait. */
   nativeWait?: ToolWait;
@@ -304,11 +288,7 @@ export interface CliOutput {
   stdout: string;
   /** Everything for standard error. */
   stderr: string;
-  /**
-   * The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
-   *
-   * An integer from 0 to 255 (uint32).
-   */
+  /** The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error. */
   exitCode: number;
 }
 

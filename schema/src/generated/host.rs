@@ -68,7 +68,7 @@ pub struct CatalogueUpdate {
 pub struct CliOutput {
     ///The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
     #[serde(rename = "exitCode")]
-    pub exit_code: u32,
+    pub exit_code: u8,
     ///Everything for standard error.
     pub stderr: ::std::string::String,
     ///Everything for standard output.
@@ -161,12 +161,6 @@ pub struct HostConfig {
     ///The tools preset (CFG-11).
     #[serde(rename = "toolsPreset")]
     pub tools_preset: ::std::string::String,
-    ///Set when the host reported the project untrusted and a project sidecar was therefore ignored (CFG-19): the one notice the user gets, saying how to trust the folder.
-    #[serde(
-        rename = "trustNotice",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub trust_notice: ::std::option::Option<::std::string::String>,
     ///Configuration problems met while resolving, as one line each; never fatal.
     pub warnings: ::std::vec::Vec<::std::string::String>,
 }
@@ -317,12 +311,6 @@ pub struct SessionBegin {
     ///True while a turn of this instance waits on the readiness promise.
     #[serde(rename = "parkedTurn")]
     pub parked_turn: bool,
-    ///`ctx.isProjectTrusted()`; absent on a Pi without it (CFG-19: the project sidecar then counts as before).
-    #[serde(
-        rename = "projectTrusted",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub project_trusted: ::std::option::Option<bool>,
 }
 ///What a `session_start` does next, decided by the core.
 #[derive(
@@ -589,13 +577,13 @@ pub struct ToolRegistration {
 pub struct ToolWait {
     ///How long to poll at most, in milliseconds.
     #[serde(rename = "budgetMs")]
-    pub budget_ms: i64,
+    pub budget_ms: u64,
     ///Tool names that must all be present; absent means any native gortex tool.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///The interval between polls, in milliseconds.
     #[serde(rename = "pollMs")]
-    pub poll_ms: i64,
+    pub poll_ms: u64,
 }
 ///The parts of a `before_agent_start` event the core reads.
 #[derive(
@@ -649,7 +637,7 @@ pub struct TurnPlan {
         rename = "readyWaitMs",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub ready_wait_ms: ::std::option::Option<i64>,
+    pub ready_wait_ms: ::std::option::Option<u64>,
     ///`none` (return nothing), `first` (the session's first turn) or `later`.
     pub turn: TurnPlanTurn,
 }

@@ -44,7 +44,8 @@ export async function settleCount(box, check, ms = 6000) {
 /**
  * Starts `pi --mode rpc` in `box` with the helper extension. `send(command)` resolves with the
  * command's response (a prompt: once the agent settled, unless `{settle:false}`, as for a slash
- * command that starts no turn); `notifications` collects `notify` requests; `quit()` closes stdin
+ * command that starts no turn); `notifications` collects `notify` requests, `statuses` the
+ * `setStatus` ones (footer status); `quit()` closes stdin
  * and resolves with the `runPi`-shaped result.
  */
 export function startRpc(box, { script = [], env = {} } = {}) {
@@ -56,6 +57,7 @@ export function startRpc(box, { script = [], env = {} } = {}) {
 	});
 	const err = [];
 	const notifications = [];
+	const statuses = [];
 	let stdout = "";
 	let pending = Buffer.alloc(0);
 	let waiter = null;
@@ -80,6 +82,7 @@ export function startRpc(box, { script = [], env = {} } = {}) {
 			}
 			if (message.type === "extension_ui_request") {
 				if (message.method === "notify") notifications.push(message);
+				else if (message.method === "setStatus") statuses.push(message);
 				else if (["select", "confirm", "input", "editor"].includes(message.method)) {
 					child.stdin.write(`${JSON.stringify({ type: "extension_ui_response", id: message.id, cancelled: true })}\n`);
 				}
@@ -97,6 +100,7 @@ export function startRpc(box, { script = [], env = {} } = {}) {
 	let n = 0;
 	return {
 		notifications,
+		statuses,
 		send(command, { settle = command.type === "prompt" } = {}) {
 			const id = `c${++n}`;
 			const done = new Promise((resolve) => {

@@ -1,0 +1,434 @@
+//! The bridge's state in the user's words (STAT-1, STAT-2): the compact
+//! footer status Pi shows under the editor, and the block `/gortex` prints.
+//!
+//! Pure: the addon gathers a [`StatusSnapshot`] from what it recorded (the
+//! client's start, the first turn, every hook call) and what only the glue
+//! knows (the path in use, Pi's native tools); this module only words it.
+//! [`HookStats`] is the per-session tally the enforcement path feeds.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::config::{Layer, ResolvedConfig};
+use crate::native::OwnClientReason;
+
+/// Whether the bridge can serve the session now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BridgeState {
+    /// The daemon is being started or its tools are awaited.
+    Connecting,
+    /// Graph tools are available.
+    Connected,
+    /// The bridge failed; see [`StatusSnapshot::last_error`].
+    Down,
+}
+
+impl BridgeState {
+    /// The word used in the footer and the block.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BridgeState::Connecting => "connecting",
+            BridgeState::Connected => "connected",
+            BridgeState::Down => "down",
+        }
+    }
+}
+
+/// Which tool channel is in use, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathWhy {
+    /// Pi's built-in MCP owns the connection (NAT-2).
+    Native,
+    /// The extension's own client, chosen at factory time (NAT-2).
+    Own(OwnClientReason),
+    /// Pi threw from `registerMcpServer` (NAT-5).
+    Refused(String),
+}
+
+impl PathWhy {
+    fn short(&self) -> &'static str {
+        match self {
+            PathWhy::Native => "native",
+            _ => "own",
+        }
+    }
+
+    fn explain(&self) -> String {
+        match self {
+            PathWhy::Native => "native: Pi's built-in MCP owns the connection".to_string(),
+            PathWhy::Own(reason) => format!(
+                "own client: {}",
+                match reason {
+                    OwnClientReason::NativeDisabled => "native_mcp is off",
+                    OwnClientReason::HostLacksNativeMcp => "this Pi has no built-in MCP (Pi < 0.99)",
+                    OwnClientReason::BinaryDoesNotResolve =>
+                        "the gortex binary does not resolve, so its failure is reported by the own client",
+                    OwnClientReason::NoMcpConnector =>
+                        "no /mcp connector is loaded (--no-mcp or an extension filter)",
+                }
+            ),
+            PathWhy::Refused(error) => format!("own client: Pi refused the MCP server ({error})"),
+        }
+    }
+}
+
+/// One Pi tool backed by a daemon tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEntry {
+    /// The name Pi knows.
+    pub pi_name: String,
+    /// The daemon's name for it.
+    pub daemon_name: String,
+    /// Registered after the first listing (reached through `tools_search`).
+    pub promoted: bool,
+}
+
+/// The hook calls of one session: how many, how many blocked or steered,
+/// and how long each took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookStats {
+    /// Hook round trips for tool calls.
+    pub calls: u64,
+    /// Calls the hook blocked.
+    pub blocks: u64,
+    /// Calls the hook attached guidance to.
+    pub steers: u64,
+    latencies: Vec<Duration>,
+}
+
+/// What one hook call decided, as far as the tally cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookTally {
+    /// Blocked with a reason.
+    Block,
+    /// Guidance attached.
+    Steer,
+    /// Nothing (including every failure, HOOK-3).
+    None,
+}
+
+impl HookStats {
+    /// Counts one call.
+    pub fn record(&mut self, tally: HookTally, elapsed: Duration) {
+        self.calls += 1;
+        match tally {
+            HookTally::Block => self.blocks += 1,
+            HookTally::Steer => self.steers += 1,
+            HookTally::None => {}
+        }
+        self.latencies.push(elapsed);
+    }
+
+    /// The median latency (the mean of the middle two for an even count).
+    pub fn median(&self) -> Option<Duration> {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(sorted[n / 2]),
+            _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
+        }
+    }
+}
+
+/// One configuration value and the layer it came from (CFG-2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigEntry {
+    /// The sidecar key.
+    pub key: &'static str,
+    /// The value as resolved.
+    pub value: String,
+    /// Where it came from.
+    pub layer: Layer,
+}
+
+/// The configuration entries of a resolved configuration, in sidecar order.
+pub fn config_entries(config: &ResolvedConfig) -> Vec<ConfigEntry> {
+    let p = &config.provenance;
+    let entry = |key, value: String, layer| ConfigEntry { key, value, layer };
+    vec![
+        entry("bin", config.bin.clone(), p.bin),
+        entry("hook_mode", config.hook_mode.to_string(), p.hook_mode),
+        entry("enforce", config.enforce.to_string(), p.enforce),
+        entry("tools_preset", config.tools_preset.clone(), p.tools_preset),
+        entry("native_mcp", config.native_mcp.to_string(), p.native_mcp),
+        entry(
+            "prompt_context",
+            config.prompt_context.to_string(),
+            p.prompt_context,
+        ),
+    ]
+}
+
+/// Everything the footer and `/gortex` say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatusSnapshot {
+    /// Connected, connecting or down.
+    pub state: BridgeState,
+    /// The path in use and why.
+    pub path: PathWhy,
+    /// `bin` as configured.
+    pub configured_bin: String,
+    /// Where `bin` resolves, absolute; `None` when it does not.
+    pub resolved_bin: Option<PathBuf>,
+    /// The daemon's version (handshake, or the briefing on the native path).
+    pub daemon_version: Option<String>,
+    /// The graph tools Pi has now.
+    pub tools: Vec<ToolEntry>,
+    /// The hook posture (CFG-7).
+    pub hook_mode: String,
+    /// Whether tool calls go through the hook (CFG-10).
+    pub enforce: bool,
+    /// This session's hook calls.
+    pub hook: HookStats,
+    /// The configuration with its layers.
+    pub config: Vec<ConfigEntry>,
+    /// The last bridge failure seen this session.
+    pub last_error: Option<String>,
+}
+
+/// `v0.61.2` for `0.61.2`; a version already starting with `v` is kept.
+fn with_v(version: &str) -> String {
+    if version.starts_with('v') {
+        version.to_string()
+    } else {
+        format!("v{version}")
+    }
+}
+
+/// STAT-1: the footer status, e.g. `gortex: connected · native · v0.61.2`.
+pub fn footer(snapshot: &StatusSnapshot) -> String {
+    let mut text = format!(
+        "gortex: {} · {}",
+        snapshot.state.as_str(),
+        snapshot.path.short()
+    );
+    if let Some(version) = snapshot.daemon_version.as_deref().filter(|v| !v.is_empty()) {
+        let _ = write!(text, " · {}", with_v(version));
+    }
+    text
+}
+
+fn layer_name(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Env => "environment",
+        Layer::Project => "project sidecar",
+        Layer::Global => "global sidecar",
+        Layer::Default => "default",
+    }
+}
+
+fn millis(duration: Duration) -> String {
+    let ms = duration.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.0} ms")
+    }
+}
+
+fn tools_line(tools: &[ToolEntry]) -> String {
+    let mut line = tools.len().to_string();
+    let renamed: Vec<String> = tools
+        .iter()
+        .filter(|tool| tool.pi_name != tool.daemon_name)
+        .map(|tool| format!("{} → {}", tool.daemon_name, tool.pi_name))
+        .collect();
+    let promoted: Vec<&str> = tools
+        .iter()
+        .filter(|tool| tool.promoted)
+        .map(|tool| tool.pi_name.as_str())
+        .collect();
+    let mut notes = Vec::new();
+    if !renamed.is_empty() {
+        notes.push(format!("renamed: {}", renamed.join(", ")));
+    }
+    if !promoted.is_empty() {
+        notes.push(format!("promoted: {}", promoted.join(", ")));
+    }
+    if !notes.is_empty() {
+        let _ = write!(line, " ({})", notes.join("; "));
+    }
+    line
+}
+
+/// STAT-2: the `/gortex` block.
+pub fn render(snapshot: &StatusSnapshot) -> String {
+    let mut out = format!("Gortex bridge: {}\n", snapshot.state.as_str());
+    let daemon = match &snapshot.resolved_bin {
+        Some(path) => {
+            let version = snapshot
+                .daemon_version
+                .as_deref()
+                .filter(|v| !v.is_empty())
+                .map(with_v)
+                .unwrap_or_else(|| "version not known yet".to_string());
+            format!("{} ({version})", path.display())
+        }
+        None => format!(
+            "`{}` does not resolve to an executable file",
+            snapshot.configured_bin
+        ),
+    };
+    let _ = writeln!(out, "  daemon      {daemon}");
+    let _ = writeln!(out, "  path        {}", snapshot.path.explain());
+    let _ = writeln!(out, "  tools       {}", tools_line(&snapshot.tools));
+    let enforcement = if snapshot.enforce {
+        "enforced on every tool call"
+    } else {
+        "not enforced (enforce=false): briefing only"
+    };
+    let _ = writeln!(out, "  hook        {}, {enforcement}", snapshot.hook_mode);
+    let hook = &snapshot.hook;
+    let median = hook
+        .median()
+        .map(|m| format!(", median {}", millis(m)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "  this session {} hook calls, {} blocked, {} steered{median}",
+        hook.calls, hook.blocks, hook.steers
+    );
+    let _ = writeln!(out, "  config");
+    let width = snapshot
+        .config
+        .iter()
+        .map(|entry| entry.value.len())
+        .max()
+        .unwrap_or(0);
+    for entry in &snapshot.config {
+        let _ = writeln!(
+            out,
+            "    {:<15}{:<width$}  ({})",
+            entry.key,
+            entry.value,
+            layer_name(entry.layer)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  last error  {}",
+        snapshot.last_error.as_deref().unwrap_or("none")
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn snapshot() -> StatusSnapshot {
+        StatusSnapshot {
+            state: BridgeState::Connected,
+            path: PathWhy::Native,
+            configured_bin: "gortex".into(),
+            resolved_bin: Some(PathBuf::from("/usr/local/bin/gortex")),
+            daemon_version: Some("0.61.2".into()),
+            tools: vec![
+                ToolEntry {
+                    pi_name: "gortex_read".into(),
+                    daemon_name: "read".into(),
+                    promoted: false,
+                },
+                ToolEntry {
+                    pi_name: "search".into(),
+                    daemon_name: "search".into(),
+                    promoted: false,
+                },
+                ToolEntry {
+                    pi_name: "callers".into(),
+                    daemon_name: "callers".into(),
+                    promoted: true,
+                },
+            ],
+            hook_mode: "deny".into(),
+            enforce: true,
+            hook: HookStats::default(),
+            config: vec![
+                ConfigEntry {
+                    key: "bin",
+                    value: "gortex".into(),
+                    layer: Layer::Default,
+                },
+                ConfigEntry {
+                    key: "hook_mode",
+                    value: "enrich".into(),
+                    layer: Layer::Env,
+                },
+            ],
+            last_error: None,
+        }
+    }
+
+    #[test]
+    fn footer_names_state_path_and_version() {
+        assert_eq!(footer(&snapshot()), "gortex: connected · native · v0.61.2");
+        let mut down = snapshot();
+        down.state = BridgeState::Down;
+        down.path = PathWhy::Own(OwnClientReason::NativeDisabled);
+        down.daemon_version = None;
+        assert_eq!(footer(&down), "gortex: down · own");
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let mut stats = HookStats::default();
+        assert_eq!(stats.median(), None);
+        for (tally, n) in [
+            (HookTally::None, 30),
+            (HookTally::Block, 10),
+            (HookTally::Steer, 20),
+        ] {
+            stats.record(tally, ms(n));
+        }
+        assert_eq!(stats.median(), Some(ms(20)));
+        stats.record(HookTally::None, ms(40));
+        assert_eq!(stats.median(), Some(ms(25)));
+        assert_eq!((stats.calls, stats.blocks, stats.steers), (4, 1, 1));
+    }
+
+    #[test]
+    fn block_lists_every_section() {
+        let mut s = snapshot();
+        s.hook.record(HookTally::Block, ms(12));
+        let text = render(&s);
+        assert_eq!(
+            text,
+            "Gortex bridge: connected\n\
+             \x20 daemon      /usr/local/bin/gortex (v0.61.2)\n\
+             \x20 path        native: Pi's built-in MCP owns the connection\n\
+             \x20 tools       3 (renamed: read → gortex_read; promoted: callers)\n\
+             \x20 hook        deny, enforced on every tool call\n\
+             \x20 this session 1 hook calls, 1 blocked, 0 steered, median 12 ms\n\
+             \x20 config\n\
+             \x20   bin            gortex  (default)\n\
+             \x20   hook_mode      enrich  (environment)\n\
+             \x20 last error  none\n"
+        );
+    }
+
+    #[test]
+    fn block_says_why_the_own_client_and_what_failed() {
+        let mut s = snapshot();
+        s.state = BridgeState::Down;
+        s.path = PathWhy::Refused("duplicate server".into());
+        s.resolved_bin = None;
+        s.configured_bin = "/opt/missing/gortex".into();
+        s.last_error = Some("gortex binary not found".into());
+        s.enforce = false;
+        let text = render(&s);
+        assert!(text.starts_with("Gortex bridge: down\n"));
+        assert!(text.contains(
+            "  daemon      `/opt/missing/gortex` does not resolve to an executable file\n"
+        ));
+        assert!(text.contains("own client: Pi refused the MCP server (duplicate server)"));
+        assert!(text.contains("not enforced (enforce=false)"));
+        assert!(text.contains("  last error  gortex binary not found\n"));
+    }
+}
