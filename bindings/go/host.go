@@ -367,9 +367,9 @@ type ToolWait struct {
 	// Tool names that must all be present; absent means any native gortex tool.
 	Names *[]string `json:"names,omitempty"`
 	// How long to poll at most, in milliseconds.
-	BudgetMs uint64 `json:"budgetMs"`
+	BudgetMs uint32 `json:"budgetMs"`
 	// The interval between polls, in milliseconds.
-	PollMs uint64 `json:"pollMs"`
+	PollMs uint32 `json:"pollMs"`
 }
 
 var shapeOfToolWait = objectShape{
@@ -412,7 +412,7 @@ type TurnPlan struct {
 	// The glue passes the session's context entries (read only when needed).
 	ReadContext bool `json:"readContext"`
 	// For a first turn: the cap of the readiness wait.
-	ReadyWaitMs *uint64 `json:"readyWaitMs,omitempty"`
+	ReadyWaitMs *uint32 `json:"readyWaitMs,omitempty"`
 	// For a first turn on the native path: the tool poll after the readiness wait.
 	NativeWait *ToolWait `json:"nativeWait,omitempty"`
 }

@@ -15,19 +15,19 @@ use crate::native;
 use crate::session::{self, HiddenMessage};
 
 /// SES-11: the cap of the first turn's readiness wait.
-pub const READY_WAIT_MS: u64 = 15_000;
+pub const READY_WAIT_MS: u32 = 15_000;
 /// NAT-9: how long the first turn polls `getAllTools()` for a gortex tool.
-pub const NATIVE_WAIT_MS: u64 = 5_000;
+pub const NATIVE_WAIT_MS: u32 = 5_000;
 /// NAT-9: the poll interval: 10 ms, not the spec's 100 ms. Pi lists a fast
 /// server's tools some tens of ms into the first turn, and a 100 ms step made
 /// every native start wait up to 100 ms past that (measured with
 /// `make bench-startup`, docs/benchmarks.md). One `getAllTools()` is
 /// microseconds.
-pub const NATIVE_POLL_MS: u64 = 10;
+pub const NATIVE_POLL_MS: u32 = 10;
 /// NAT-15: how long a `tools_search` result waits for its promoted tools.
-pub const PROMOTION_WAIT_MS: u64 = 2_000;
+pub const PROMOTION_WAIT_MS: u32 = 2_000;
 /// NAT-15: the poll interval.
-pub const PROMOTION_POLL_MS: u64 = 20;
+pub const PROMOTION_POLL_MS: u32 = 20;
 /// NAT-6: the command a native MCP connector registers.
 pub const MCP_COMMAND: &str = "mcp";
 

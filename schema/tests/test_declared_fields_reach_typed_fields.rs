@@ -3,7 +3,7 @@
 //! paths re-serialize the member), so this reads the typed fields directly.
 //! It caught `outputSchema` losing its wire name when it became an `Option`.
 
-use pi_gortex_schema::host::{PathChoice, WatchResultAction};
+use pi_gortex_schema::host::{PathChoice, ToolWait, WatchResultAction};
 use pi_gortex_schema::mcp::Tool;
 use serde_json::json;
 
@@ -25,11 +25,17 @@ fn host_answers_serialize_optional_collections_in_camel_case() {
         native: true,
         reason: "native".into(),
         server_config: Some(serde_json::Map::new()),
+        server_name: "gortex".into(),
+        tool_prefix: "mcp__gortex__".into(),
     };
     let value = serde_json::to_value(&choice).expect("serializes");
     assert!(value.get("serverConfig").is_some(), "{value}");
     let action = WatchResultAction {
-        await_tools: Some(vec!["mcp__gortex__find_usages".into()]),
+        await_tools: Some(ToolWait {
+            budget_ms: 2_000,
+            names: Some(vec!["mcp__gortex__find_usages".into()]),
+            poll_ms: 20,
+        }),
         ..Default::default()
     };
     let value = serde_json::to_value(&action).expect("serializes");

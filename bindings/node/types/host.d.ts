@@ -112,9 +112,17 @@ export interface TurnEvent {
 export interface ToolWait {
   /** Tool names that must all be present; absent means any native gortex tool. */
   names?: Array<string>;
-  /** How long to poll at most, in milliseconds. */
+  /**
+   * How long to poll at most, in milliseconds.
+   *
+   * An integer from 0 to 4294967295 (uint32).
+   */
   budgetMs: number;
-  /** The interval between polls, in milliseconds. */
+  /**
+   * The interval between polls, in milliseconds.
+   *
+   * An integer from 0 to 4294967295 (uint32).
+   */
   pollMs: number;
 }
 
@@ -128,7 +136,11 @@ export interface TurnPlan {
   compacted: boolean;
   /** The glue passes the session's context entries (read only when needed). */
   readContext: boolean;
-  /** For a first turn: the cap of the readiness wait. */
+  /**
+   * For a first turn: the cap of the readiness wait.
+   *
+   * An integer from 0 to 4294967295 (uint32).
+   */
   readyWaitMs?: number;
   /** For a first turn on the native path: the tool poll after the readiness wait. */
   nativeWait?: ToolWait;

@@ -577,13 +577,13 @@ pub struct ToolRegistration {
 pub struct ToolWait {
     ///How long to poll at most, in milliseconds.
     #[serde(rename = "budgetMs")]
-    pub budget_ms: u64,
+    pub budget_ms: u32,
     ///Tool names that must all be present; absent means any native gortex tool.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub names: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     ///The interval between polls, in milliseconds.
     #[serde(rename = "pollMs")]
-    pub poll_ms: u64,
+    pub poll_ms: u32,
 }
 ///The parts of a `before_agent_start` event the core reads.
 #[derive(
@@ -637,7 +637,7 @@ pub struct TurnPlan {
         rename = "readyWaitMs",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
-    pub ready_wait_ms: ::std::option::Option<u64>,
+    pub ready_wait_ms: ::std::option::Option<u32>,
     ///`none` (return nothing), `first` (the session's first turn) or `later`.
     pub turn: TurnPlanTurn,
 }
