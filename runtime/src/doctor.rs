@@ -23,6 +23,7 @@ use crate::config::{preset_env, resolve, ConfigInputs, Layer, ResolvedConfig};
 use crate::hook::{self, EnvelopeContext, HookOutcome};
 use crate::mcp::bridge::{BridgeConfig, OwnClientBridge, StartReport};
 use crate::native::{self, HostCapabilities, ToolPath};
+use crate::terminal_text::shown;
 use crate::version::{is_below_floor, MIN_GORTEX_VERSION, PROTOCOL_VERSION};
 
 /// The sample call of the hook round trip: a plain Pi `read` of a file that
@@ -33,7 +34,8 @@ const SAMPLE_PATH: &str = "README.md";
 /// Runs every check and assembles the report.
 pub async fn diagnose(inputs: &ConfigInputs) -> DoctorReport {
     let config = resolve(inputs);
-    let resolved = native::resolve_binary(&config.bin, &inputs.env);
+    // CFG-18: the one absolute path configuration resolved, as every spawn uses.
+    let resolved = config.bin_path.clone();
     let (handshake, tools) = match &resolved {
         Some(_) => check_mcp(&config, inputs).await,
         None => (skipped_handshake(), skipped_tools()),
@@ -46,7 +48,7 @@ pub async fn diagnose(inputs: &ConfigInputs) -> DoctorReport {
         reason,
         config: config_section(&config),
         binary: DoctorBinary {
-            configured: config.bin.clone(),
+            configured: config.bin_configured.clone(),
             resolved: resolved.map(|path| path.display().to_string()),
         },
         handshake,
@@ -72,12 +74,12 @@ fn down_reason(
     handshake: &DoctorHandshake,
 ) -> Option<String> {
     if !resolves {
-        let how = if config.bin.contains(['/', '\\']) {
+        let how = if native::has_separator(&config.bin_configured) {
             "is not an executable regular file"
         } else {
             "was not found as an executable regular file on PATH"
         };
-        return Some(format!("gortex binary `{}` {how}", config.bin));
+        return Some(format!("gortex binary `{}` {how}", config.bin_configured));
     }
     match handshake.status {
         CheckStatus::Ok => None,
@@ -299,7 +301,9 @@ pub fn render_text(report: &DoctorReport) -> String {
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = render_into(&mut out, report);
-    out
+    // CFG-17: values from a project sidecar, paths and daemon texts may hold
+    // terminal control sequences; none reaches the terminal raw.
+    crate::terminal_text::escape_lines(&out)
 }
 
 fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
@@ -310,7 +314,7 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
         ("bin", c.bin.clone(), &p.bin),
         ("hook_mode", c.hook_mode.clone(), &p.hook_mode),
         ("enforce", c.enforce.to_string(), &p.enforce),
-        ("tools_preset", c.tools_preset.clone(), &p.tools_preset),
+        ("tools_preset", shown(&c.tools_preset), &p.tools_preset),
         ("native_mcp", c.native_mcp.to_string(), &p.native_mcp),
         (
             "prompt_context",

@@ -15,6 +15,7 @@
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.
+//! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
 //! - [`status`]: the footer status and the `/gortex` block (STAT-*).
 //! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
 
@@ -40,4 +41,5 @@ pub mod mcp;
 pub mod native;
 pub mod session;
 pub mod status;
+pub mod terminal_text;
 pub mod version;

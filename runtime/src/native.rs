@@ -81,7 +81,10 @@ pub fn resolve_binary(bin: &str, env: &HashMap<String, String>) -> Option<PathBu
 /// NAT-3 with explicit platform rules.
 ///
 /// A `bin` with a path separator is checked as written; a bare name is joined
-/// with each non-empty `PATH` entry. A candidate passes only when it is a
+/// with each *absolute* `PATH` entry. Empty and relative entries are skipped:
+/// they name the current directory, which is the project, and a cloned
+/// repository must never choose the program that runs as `gortex` (the rule
+/// Go 1.19 adopted as `exec.ErrDot`). A candidate passes only when it is a
 /// regular file the current user may execute, so a directory named `gortex`
 /// on `PATH` never resolves.
 pub fn resolve_binary_on(
@@ -92,37 +95,75 @@ pub fn resolve_binary_on(
     if bin.is_empty() {
         return None;
     }
-    let extensions: Vec<String> = match platform {
-        Platform::Unix => vec![String::new()],
-        Platform::Windows => std::iter::once(String::new())
+    let candidates: Vec<PathBuf> = if has_separator(bin) {
+        vec![PathBuf::from(bin)]
+    } else {
+        path_entries(env, platform)
+            .filter(|dir| Path::new(dir).is_absolute())
+            .map(|dir| Path::new(dir).join(bin))
+            .collect()
+    };
+    candidates
+        .iter()
+        .find_map(|candidate| executable_variant(candidate, env, platform))
+}
+
+/// CFG-18: the relative or empty `PATH` entries that hold an executable `bin`
+/// when read from `cwd`, as `(entry, path)`. They were skipped by
+/// [`resolve_binary_on`]; the user is told, since the OS would have run them.
+pub fn skipped_relative_binaries(
+    bin: &str,
+    env: &HashMap<String, String>,
+    cwd: &Path,
+    platform: Platform,
+) -> Vec<(String, PathBuf)> {
+    if bin.is_empty() || has_separator(bin) {
+        return Vec::new();
+    }
+    path_entries(env, platform)
+        .filter(|dir| !Path::new(dir).is_absolute())
+        .filter_map(|dir| {
+            let found = executable_variant(&cwd.join(dir).join(bin), env, platform)?;
+            Some((dir.to_string(), found))
+        })
+        .collect()
+}
+
+/// Whether `bin` names a path rather than a program to look up.
+pub fn has_separator(bin: &str) -> bool {
+    bin.contains(['/', '\\'])
+}
+
+fn path_entries(env: &HashMap<String, String>, platform: Platform) -> impl Iterator<Item = &str> {
+    env.get("PATH")
+        .map(String::as_str)
+        .unwrap_or("")
+        .split(platform.path_delimiter())
+}
+
+/// `candidate` or, on Windows, the first `PATHEXT` variant that is executable.
+fn executable_variant(
+    candidate: &Path,
+    env: &HashMap<String, String>,
+    platform: Platform,
+) -> Option<PathBuf> {
+    let extensions: Vec<&str> = match platform {
+        Platform::Unix => vec![""],
+        Platform::Windows => std::iter::once("")
             .chain(
                 env.get("PATHEXT")
                     .map(String::as_str)
                     .unwrap_or(DEFAULT_PATHEXT)
                     .split(';')
-                    .filter(|ext| !ext.is_empty())
-                    .map(str::to_string),
+                    .filter(|ext| !ext.is_empty()),
             )
             .collect(),
     };
-    let candidates: Vec<PathBuf> = if bin.contains(['/', '\\']) {
-        vec![PathBuf::from(bin)]
-    } else {
-        env.get("PATH")
-            .map(String::as_str)
-            .unwrap_or("")
-            .split(platform.path_delimiter())
-            .filter(|dir| !dir.is_empty())
-            .map(|dir| Path::new(dir).join(bin))
-            .collect()
-    };
-    candidates.iter().find_map(|candidate| {
-        extensions.iter().find_map(|ext| {
-            let mut path = candidate.clone().into_os_string();
-            path.push(ext);
-            let path = PathBuf::from(path);
-            is_executable_file(&path, platform).then_some(path)
-        })
+    extensions.iter().find_map(|ext| {
+        let mut path = candidate.as_os_str().to_os_string();
+        path.push(ext);
+        let path = PathBuf::from(path);
+        is_executable_file(&path, platform).then_some(path)
     })
 }
 

@@ -92,7 +92,7 @@ async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
         a = attempts.display(),
         bin = fake.bin.display()
     );
-    let mut config = ClientConfig::new("sh");
+    let mut config = ClientConfig::new("/bin/sh");
     config.args = vec!["-c".into(), script.into(), "sh".into(), "mcp".into()];
     config.extra_env = fake.env();
     config.timeouts = common::fast_timeouts();

@@ -174,7 +174,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
             };
             state.clear_registry();
             crate::status::record_connecting(&state);
-            let env: HashMap<String, String> = std::env::vars().collect();
+            let env: HashMap<String, String> = config::process_env();
             let mut bridge_config = BridgeConfig::new(config.bin.clone());
             // MCP-2: an explicit working directory, the session's, for
             // `daemon start` and `gortex mcp` alike.

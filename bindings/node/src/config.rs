@@ -2,6 +2,7 @@
 //! runtime and kept with the instance, so later handlers need not resend it.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi_derive::napi;
 use pi_gortex_runtime::config::{self, ConfigInputs};
@@ -24,14 +25,29 @@ fn fallback_config() -> HostConfig {
     }
 }
 
+/// How long the sidecar reads may take before the factory goes on without them.
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Resolves the configuration for an instance and returns `HostConfig`.
 /// `cwd` is the process working directory the factory sees (CFG-1).
 #[napi(ts_return_type = "Promise<host.HostConfig>")]
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
+        // CFG-16: the sidecar reads run on tokio's blocking pool, never on the
+        // JS thread or a tokio worker, bounded in time; O_NONBLOCK already
+        // keeps a FIFO from blocking, this covers a hung mount.
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
         let session_cwd = inputs.cwd.clone();
-        let resolved = Arc::new(config::resolve(&inputs));
+        let read = tokio::task::spawn_blocking(move || config::resolve(&inputs));
+        let Ok(Ok(resolved)) = tokio::time::timeout(READ_TIMEOUT, read).await else {
+            let mut host = fallback_config();
+            host.warnings.push(format!(
+                "the configuration could not be read within {} s; pi-gortex runs without it",
+                READ_TIMEOUT.as_secs()
+            ));
+            return to_js(&host);
+        };
+        let resolved = Arc::new(resolved);
         let host = HostConfig {
             bin: resolved.bin.clone(),
             hook_argv: resolved.hook_argv.clone(),

@@ -40,14 +40,15 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                 return to_js(&own("internal_error"));
             };
             let config = &me.config;
-            let env: HashMap<String, String> = std::env::vars().collect();
+            let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
             let caps = HostCapabilities {
                 has_register_mcp_server: request.has_register_mcp_server,
                 has_mcp_command: true,
                 native_mcp: config.native_mcp,
                 bin_resolves: config.native_mcp
                     && request.has_register_mcp_server
-                    && native::resolve_binary(&config.bin, &env).is_some(),
+                    // CFG-18: resolved once, to the absolute path handed to Pi.
+                    && config.bin_path.is_some(),
             };
             let choice = match native::choose_path(&caps) {
                 ToolPath::Native => PathChoice {

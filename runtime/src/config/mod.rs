@@ -8,8 +8,10 @@
 //! layer only ever falls through to the next one.
 
 mod agent_dir;
+mod binary;
 mod preset;
 mod sidecar;
+mod sidecar_file;
 mod values;
 mod warning;
 
@@ -19,8 +21,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use agent_dir::agent_dir;
+pub use binary::{ensure_absolute, resolve_bin, BinCandidate, BinResolution};
 pub use preset::{preset_env, FORWARDED_PRESETS};
 pub use sidecar::{parse_sidecar, read_sidecar, Scope, SidecarLayer, SidecarValues};
+pub use sidecar_file::{read_capped, SidecarFileError, SIDECAR_MAX_BYTES};
 pub use values::{env_bool, hook_argv, normalize_hook_mode, HookMode};
 pub use warning::ConfigWarning;
 
@@ -44,9 +48,7 @@ impl ConfigInputs {
     /// Reads the inputs of the current process. Non-UTF-8 variables are
     /// skipped: none of the variables CFG reads can be meaningful that way.
     pub fn from_process() -> Self {
-        let env: HashMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
+        let env = process_env();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
         let home = home_from_env(&env);
         Self { env, cwd, home }
@@ -57,6 +59,16 @@ impl ConfigInputs {
         self.cwd = cwd.into();
         self
     }
+}
+
+/// The process environment as CFG reads it. `vars_os`, never `vars`: one
+/// variable that is not UTF-8 must not panic (it would take every graph tool
+/// with it). Such variables are left out of this map only; children inherit
+/// the whole environment untouched, since no spawn clears it.
+pub fn process_env() -> HashMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
 }
 
 /// The platform home directory named by the environment (`HOME`, then
@@ -123,8 +135,18 @@ impl SidecarPaths {
 /// The resolved configuration (CFG-13, plus `prompt_context`, provenance and warnings).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedConfig {
-    /// The executable used for `daemon start`, `mcp` and `hook` (CFG-6).
+    /// The executable used for `daemon start`, `mcp`, `hook`, the native
+    /// `command` and doctor (CFG-6): the absolute path when it resolves
+    /// (CFG-18), else the configured text, which no spawner runs unless it
+    /// is absolute.
     pub bin: String,
+    /// `bin` as configured (after `~/` expansion), for messages.
+    pub bin_configured: String,
+    /// The absolute executable, when `bin` resolves (CFG-18).
+    pub bin_path: Option<PathBuf>,
+    /// True when the project sidecar was left out because the host says
+    /// the project is not trusted (CFG-19).
+    pub project_ignored: bool,
     /// The normalized hook posture (CFG-7).
     pub hook_mode: HookMode,
     /// `[bin, "hook", "--agent=pi", ("--mode=<m>")]` (CFG-8).
@@ -149,11 +171,56 @@ pub struct ResolvedConfig {
 
 /// Resolves the configuration: reads both sidecars and layers them (CFG-2).
 pub fn resolve(inputs: &ConfigInputs) -> ResolvedConfig {
+    resolve_with_trust(inputs, true)
+}
+
+/// [`resolve`], with the project sidecar honoured only when `trusted`
+/// (CFG-19). An untrusted project's sidecar is not even read; when one is
+/// there, `project_ignored` says so.
+pub fn resolve_with_trust(inputs: &ConfigInputs, trusted: bool) -> ResolvedConfig {
     let agent_dir = agent_dir(&inputs.env, &inputs.home);
     let sidecars = SidecarPaths::new(&inputs.cwd, &agent_dir);
-    let project = read_sidecar(&sidecars.project, Scope::Project);
-    let global = read_sidecar(&sidecars.global, Scope::Global);
-    resolve_layers(&inputs.env, &project, &global, agent_dir, sidecars)
+    let project = if trusted {
+        read_sidecar(&sidecars.project, Scope::Project, Some(&inputs.cwd))
+    } else {
+        SidecarLayer::default()
+    };
+    let global = read_sidecar(&sidecars.global, Scope::Global, None);
+    let project_ignored = !trusted && std::fs::symlink_metadata(&sidecars.project).is_ok();
+    let mut config = resolve_layers(&inputs.env, &project, &global, agent_dir, sidecars);
+    config.project_ignored = project_ignored;
+    let candidates = [
+        values::env_string(&inputs.env, "GORTEX_BIN").map(|value| BinCandidate {
+            value,
+            layer: Layer::Env,
+            origin: "GORTEX_BIN".to_string(),
+        }),
+        global.values.bin.clone().map(|value| BinCandidate {
+            value,
+            layer: Layer::Global,
+            origin: config.sidecars.global.display().to_string(),
+        }),
+    ];
+    let binary = resolve_bin(
+        candidates.into_iter().flatten().collect(),
+        &inputs.env,
+        &inputs.home,
+        &inputs.cwd,
+    );
+    config.apply_binary(binary);
+    config
+}
+
+impl ResolvedConfig {
+    /// Puts the CFG-18 resolution in place of the configured text.
+    fn apply_binary(&mut self, binary: BinResolution) {
+        self.bin = binary.program();
+        self.hook_argv = hook_argv(&self.bin, self.hook_mode);
+        self.provenance.bin = binary.layer;
+        self.bin_configured = binary.configured;
+        self.bin_path = binary.path;
+        self.warnings.extend(binary.warnings);
+    }
 }
 
 /// A value with the layer that supplied it.
@@ -221,6 +288,9 @@ pub fn resolve_layers(
 
     ResolvedConfig {
         hook_argv: hook_argv(&bin, hook_mode),
+        bin_configured: bin.clone(),
+        bin_path: None,
+        project_ignored: false,
         bin,
         hook_mode,
         enforce: enforce.0,
@@ -239,4 +309,14 @@ pub fn resolve_layers(
         sidecars,
         warnings,
     }
+}
+
+/// CFG-19: the one notice for a project sidecar ignored because the host
+/// reported the folder untrusted. It says how to trust the folder, the way
+/// Pi itself gates `.pi/mcp.json`.
+pub fn untrusted_project_notice(sidecar: &Path) -> String {
+    format!(
+        "pi-gortex: {} is ignored because this folder is not trusted. To use it, trust the folder: run /trust in Pi, or start Pi with --approve.",
+        crate::terminal_text::shown(&sidecar.display().to_string())
+    )
 }

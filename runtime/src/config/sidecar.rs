@@ -6,13 +6,12 @@
 //! exactly one warning.
 
 use crate::json_type::json_type;
-use std::io::ErrorKind;
 use std::path::Path;
 
 use pi_gortex_schema::sidecar::SidecarConfig;
 use serde_json::{Map, Value};
 
-use super::ConfigWarning;
+use super::{sidecar_file, ConfigWarning};
 
 /// Which sidecar a file is: the project one may not set `bin` (CFG-6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,18 +48,22 @@ pub struct SidecarLayer {
     pub warnings: Vec<ConfigWarning>,
 }
 
-/// Reads a sidecar file. A missing file is simply an empty layer.
-pub fn read_sidecar(path: &Path, scope: Scope) -> SidecarLayer {
-    match std::fs::read_to_string(path) {
-        Ok(text) => parse_sidecar(path, &text, scope),
-        Err(error) if error.kind() == ErrorKind::NotFound => SidecarLayer::default(),
-        Err(error) => SidecarLayer {
-            values: SidecarValues::default(),
-            warnings: vec![ConfigWarning::Unreadable {
-                file: path.to_path_buf(),
-                error: error.to_string(),
-            }],
-        },
+/// Reads a sidecar file through the checks of [`sidecar_file`] (CFG-16). A
+/// missing file is simply an empty layer; an unusable one is one warning and
+/// an empty layer. `project_root` is the project a project sidecar must stay
+/// inside (`None` for the global one).
+pub fn read_sidecar(path: &Path, scope: Scope, project_root: Option<&Path>) -> SidecarLayer {
+    let problem = match sidecar_file::read_capped(path, project_root) {
+        Ok(Some(text)) => return parse_sidecar(path, &text, scope),
+        Ok(None) => return SidecarLayer::default(),
+        Err(problem) => problem,
+    };
+    SidecarLayer {
+        values: SidecarValues::default(),
+        warnings: vec![ConfigWarning::Unreadable {
+            file: path.to_path_buf(),
+            error: problem.to_string(),
+        }],
     }
 }
 

@@ -137,6 +137,11 @@ mod blocking {
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
         let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+        // CFG-18: a bare program would be looked up by the OS in the project.
+        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+            program: program.clone(),
+            error: error.to_string(),
+        })?;
         let deadline = Instant::now() + limits.timeout;
         let mut child = Command::new(program)
             .args(args)
@@ -392,6 +397,11 @@ mod portable {
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
         let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+        // CFG-18: a bare program would be looked up by the OS in the project.
+        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+            program: program.clone(),
+            error: error.to_string(),
+        })?;
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())

@@ -14,6 +14,9 @@ use tokio::process::Command;
 /// Starts `<bin> daemon start --detach` without waiting for it. Must be
 /// called inside a tokio runtime; a spawn failure is ignored.
 pub fn launch_daemon(bin: &OsString, extra_env: &[(OsString, OsString)], cwd: Option<&PathBuf>) {
+    if crate::config::ensure_absolute(bin).is_err() {
+        return;
+    }
     let mut command = Command::new(bin);
     command
         .args(["daemon", "start", "--detach"])

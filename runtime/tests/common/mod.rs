@@ -202,7 +202,7 @@ pub fn script_client(
     timeouts: pi_gortex_runtime::mcp::Timeouts,
 ) -> (pi_gortex_runtime::mcp::McpClient, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = pi_gortex_runtime::mcp::ClientConfig::new("sh");
+    let mut config = pi_gortex_runtime::mcp::ClientConfig::new("/bin/sh");
     config.args = vec!["-c".into(), script.into()];
     config.extra_env = vec![("CAPTURE".into(), dir.path().join("stdin.jsonl").into())];
     config.timeouts = timeouts;

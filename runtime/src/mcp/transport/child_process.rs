@@ -51,6 +51,7 @@ pub struct SpawnedChild {
 /// Spawns `spec` with three piped streams and starts draining stderr.
 /// Must be called inside a tokio runtime.
 pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
+    crate::config::ensure_absolute(spec.program.as_ref())?;
     let mut command = Command::new(&spec.program);
     command
         .args(&spec.args)
@@ -134,7 +135,7 @@ mod tests {
 
     fn sh(script: &str) -> ChildSpec {
         ChildSpec {
-            program: "sh".into(),
+            program: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
             extra_env: vec![("PI_GORTEX_T".into(), "42".into())],
             cwd: None,

@@ -261,7 +261,7 @@ mod tests {
     async fn a_full_pipe_backlog_is_flushed_in_order() {
         let dir = std::env::temp_dir().join(format!("outbound-{}", std::process::id()));
         let spec = ChildSpec {
-            program: "sh".into(),
+            program: "/bin/sh".into(),
             args: vec![
                 "-c".into(),
                 format!("sleep 0.3; cat > '{}'", dir.display()).into(),

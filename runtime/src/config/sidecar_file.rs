@@ -1,0 +1,126 @@
+//! Opening one sidecar file safely (issue 11 item 1, CFG-16).
+//!
+//! A sidecar is untrusted input: the project one comes with whatever the user
+//! cloned. So the file is opened without blocking (`O_NONBLOCK`: a FIFO or a
+//! terminal cannot stall the open), the *opened descriptor* is checked to be
+//! a regular file (`fstat`, so what is read is what was checked), and it is
+//! read through a 64 KiB cap (a symlink to `/dev/zero` or a 20 MB file cannot
+//! grow the host). A project sidecar must also stay inside the project after
+//! every symlink is resolved; the global one may be a symlink (dotfile
+//! managers use them) but gets the same type and size checks.
+
+use std::fs::{File, OpenOptions};
+use std::io::{ErrorKind, Read};
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+/// The most a sidecar may hold. Real ones are a few hundred bytes.
+pub const SIDECAR_MAX_BYTES: u64 = 64 * 1024;
+
+/// Why a sidecar that exists was not read. Each becomes one warning.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum SidecarFileError {
+    /// Not a regular file (a directory, FIFO, device or socket).
+    #[error("it is {0}, not a regular file")]
+    NotRegular(&'static str),
+    /// Over [`SIDECAR_MAX_BYTES`].
+    #[error("it is larger than 64 KiB")]
+    TooLarge,
+    /// A project sidecar whose real location is outside the project.
+    #[error("it leads outside the project through a symlink (to {})", .0.display())]
+    OutsideProject(PathBuf),
+    /// Not UTF-8 text.
+    #[error("it is not UTF-8 text")]
+    NotUtf8,
+    /// Any other I/O error.
+    #[error("it could not be read ({0})")]
+    Io(String),
+}
+
+/// Reads `path` under the checks above. `Ok(None)` when there is no file
+/// (nothing at the path, or a dangling symlink): an absent layer, not an
+/// error. `project_root` is given for a project sidecar only.
+pub fn read_capped(
+    path: &Path,
+    project_root: Option<&Path>,
+) -> Result<Option<String>, SidecarFileError> {
+    let target = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(SidecarFileError::Io(error.to_string())),
+    };
+    if let Some(root) = project_root {
+        // The root itself may sit behind a symlink (/tmp on macOS); compare
+        // real paths with real paths.
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if !target.starts_with(&root) {
+            return Err(SidecarFileError::OutsideProject(target));
+        }
+    }
+    // The checked real path is opened, and not followed again if a final
+    // component was swapped for a symlink meanwhile.
+    let file = open_nonblocking(&target).map_err(|error| match error.raw_os_error() {
+        Some(code) if code == libc::ELOOP => SidecarFileError::OutsideProject(target.clone()),
+        _ => SidecarFileError::Io(error.to_string()),
+    })?;
+    let metadata = file
+        .metadata()
+        .map_err(|error| SidecarFileError::Io(error.to_string()))?;
+    if !metadata.is_file() {
+        return Err(SidecarFileError::NotRegular(kind_of(&metadata)));
+    }
+    if metadata.len() > SIDECAR_MAX_BYTES {
+        return Err(SidecarFileError::TooLarge);
+    }
+    // The size can change after fstat; the cap on the read is what holds.
+    let mut bytes = Vec::new();
+    file.take(SIDECAR_MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| SidecarFileError::Io(error.to_string()))?;
+    if bytes.len() as u64 > SIDECAR_MAX_BYTES {
+        return Err(SidecarFileError::TooLarge);
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| SidecarFileError::NotUtf8)
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new().read(true).open(path)
+}
+
+/// A short name for a non-regular file type, for the warning.
+fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
+    if metadata.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = metadata.file_type();
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
