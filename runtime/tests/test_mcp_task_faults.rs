@@ -19,7 +19,7 @@ fn long_call_timeouts() -> Timeouts {
     }
 }
 
-/// A `sh` server that answers `initialize`, then answers every later line
+/// A `/bin/sh` server (absolute: CFG-18 refuses a bare program at spawn) that answers `initialize`, then answers every later line
 /// with a notification (so the supervisor wakes for each frame we send) and
 /// never answers a request.
 fn echoing_client(max_backlog_bytes: Option<usize>, script: Option<&str>) -> McpClient {
@@ -27,7 +27,7 @@ fn echoing_client(max_backlog_bytes: Option<usize>, script: Option<&str>) -> Mcp
         r#"read -r line; printf '%s\n' '{SCRIPT_INIT_REPLY}'
 while read -r line; do printf '%s\n' '{{"jsonrpc":"2.0","method":"notifications/message","params":{{}}}}'; done"#
     );
-    let mut config = ClientConfig::new("sh");
+    let mut config = ClientConfig::new("/bin/sh");
     config.args = vec!["-c".into(), script.unwrap_or(&default_script).into()];
     config.timeouts = long_call_timeouts();
     if let Some(bound) = max_backlog_bytes {
