@@ -18,7 +18,7 @@ export const IS_NATIVE_HOST = !PI_VERSION.startsWith("0.");
 export const pi = await import(pathToFileURL(join(PI_DIST, "dist/index.js")).href);
 
 /** The fake gortex binary (helper "fake", `cargo build -p fake-gortex`). */
-export const FAKE = process.env.FAKE_GORTEX_BIN ?? [join(ROOT, "target/debug/fake-gortex"), "/work/target-node/debug/fake-gortex"].find(existsSync) ?? join(ROOT, "target/debug/fake-gortex");
+export const FAKE = process.env.FAKE_GORTEX_BIN ?? join(ROOT, "target/debug/fake-gortex");
 
 /** The variables a test may set; all are cleared before each start. */
 const OWNED_ENV = [
