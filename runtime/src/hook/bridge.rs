@@ -136,12 +136,7 @@ mod blocking {
         envelope: &[u8],
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
-        let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
-        // CFG-18: a bare program would be looked up by the OS in the project.
-        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
-            program: program.clone(),
-            error: error.to_string(),
-        })?;
+        let (program, args) = super::split_program(argv)?;
         let deadline = Instant::now() + limits.timeout;
         let mut child = Command::new(program)
             .args(args)
@@ -396,12 +391,7 @@ mod portable {
         envelope: &[u8],
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
-        let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
-        // CFG-18: a bare program would be looked up by the OS in the project.
-        crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
-            program: program.clone(),
-            error: error.to_string(),
-        })?;
+        let (program, args) = super::split_program(argv)?;
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
@@ -481,4 +471,16 @@ mod portable {
         }
         Ok(buffer)
     }
+}
+
+/// The program and its arguments, both spawn mechanisms' first step. CFG-18:
+/// only an absolute program runs; a bare name would be looked up by the OS in
+/// the project.
+fn split_program(argv: &[String]) -> Result<(&String, &[String]), HookFailure> {
+    let (program, args) = argv.split_first().ok_or(HookFailure::EmptyArgv)?;
+    crate::config::ensure_absolute(program.as_ref()).map_err(|error| HookFailure::Spawn {
+        program: program.clone(),
+        error: error.to_string(),
+    })?;
+    Ok((program, args))
 }
