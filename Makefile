@@ -88,6 +88,9 @@ test-go: go-toolchain go-current
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p . && npx tsc -p nodenext
+	@# Narrowing on the tag of every tagged union of the schemas, under NodeNext and Bundler.
+	cd tests/types && node narrowing/narrowing.mjs && npx tsc -p narrowing/tsconfig.nodenext.json && \
+	  npx tsc -p narrowing/tsconfig.bundler.json
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }

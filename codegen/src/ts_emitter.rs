@@ -106,7 +106,7 @@ fn emit_open_union(union: &OpenUnion) -> String {
     ));
     out.push_str(&jsdoc(
         &format!(
-            "The `{tag}` of a `{fallback}`: at run time the string the decoder read, which is none of {known}. \
+            "`{fallback}.{tag}`: at run time the string the decoder read, which is none of {known}. \
              The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows \
              the fallback away); read it as a `string` to compare it with tags this version does not know, and \
              write an unknown tag as `\"widget\" as {tag_name}`.",
@@ -363,7 +363,11 @@ fn unknown_tags(
                 return unknown_tags(module, &def.shape, value, pointer, casts);
             };
             let tag = value.get(&union.tag).and_then(Value::as_str);
-            match union.known.iter().find(|(_, known)| Some(known.as_str()) == tag) {
+            match union
+                .known
+                .iter()
+                .find(|(_, known)| Some(known.as_str()) == tag)
+            {
                 Some((variant, _)) => {
                     unknown_tags(module, &Shape::Ref(variant.clone()), value, pointer, casts)
                 }

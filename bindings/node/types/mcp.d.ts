@@ -238,7 +238,7 @@ export type ContentBlock = KnownContentBlock | UnknownContentBlock;
 /** The known variants of `ContentBlock`, tagged `text`, `image`, `audio`, `resource_link`, `resource`: what a producer built against this version writes. */
 export type KnownContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
-/** The `type` of a `UnknownContentBlock`: at run time the string the decoder read, which is none of `text`, `image`, `audio`, `resource_link`, `resource`. The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows the fallback away); read it as a `string` to compare it with tags this version does not know, and write an unknown tag as `"widget" as ContentBlockUnknownTag`. */
+/** `UnknownContentBlock.type`: at run time the string the decoder read, which is none of `text`, `image`, `audio`, `resource_link`, `resource`. The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows the fallback away); read it as a `string` to compare it with tags this version does not know, and write an unknown tag as `"widget" as ContentBlockUnknownTag`. */
 export type ContentBlockUnknownTag = `${string & { readonly [unknownTag]: "ContentBlock" }}`;
 
 /** A text block; the only kind whose text reaches the model (MCP-27). */
