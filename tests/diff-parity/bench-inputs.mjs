@@ -62,7 +62,7 @@ function scatter(r, base, edits) {
 
 export function benchCases() {
   const r = rng(0xbe7c4);
-  const join = (ls) => ls.join("\n") + "\n";
+  const join = (ls) => `${ls.join("\n")}\n`;
   const a = codeLines(r, 2000, "a");
   const b = linesForBytes(r, 1024 * 1024 - 1, "b");
   const c = linesForBytes(r, 1024 * 1024 - 1, "c");

@@ -87,7 +87,7 @@ add("mixed endings", "a\r\nb\nc\r\n", "a\nb\r\nc\r\n");
 add("lone cr", "a\rb\nc\n", "a\rb\nd\n");
 add("bom", "\ufeffa\nb\n", "\ufeffa\nc\n");
 add("bom added", "a\nb\n", "\ufeffa\nb\n");
-add("long line", "x".repeat(5000) + "\n", "x".repeat(4999) + "y\n");
+add("long line", `${"x".repeat(5000)}\n`, `${"x".repeat(4999)}y\n`);
 add("unicode", "héllo\n世界\n🙂\n", "héllo\n世界!\n🙂\n");
 add("width change 9 to 10", text(lines(9)), text(lines(10)));
 add("width change 99 to 100", text(lines(99)), text(lines(100)));
@@ -265,7 +265,7 @@ const rows = cases.map((c) => {
   const patch = generateUnifiedPatch(c.path, c.old, c.new);
   return JSON.stringify({ ...c, diff, firstChangedLine: firstChangedLine ?? null, patch });
 });
-writeFileSync(out, rows.join("\n") + "\n");
+writeFileSync(out, `${rows.join("\n")}\n`);
 console.error(
   `diff-parity: ${cases.length} pairs (${treeCount} from the tree, ${realCount} from git history), Pi ${pkg.version}`,
 );

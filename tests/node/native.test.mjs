@@ -24,7 +24,7 @@ function tool(name) {
  * A stand-in for Pi's MCP extension: registers /mcp and, after `afterMs`, the
  * given tools; with `gated`, only when the test calls `state.connect()`.
  */
-function connector({ tools = ["search"], afterMs = 0, later = [], gated = false } = {}) {
+function connector({ tools = ["search"], afterMs = 0, gated = false } = {}) {
   const state = { pi: undefined };
   const register = () => {
     for (const name of tools) state.pi.registerTool(tool(`mcp__gortex__${name}`));

@@ -60,8 +60,9 @@ export interface ToolDef {
   ) => unknown;
 }
 
-// Pi's handler signature: (event, ctx) => result.
-export type Handler = (event: any, ctx: Ctx) => unknown;
+// Pi's handler signature: (event, ctx) => result. Each handler declares the event
+// shape it reads; `never` admits any of them (only Pi calls these).
+export type Handler = (event: never, ctx: Ctx) => unknown;
 
 export interface PiLike {
   on(event: string, handler: Handler): void;

@@ -59,7 +59,7 @@ export class StatusReporter {
   register(): void {
     if (typeof this.pi.registerCommand !== "function") return;
     swallow(() =>
-      this.pi.registerCommand!("gortex", {
+      this.pi.registerCommand?.("gortex", {
         description: "Gortex bridge status; `/gortex doctor` runs the full diagnosis",
         handler: async (args: string, ctx: Ctx) => {
           try {
