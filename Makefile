@@ -11,6 +11,7 @@ PI160    := $(CURDIR)/$(HOSTS)/pi-1.6.0/node_modules/@earendil-works/pi-coding-a
 PI087    := $(CURDIR)/$(HOSTS)/pi-0.87.1/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
 FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
+NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
@@ -59,9 +60,12 @@ check-targets:
 	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --target $$t || exit 1; \
 	done
 
-lint:
+# Biome (pinned in bindings/node's devDependencies, configured by biome.json) formats and
+# lints the TypeScript glue and the test scripts; `biome check --write .` applies its fixes.
+lint: $(NODE_PKG)/node_modules/.package-lock.json
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	$(NODE_PKG)/node_modules/.bin/biome ci .
 
 build-debug:
 	cargo build --workspace --bins
@@ -103,8 +107,6 @@ test-e2e: node22 pi-hosts pack
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # ---------------------------------------------------------------- product
-NODE_PKG := bindings/node
-
 $(NODE_PKG)/node_modules/.package-lock.json: $(NODE_PKG)/package-lock.json | $(NODE22)
 	cd $(NODE_PKG) && npm ci --no-audit --no-fund --loglevel=error
 
