@@ -8,7 +8,7 @@
 //
 // Usage: node narrowing.mjs [--list]   (--list prints the unions found, one per line)
 
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,7 +64,9 @@ function taggedUnion(defs, variants) {
 /** Every tagged union of every schema file; throws on one the test cannot name. */
 export function findTaggedUnions() {
   const unions = [];
-  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith(".schema.json")).sort()) {
+  for (const file of readdirSync(schemaDir)
+    .filter((f) => f.endsWith(".schema.json"))
+    .sort()) {
     const document = JSON.parse(readFileSync(join(schemaDir, file), "utf8"));
     const defs = document.$defs ?? {};
     const visit = (node, pointer) => {
@@ -74,7 +76,8 @@ export function findTaggedUnions() {
         const union = taggedUnion(defs, node[key]);
         if (!union) continue;
         const name = /^\/\$defs\/([^/]+)$/.exec(pointer)?.[1];
-        if (!name) throw new Error(`${file}${pointer}: a tagged union that is not a $defs entry has no TypeScript name to test`);
+        if (!name)
+          throw new Error(`${file}${pointer}: a tagged union that is not a $defs entry has no TypeScript name to test`);
         unions.push({ file, namespace: namespaceOf(file), stem: stemOf(file), name, ...union });
       }
       for (const [key, value] of Object.entries(node)) visit(value, `${pointer}/${key}`);
@@ -106,7 +109,9 @@ function unionTest(union) {
   const member = /^[A-Za-z_$][\w$]*$/.test(union.tag) ? `u.${union.tag}` : `u[${str(union.tag)}]`;
   const id = `${ns}_${union.name}`;
   const lines = [];
-  lines.push(`// ${u}: tagged by \`${union.tag}\`, known ${union.known.map((k) => str(k.tag)).join(", ")}; ${union.fallback ? `open, fallback ${union.fallback}` : "closed"}.`);
+  lines.push(
+    `// ${u}: tagged by \`${union.tag}\`, known ${union.known.map((k) => str(k.tag)).join(", ")}; ${union.fallback ? `open, fallback ${union.fallback}` : "closed"}.`,
+  );
   lines.push(`export function ifNarrows_${id}(u: ${u}): number {`);
   for (const known of union.known) {
     const v = variantType(union, known);
@@ -148,7 +153,9 @@ function unionTest(union) {
     lines.push(`// A plain string cannot pose as an unknown tag: only decoding (or an explicit \`as\`) makes one.`);
     lines.push(`// @ts-expect-error`);
     lines.push(`export const posing_${id}: ${ns}.${union.fallback} = { ${str(union.tag)}: "not-a-known-tag" };`);
-    lines.push(`export const declared_${id}: ${u} = { ${str(union.tag)}: "not-a-known-tag" as ${ns}.${union.name}UnknownTag };`);
+    lines.push(
+      `export const declared_${id}: ${u} = { ${str(union.tag)}: "not-a-known-tag" as ${ns}.${union.name}UnknownTag };`,
+    );
   }
   return lines.join("\n");
 }
