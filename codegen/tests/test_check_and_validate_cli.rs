@@ -42,6 +42,13 @@ fn json_report(stdout: &str) -> serde_json::Value {
     if let Err(errors) = pi_gortex_schema::validate("ValidationReport", &report) {
         panic!("report is not a ValidationReport: {errors:?}\n{report}");
     }
+    // And it decodes into the generated Rust type, whose line and column are the `NonZeroU32`
+    // that Go's `uint32` and the TypeScript docs agree on.
+    if let Err(e) = serde_json::from_value::<pi_gortex_schema::validation_report::ValidationReport>(
+        report.clone(),
+    ) {
+        panic!("report does not decode as the generated ValidationReport: {e}\n{report}");
+    }
     report
 }
 
