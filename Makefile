@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -70,8 +70,18 @@ lint: $(NODE_PKG)/node_modules/.package-lock.json
 build-debug:
 	cargo build --workspace --bins
 
-test-codegen:
+test-codegen: install-check
 	cargo run -q -p pi-gortex-codegen -- check
+
+# The codegen crate as a user gets it: `cargo package` builds it from its packaged sources alone
+# (outside the workspace), `cargo install --path codegen` installs it, and the validator's
+# command-line tests run against the installed binary (exit codes, `-`, every file, JSON on exit 2).
+# Debug profile and the workspace target dir, so both reuse the dependencies already built.
+install-check:
+	cargo package -q -p pi-gortex-codegen --allow-dirty
+	tmp=$$(mktemp -d) && cargo install -q --path codegen --root "$$tmp" --debug --target-dir $(CURDIR)/target && \
+	  PI_GORTEX_CODEGEN_BIN="$$tmp/bin/pi-gortex-codegen" cargo test -q -p pi-gortex-codegen --test test_check_and_validate_cli; \
+	  status=$$?; rm -rf "$$tmp"; exit $$status
 
 SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):

@@ -13,8 +13,16 @@ fn codegen(args: &[&str]) -> (i32, String, String) {
     codegen_with_stdin(args, "")
 }
 
+/// The binary under test: the one cargo built, or `PI_GORTEX_CODEGEN_BIN` (e.g. the one
+/// `cargo install --path codegen` put in place; `make install-check` runs this file against it).
+fn binary() -> PathBuf {
+    std::env::var_os("PI_GORTEX_CODEGEN_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_pi-gortex-codegen")))
+}
+
 fn codegen_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-gortex-codegen"))
+    let mut child = Command::new(binary())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
