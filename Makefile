@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check roundtrip-counts test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -161,6 +161,11 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Per-type round-trip counts of the generated Rust and Go types and the documented exceptions,
+# for the record (not part of `make test`, which runs the same tests without the table).
+roundtrip-counts: go-toolchain
+	node tests/roundtrip/counts.mjs
 
 # Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
 # cargo-mutants on the runtime's decision modules, one group of files at a
