@@ -62,7 +62,10 @@ function beforeAgentStart(self: Instance) {
   const { pi, addon, generation, instance, barrier } = self;
   return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
-      const plan = addon.planTurn(generation, instance, { prompt: textOf(event.prompt), messageType: textOf(event.messageType) });
+      const plan = addon.planTurn(generation, instance, {
+        prompt: textOf(event.prompt),
+        messageType: textOf(event.messageType),
+      });
       if (plan.turn === "none") return undefined;
       let ready = plan.readyWaitMs === undefined || (await barrier.wait(plan.readyWaitMs));
       if (plan.nativeWait) ready = await awaitTools(pi, addon, plan.nativeWait);
