@@ -56,7 +56,14 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
  */
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
-/** Runs the hook for one tool call and returns `ToolCallAction`. */
+/**
+ * Runs the hook for one tool call and returns `ToolCallAction`.
+ *
+ * The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
+ * never Pi's); the call goes from Pi's thread straight to that thread and
+ * its answer straight back (issue 16: no runtime worker in between, so the
+ * cost inside Pi stays near a bare spawn-and-wait of the hook).
+ */
 export declare function enforceToolCall(generation: number, instance: number, event: host.ToolCallEvent): Promise<host.ToolCallAction>
 
 /**
