@@ -114,7 +114,8 @@ fn snapshot(
     config: &ResolvedConfig,
     request: &StatusRequest,
 ) -> StatusSnapshot {
-    let env: HashMap<String, String> = std::env::vars().collect();
+    // vars_os: one non-UTF-8 variable must not take /gortex down (issue 11 item 4).
+    let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
     let record = lock(&state.status);
     let tools: Vec<ToolEntry> = if request.native {
         request
