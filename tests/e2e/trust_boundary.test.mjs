@@ -43,11 +43,24 @@ function watchPeak(pid) {
 }
 
 /**
- * Runs Pi in print mode like runPi, measuring its peak RSS. `wrap` runs Pi through `/bin/sh -c`
- * (exec, same pid) so a test can export a variable JavaScript cannot spell (non-UTF-8 bytes).
+ * Runs Pi in print mode like runPi, measuring its peak RSS. `shellPrefix` runs Pi through
+ * `/bin/sh -c` (exec, same pid) so a test can export a variable JavaScript cannot spell (non-UTF-8
+ * bytes). Every project ships an executable `gortex` that leaves a marker (`run.marker`) if it
+ * ever runs: the repository's program must never run, whatever the case.
  */
-function runMeasured({ pi, script, env, args, shellPrefix, ...boxOptions }) {
-	const box = sandbox({ pi, files: SOURCE_FILES, ...boxOptions });
+function runMeasured({ pi, script, env, args, shellPrefix, setup, ...boxOptions }) {
+	const box = sandbox({
+		pi,
+		files: SOURCE_FILES,
+		...boxOptions,
+		setup: (made) => {
+			const shim = join(made.work, "gortex");
+			writeFileSync(shim, `#!/bin/sh\ntouch '${join(made.root, "repository-gortex-ran")}'\nexec '${FAKE_GORTEX}' "$@"\n`);
+			chmodSync(shim, 0o755);
+			setup?.(made);
+		},
+	});
+	const marker = join(box.root, "repository-gortex-ran");
 	const argv = [...piArgs(box, { args }), "-p", "go"];
 	const [command, fullArgv] = shellPrefix ? ["/bin/sh", ["-c", `${shellPrefix}; exec "$0" "$@"`, NODE22, ...argv]] : [NODE22, argv];
 	return new Promise((resolve) => {
@@ -69,21 +82,21 @@ function runMeasured({ pi, script, env, args, shellPrefix, ...boxOptions }) {
 			clearTimeout(timer);
 			const peakKb = stop();
 			const result = { pid: child.pid, status, signal, timedOut, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") };
-			resolve({ ...collect(box, result), peakKb });
+			resolve({ ...collect(box, result), peakKb, marker });
 		});
 		child.stdin.end("");
 	});
 }
 
-/** The assertions every row makes; returns the peak in MB for the record. */
-async function assertSurvived(run, path, marker) {
+/** The assertions every row makes: Pi exits 0 and clean, peak RSS, the graph result, no marker. */
+async function assertSurvived(run, path, label) {
 	await assertClean(run);
 	assert.ok(run.peakKb > 0, "the peak RSS was measured");
 	assert.ok(run.peakKb < RSS_LIMIT_KB, `peak RSS ${Math.round(run.peakKb / 1024)} MB`);
 	assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: toolName(path, "search"), isError: false, text: searchReply }]);
-	if (marker) assert.equal(existsSync(marker), false, "the repository's gortex never ran");
+	assert.equal(existsSync(run.marker), false, "the repository's gortex never ran");
 	// Figures for docs/reliability.md (node --test prints diagnostics).
-	console.log(`# peak RSS ${run.box.pi} ${Math.round(run.peakKb / 1024)} MB`);
+	console.log(`# peak RSS Pi ${run.box.pi}, ${label}: ${Math.round(run.peakKb / 1024)} MB`);
 }
 
 const searchScript = (path) => [{ call: toolName(path, "search"), args: SEARCH_ARGS }, { report: true }];
@@ -99,7 +112,7 @@ function sidecarCase(name, make) {
 				make(join(box.work, ".pi/gortex.json"), box);
 			},
 		});
-		await assertSurvived(run, path);
+		await assertSurvived(run, path, `sidecar ${name}`);
 	});
 }
 
@@ -119,23 +132,14 @@ describe("trust boundary: binary and environment", { concurrency: CONCURRENCY },
 		const bin = join(dirs, "bin");
 		mkdirSync(bin);
 		symlinkSync(FAKE_GORTEX, join(bin, "gortex"));
-		const marker = join(dirs, "repository-gortex-ran");
-		const run = await runMeasured({
-			pi,
-			script: searchScript(path),
-			env: { GORTEX_BIN: undefined, PATH: `:.:${bin}:${process.env.PATH}` },
-			setup: (box) => {
-				const shim = join(box.work, "gortex");
-				writeFileSync(shim, `#!/bin/sh\ntouch '${marker}'\nexec '${FAKE_GORTEX}' "$@"\n`);
-				chmodSync(shim, 0o755);
-			},
-		});
-		await assertSurvived(run, path, marker);
+		// The project's own `gortex` (runMeasured's marker shim) is what `.` and `` would find.
+		const run = await runMeasured({ pi, script: searchScript(path), env: { GORTEX_BIN: undefined, PATH: `:.:${bin}:${process.env.PATH}` } });
+		await assertSurvived(run, path, "PATH :. with a repository gortex");
 	});
 
 	scenario("a variable whose value is not UTF-8: the graph tools stay (CFG-18, issue 11 item 4)", {}, async ({ pi, path }) => {
 		const run = await runMeasured({ pi, script: searchScript(path), shellPrefix: "export PI_GORTEX_E2E_RAW=\"$(printf 'caf\\351\\377')\"" });
-		await assertSurvived(run, path);
+		await assertSurvived(run, path, "a non-UTF-8 variable");
 	});
 });
 
