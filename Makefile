@@ -11,10 +11,11 @@ PI160    := $(CURDIR)/$(HOSTS)/pi-1.6.0/node_modules/@earendil-works/pi-coding-a
 PI087    := $(CURDIR)/$(HOSTS)/pi-0.87.1/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js
 FAKE     := $(CURDIR)/target/debug/fake-gortex
 TARBALL  := $(CURDIR)/target/pi-gortex.tgz
+NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check roundtrip-counts test-node test-e2e pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -59,15 +60,28 @@ check-targets:
 	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --target $$t || exit 1; \
 	done
 
-lint:
+# Biome (pinned in bindings/node's devDependencies, configured by biome.json) formats and
+# lints the TypeScript glue and the test scripts; `biome check --write .` applies its fixes.
+lint: $(NODE_PKG)/node_modules/.package-lock.json
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	$(NODE_PKG)/node_modules/.bin/biome ci .
 
 build-debug:
 	cargo build --workspace --bins
 
-test-codegen:
+test-codegen: install-check
 	cargo run -q -p pi-gortex-codegen -- check
+
+# The codegen crate as a user gets it: `cargo package` builds it from its packaged sources alone
+# (outside the workspace), `cargo install --path codegen` installs it, and the validator's
+# command-line tests run against the installed binary (exit codes, `-`, every file, JSON on exit 2).
+# Debug profile and the workspace target dir, so both reuse the dependencies already built.
+install-check:
+	cargo package -q -p pi-gortex-codegen --allow-dirty
+	tmp=$$(mktemp -d) && cargo install -q --path codegen --root "$$tmp" --debug --target-dir $(CURDIR)/target && \
+	  PI_GORTEX_CODEGEN_BIN="$$tmp/bin/pi-gortex-codegen" cargo test -q -p pi-gortex-codegen --test test_check_and_validate_cli; \
+	  status=$$?; rm -rf "$$tmp"; exit $$status
 
 SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):
@@ -88,6 +102,9 @@ test-go: go-toolchain go-current
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p . && npx tsc -p nodenext
+	@# Narrowing on the tag of every tagged union of the schemas, under NodeNext and Bundler.
+	cd tests/types && node narrowing/narrowing.mjs && npx tsc -p narrowing/tsconfig.nodenext.json && \
+	  npx tsc -p narrowing/tsconfig.bundler.json
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
@@ -103,8 +120,6 @@ test-e2e: node22 pi-hosts pack
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # ---------------------------------------------------------------- product
-NODE_PKG := bindings/node
-
 $(NODE_PKG)/node_modules/.package-lock.json: $(NODE_PKG)/package-lock.json | $(NODE22)
 	cd $(NODE_PKG) && npm ci --no-audit --no-fund --loglevel=error
 
@@ -146,6 +161,11 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Per-type round-trip counts of the generated Rust and Go types and the documented exceptions,
+# for the record (not part of `make test`, which runs the same tests without the table).
+roundtrip-counts: go-toolchain
+	node tests/roundtrip/counts.mjs
 
 # Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
 # cargo-mutants on the runtime's decision modules, one group of files at a

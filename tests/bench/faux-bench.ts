@@ -19,72 +19,75 @@ import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-work
 type Call = [string, Record<string, unknown>];
 
 function script(): Call[] {
-	const n = Number(process.env.PI_BENCH_CALLS ?? "0");
-	const tools = JSON.parse(process.env.PI_BENCH_TOOLS ?? "{}");
-	const [searches, reads] = (process.env.PI_BENCH_MIX ?? "6,2,2").split(",").map(Number);
-	const calls: Call[] = [];
-	let edits = 0;
-	for (let i = 0; i < n; i++) {
-		const slot = i % 10;
-		if (slot < searches) {
-			calls.push([tools.search, { operation: "symbols", query: `Hello${i}` }]);
-		} else if (slot < searches + reads) {
-			calls.push([tools.read, { path: "main.go" }]);
-		} else {
-			// Alternate the replacement so every edit finds its match and changes the file.
-			const [from, to] = edits++ % 2 === 0 ? ["hello", "howdy"] : ["howdy", "hello"];
-			calls.push([tools.edit, { operation: "file", target: { file: "main.go" }, match: from, replacement: to }]);
-		}
-	}
-	return calls;
+  const n = Number(process.env.PI_BENCH_CALLS ?? "0");
+  const tools = JSON.parse(process.env.PI_BENCH_TOOLS ?? "{}");
+  const [searches, reads] = (process.env.PI_BENCH_MIX ?? "6,2,2").split(",").map(Number);
+  const calls: Call[] = [];
+  let edits = 0;
+  for (let i = 0; i < n; i++) {
+    const slot = i % 10;
+    if (slot < searches) {
+      calls.push([tools.search, { operation: "symbols", query: `Hello${i}` }]);
+    } else if (slot < searches + reads) {
+      calls.push([tools.read, { path: "main.go" }]);
+    } else {
+      // Alternate the replacement so every edit finds its match and changes the file.
+      const [from, to] = edits++ % 2 === 0 ? ["hello", "howdy"] : ["howdy", "hello"];
+      calls.push([tools.edit, { operation: "file", target: { file: "main.go" }, match: from, replacement: to }]);
+    }
+  }
+  return calls;
 }
 
 function record(fields: Record<string, unknown>): void {
-	const out = process.env.PI_BENCH_OUT;
-	if (!out) return;
-	try {
-		appendFileSync(out, `${JSON.stringify(fields)}\n`);
-	} catch {
-		// A missing record shows up as a missing figure in the table.
-	}
+  const out = process.env.PI_BENCH_OUT;
+  if (!out) return;
+  try {
+    appendFileSync(out, `${JSON.stringify(fields)}\n`);
+  } catch {
+    // A missing record shows up as a missing figure in the table.
+  }
 }
 
 export default function fauxBench(pi: any): void {
-	const calls = script();
-	const bench = (globalThis as any).__piBench;
-	let cursor = 0;
-	let firstAt = 0;
-	const faux = fauxProvider({ provider: "faux", api: "faux-api", models: [{ id: "faux-1", name: "Faux 1" }] });
-	const answer = () => {
-		if (cursor === 0) {
-			firstAt = performance.now();
-			bench?.histogram.reset();
-			record({ ev: "first_request", atMs: firstAt });
-		}
-		const call = calls[cursor];
-		cursor += 1;
-		if (call) return fauxAssistantMessage([fauxToolCall(call[0], call[1], { id: `call_${cursor}` })], { stopReason: "toolUse" });
-		const h = bench?.histogram;
-		record({
-			ev: "done",
-			calls: calls.length,
-			sessionMs: performance.now() - firstAt,
-			firstRequestMs: firstAt,
-			eldP99Ms: h ? h.percentile(99) / 1e6 : null,
-			eldP50Ms: h ? h.percentile(50) / 1e6 : null,
-			eldMaxMs: h ? h.max / 1e6 : null,
-		});
-		return fauxAssistantMessage("DONE");
-	};
-	faux.setResponses(Array.from({ length: calls.length + 8 }, () => answer));
-	pi.registerProvider(faux.provider);
-	// Where the start goes: when Pi fires session_start and the first before_agent_start, on the
-	// same clock as the first model request.
-	let turnSeen = false;
-	pi.on("session_start", () => record({ ev: "session_start", atMs: performance.now() }));
-	pi.on("before_agent_start", () => {
-		if (turnSeen) return;
-		turnSeen = true;
-		record({ ev: "before_agent_start", atMs: performance.now() });
-	});
+  const calls = script();
+  const bench = (globalThis as any).__piBench;
+  let cursor = 0;
+  let firstAt = 0;
+  const faux = fauxProvider({ provider: "faux", api: "faux-api", models: [{ id: "faux-1", name: "Faux 1" }] });
+  const answer = () => {
+    if (cursor === 0) {
+      firstAt = performance.now();
+      bench?.histogram.reset();
+      record({ ev: "first_request", atMs: firstAt });
+    }
+    const call = calls[cursor];
+    cursor += 1;
+    if (call)
+      return fauxAssistantMessage([fauxToolCall(call[0], call[1], { id: `call_${cursor}` })], {
+        stopReason: "toolUse",
+      });
+    const h = bench?.histogram;
+    record({
+      ev: "done",
+      calls: calls.length,
+      sessionMs: performance.now() - firstAt,
+      firstRequestMs: firstAt,
+      eldP99Ms: h ? h.percentile(99) / 1e6 : null,
+      eldP50Ms: h ? h.percentile(50) / 1e6 : null,
+      eldMaxMs: h ? h.max / 1e6 : null,
+    });
+    return fauxAssistantMessage("DONE");
+  };
+  faux.setResponses(Array.from({ length: calls.length + 8 }, () => answer));
+  pi.registerProvider(faux.provider);
+  // Where the start goes: when Pi fires session_start and the first before_agent_start, on the
+  // same clock as the first model request.
+  let turnSeen = false;
+  pi.on("session_start", () => record({ ev: "session_start", atMs: performance.now() }));
+  pi.on("before_agent_start", () => {
+    if (turnSeen) return;
+    turnSeen = true;
+    record({ ev: "before_agent_start", atMs: performance.now() });
+  });
 }

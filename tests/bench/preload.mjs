@@ -14,16 +14,22 @@ globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, per
 
 /** Peak RSS, CPU time (user + system) and uptime of this process, read at exit. */
 function exitRecord() {
-	const usage = process.resourceUsage();
-	return { ev: "exit", marks, maxRssKiB: usage.maxRSS, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, uptimeMs: performance.now() };
+  const usage = process.resourceUsage();
+  return {
+    ev: "exit",
+    marks,
+    maxRssKiB: usage.maxRSS,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+    uptimeMs: performance.now(),
+  };
 }
 
 process.on("exit", () => {
-	const out = process.env.PI_BENCH_OUT;
-	if (!out) return;
-	try {
-		appendFileSync(out, `${JSON.stringify(exitRecord())}\n`);
-	} catch {
-		// A missing record shows up as a missing figure in the table.
-	}
+  const out = process.env.PI_BENCH_OUT;
+  if (!out) return;
+  try {
+    appendFileSync(out, `${JSON.stringify(exitRecord())}\n`);
+  } catch {
+    // A missing record shows up as a missing figure in the table.
+  }
 });

@@ -17,7 +17,10 @@ import { CONFIGS, fmt, hookFloor, median, requireBuilt, runOnce, warmUp } from "
 requireBuilt();
 const counts = (process.env.BENCH_CALLS ?? "300,900").split(",").map(Number);
 const runs = Number(process.env.BENCH_RUNS ?? "5");
-const wanted = (process.env.BENCH_CONFIGS ?? "").split(";").map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_CONFIGS ?? "")
+  .split(";")
+  .map((s) => s.trim())
+  .filter(Boolean);
 let names = Object.keys(CONFIGS).filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
 // A configuration's baseline always runs with it, or its overhead cannot be computed.
 names = [...new Set([...names, ...names.map((n) => CONFIGS[n].base).filter(Boolean)])];
@@ -27,61 +30,74 @@ if (process.env.BENCH_FRESH !== "1") await warmUp(names);
 const samples = [];
 const floors = [];
 for (let run = 1; run <= runs; run++) {
-	const floor = hookFloor();
-	if (floor) floors.push(floor);
-	for (const calls of counts) {
-		// Rotate the order each run, so no configuration always follows the same neighbour.
-		const order = names.map((_, i) => names[(i + run) % names.length]);
-		for (const name of order) {
-			const sample = await runOnce(name, { calls, mix });
-			samples.push(sample);
-			process.stderr.write(`run ${run}/${runs} N=${calls} ${name}: ${sample.ok ? `${fmt(sample.wallMs / 1000)} s` : `FAILED ${sample.error}`}\n`);
-		}
-	}
+  const floor = hookFloor();
+  if (floor) floors.push(floor);
+  for (const calls of counts) {
+    // Rotate the order each run, so no configuration always follows the same neighbour.
+    const order = names.map((_, i) => names[(i + run) % names.length]);
+    for (const name of order) {
+      const sample = await runOnce(name, { calls, mix });
+      samples.push(sample);
+      process.stderr.write(
+        `run ${run}/${runs} N=${calls} ${name}: ${sample.ok ? `${fmt(sample.wallMs / 1000)} s` : `FAILED ${sample.error}`}\n`,
+      );
+    }
+  }
 }
 
-const stat = (name, calls, key) => median(samples.filter((s) => s.ok && s.name === name && s.calls === calls).map((s) => s[key]));
+const stat = (name, calls, key) =>
+  median(samples.filter((s) => s.ok && s.name === name && s.calls === calls).map((s) => s[key]));
 const rows = [];
 for (const name of names) {
-	for (const calls of counts) {
-		const base = CONFIGS[name].base;
-		const session = stat(name, calls, "sessionMs");
-		const baseSession = base ? stat(base, calls, "sessionMs") : undefined;
-		rows.push({
-			name,
-			calls,
-			wallS: stat(name, calls, "wallMs") / 1000,
-			sessionS: session / 1000,
-			perCallMs: base ? (session - baseSession) / calls : undefined,
-			maxRssMiB: stat(name, calls, "maxRssMiB"),
-			eldP99Ms: stat(name, calls, "eldP99Ms"),
-			n: samples.filter((s) => s.ok && s.name === name && s.calls === calls).length,
-		});
-	}
+  for (const calls of counts) {
+    const base = CONFIGS[name].base;
+    const session = stat(name, calls, "sessionMs");
+    const baseSession = base ? stat(base, calls, "sessionMs") : undefined;
+    rows.push({
+      name,
+      calls,
+      wallS: stat(name, calls, "wallMs") / 1000,
+      sessionS: session / 1000,
+      perCallMs: base ? (session - baseSession) / calls : undefined,
+      maxRssMiB: stat(name, calls, "maxRssMiB"),
+      eldP99Ms: stat(name, calls, "eldP99Ms"),
+      n: samples.filter((s) => s.ok && s.name === name && s.calls === calls).length,
+    });
+  }
 }
 
 const floorMs = median(floors.map((f) => f.bare_p50_ms));
 const bridgeMs = median(floors.map((f) => f.bridge_p50_ms));
 const lines = [
-	`Medians of ${runs} interleaved runs (n = successful runs). Overhead per call = (session - baseline session) / N, baseline as named.`,
-	"",
-	"| Configuration | N | wall s | session s | overhead ms/call (vs) | peak RSS MiB | event-loop delay p99 ms | n |",
-	"|---|---|---|---|---|---|---|---|",
-	...rows.map((r) => `| ${r.name} | ${r.calls} | ${fmt(r.wallS)} | ${fmt(r.sessionS)} | ${r.perCallMs === undefined ? "–" : `${fmt(r.perCallMs)} (${CONFIGS[r.name].base})`} | ${fmt(r.maxRssMiB, 1)} | ${fmt(r.eldP99Ms, 1)} | ${r.n} |`),
-	"",
+  `Medians of ${runs} interleaved runs (n = successful runs). Overhead per call = (session - baseline session) / N, baseline as named.`,
+  "",
+  "| Configuration | N | wall s | session s | overhead ms/call (vs) | peak RSS MiB | event-loop delay p99 ms | n |",
+  "|---|---|---|---|---|---|---|---|",
+  ...rows.map(
+    (r) =>
+      `| ${r.name} | ${r.calls} | ${fmt(r.wallS)} | ${fmt(r.sessionS)} | ${r.perCallMs === undefined ? "–" : `${fmt(r.perCallMs)} (${CONFIGS[r.name].base})`} | ${fmt(r.maxRssMiB, 1)} | ${fmt(r.eldP99Ms, 1)} | ${r.n} |`,
+  ),
+  "",
 ];
 // Hook cost inside Pi: enforcement on minus off, per call, next to the bare spawn-and-wait floor.
-for (const [on, off] of [["1.6.0 native, enforce on", "1.6.0 native, enforce off"], ["0.87.1 own, enforce on", "0.87.1 own, enforce off"], ["1.6.0 own, enforce on", "1.6.0 own, enforce off"]]) {
-	if (!names.includes(on) || !names.includes(off)) continue;
-	for (const calls of counts) {
-		const cost = (stat(on, calls, "sessionMs") - stat(off, calls, "sessionMs")) / calls;
-		lines.push(`Hook cost per call, ${on.split(",")[0]}, N=${calls}: ${fmt(cost)} ms; bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`);
-	}
+for (const [on, off] of [
+  ["1.6.0 native, enforce on", "1.6.0 native, enforce off"],
+  ["0.87.1 own, enforce on", "0.87.1 own, enforce off"],
+  ["1.6.0 own, enforce on", "1.6.0 own, enforce off"],
+]) {
+  if (!names.includes(on) || !names.includes(off)) continue;
+  for (const calls of counts) {
+    const cost = (stat(on, calls, "sessionMs") - stat(off, calls, "sessionMs")) / calls;
+    lines.push(
+      `Hook cost per call, ${on.split(",")[0]}, N=${calls}: ${fmt(cost)} ms; bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
+    );
+  }
 }
 for (const calls of counts) {
-	const growth = (n) => stat(n, counts.at(-1), "maxRssMiB") - stat(n, counts[0], "maxRssMiB");
-	if (calls !== counts.at(-1) || counts.length < 2) continue;
-	for (const name of names) lines.push(`Peak RSS growth ${counts[0]} -> ${calls} calls, ${name}: ${fmt(growth(name), 1)} MiB`);
+  const growth = (n) => stat(n, counts.at(-1), "maxRssMiB") - stat(n, counts[0], "maxRssMiB");
+  if (calls !== counts.at(-1) || counts.length < 2) continue;
+  for (const name of names)
+    lines.push(`Peak RSS growth ${counts[0]} -> ${calls} calls, ${name}: ${fmt(growth(name), 1)} MiB`);
 }
 console.log(lines.join("\n"));
 

@@ -13,17 +13,20 @@ import { REPO } from "../e2e/lib/hosts.mjs";
 import { fmt, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
 
 const STARTUP_CONFIGS = [
-	"1.6.0 Pi alone",
-	"1.6.0 mcp.json",
-	"1.6.0 native, enforce on",
-	"1.6.0 own, enforce on",
-	"0.87.1 Pi alone",
-	"0.87.1 own, enforce on",
+  "1.6.0 Pi alone",
+  "1.6.0 mcp.json",
+  "1.6.0 native, enforce on",
+  "1.6.0 own, enforce on",
+  "0.87.1 Pi alone",
+  "0.87.1 own, enforce on",
 ];
 
 requireBuilt();
 const runs = Number(process.env.BENCH_RUNS ?? "8");
-const wanted = (process.env.BENCH_CONFIGS ?? "").split(";").map((s) => s.trim()).filter(Boolean);
+const wanted = (process.env.BENCH_CONFIGS ?? "")
+  .split(";")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const names = STARTUP_CONFIGS.filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
 const prof = process.env.BENCH_CPU_PROF;
 const extraArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", prof] : [];
@@ -31,37 +34,42 @@ const extraArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", prof] : [];
 if (process.env.BENCH_FRESH !== "1") await warmUp(names);
 const samples = [];
 for (let run = 1; run <= runs; run++) {
-	const order = names.map((_, i) => names[(i + run) % names.length]);
-	for (const name of order) {
-		const sample = await runOnce(name, { calls: 0, extraArgs });
-		samples.push(sample);
-		process.stderr.write(`run ${run}/${runs} ${name}: ${sample.ok ? `${fmt(sample.wallMs / 1000, 3)} s` : `FAILED ${sample.error}`}\n`);
-	}
+  const order = names.map((_, i) => names[(i + run) % names.length]);
+  for (const name of order) {
+    const sample = await runOnce(name, { calls: 0, extraArgs });
+    samples.push(sample);
+    process.stderr.write(
+      `run ${run}/${runs} ${name}: ${sample.ok ? `${fmt(sample.wallMs / 1000, 3)} s` : `FAILED ${sample.error}`}\n`,
+    );
+  }
 }
 
 const stat = (name, key) => median(samples.filter((s) => s.ok && s.name === name).map((s) => s[key]));
 const rows = names.map((name) => ({
-	name,
-	wallS: stat(name, "wallMs") / 1000,
-	firstRequestS: stat(name, "firstRequestMs") / 1000,
-	cpuS: stat(name, "cpuMs") / 1000,
-	maxRssMiB: stat(name, "maxRssMiB"),
-	n: samples.filter((s) => s.ok && s.name === name).length,
+  name,
+  wallS: stat(name, "wallMs") / 1000,
+  firstRequestS: stat(name, "firstRequestMs") / 1000,
+  cpuS: stat(name, "cpuMs") / 1000,
+  maxRssMiB: stat(name, "maxRssMiB"),
+  n: samples.filter((s) => s.ok && s.name === name).length,
 }));
 const get = (name) => rows.find((r) => r.name === name);
 const ratio = (a, b, key = "wallS") => (get(a) && get(b) ? get(a)[key] / get(b)[key] : undefined);
 const rssAdded = (a, b) => (get(a) && get(b) ? get(a).maxRssMiB - get(b).maxRssMiB : undefined);
 const lines = [
-	`Medians of ${runs} interleaved one-turn print runs (first request = process start to the model's first request).`,
-	"",
-	"| Configuration | wall s | first request s | CPU s | peak RSS MiB | n |",
-	"|---|---|---|---|---|---|",
-	...rows.map((r) => `| ${r.name} | ${fmt(r.wallS, 3)} | ${fmt(r.firstRequestS, 3)} | ${fmt(r.cpuS, 3)} | ${fmt(r.maxRssMiB, 1)} | ${r.n} |`),
-	"",
-	`native / own mcp.json (1.6.0): ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json"), 3)} (target <= 1.05); CPU ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json", "cpuS"), 3)}`,
-	`own client / Pi alone (1.6.0): ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone", "cpuS"), 3)}`,
-	`own client / Pi alone (0.87.1): ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone", "cpuS"), 3)}`,
-	`peak RSS added by the extension: native vs mcp.json ${fmt(rssAdded("1.6.0 native, enforce on", "1.6.0 mcp.json"), 1)} MiB; own vs Pi alone ${fmt(rssAdded("1.6.0 own, enforce on", "1.6.0 Pi alone"), 1)} MiB (1.6.0), ${fmt(rssAdded("0.87.1 own, enforce on", "0.87.1 Pi alone"), 1)} MiB (0.87.1)`,
+  `Medians of ${runs} interleaved one-turn print runs (first request = process start to the model's first request).`,
+  "",
+  "| Configuration | wall s | first request s | CPU s | peak RSS MiB | n |",
+  "|---|---|---|---|---|---|",
+  ...rows.map(
+    (r) =>
+      `| ${r.name} | ${fmt(r.wallS, 3)} | ${fmt(r.firstRequestS, 3)} | ${fmt(r.cpuS, 3)} | ${fmt(r.maxRssMiB, 1)} | ${r.n} |`,
+  ),
+  "",
+  `native / own mcp.json (1.6.0): ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json"), 3)} (target <= 1.05); CPU ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json", "cpuS"), 3)}`,
+  `own client / Pi alone (1.6.0): ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone", "cpuS"), 3)}`,
+  `own client / Pi alone (0.87.1): ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone", "cpuS"), 3)}`,
+  `peak RSS added by the extension: native vs mcp.json ${fmt(rssAdded("1.6.0 native, enforce on", "1.6.0 mcp.json"), 1)} MiB; own vs Pi alone ${fmt(rssAdded("1.6.0 own, enforce on", "1.6.0 Pi alone"), 1)} MiB (1.6.0), ${fmt(rssAdded("0.87.1 own, enforce on", "0.87.1 Pi alone"), 1)} MiB (0.87.1)`,
 ];
 console.log(lines.join("\n"));
 const dir = join(REPO, "target/bench");

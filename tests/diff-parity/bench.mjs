@@ -28,55 +28,55 @@ const inputs = join(target, "diff-bench");
 mkdirSync(inputs, { recursive: true });
 const cases = benchCases();
 for (const c of cases) {
-	writeFileSync(join(inputs, `${c.id}.old`), c.old);
-	writeFileSync(join(inputs, `${c.id}.new`), c.new);
+  writeFileSync(join(inputs, `${c.id}.old`), c.old);
+  writeFileSync(join(inputs, `${c.id}.new`), c.new);
 }
 
 // Build the bench binary once and find it.
 const build = execFileSync(
-	"cargo",
-	["bench", "-p", "pi-gortex-runtime", "--bench", "diff_engine", "--no-run", "--message-format=json"],
-	{ cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024 },
+  "cargo",
+  ["bench", "-p", "pi-gortex-runtime", "--bench", "diff_engine", "--no-run", "--message-format=json"],
+  { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 * 1024 * 1024 },
 );
 const binary = build
-	.split("\n")
-	.filter((l) => l.startsWith("{"))
-	.map((l) => JSON.parse(l))
-	.find((m) => m.reason === "compiler-artifact" && m.target?.name === "diff_engine" && m.executable)?.executable;
+  .split("\n")
+  .filter((l) => l.startsWith("{"))
+  .map((l) => JSON.parse(l))
+  .find((m) => m.reason === "compiler-artifact" && m.target?.name === "diff_engine" && m.executable)?.executable;
 if (!binary) throw new Error("diff_engine bench binary not found");
 
 const runsFor = (id) => (id.startsWith("a_") || id.startsWith("b_") ? 15 : 3);
 const samples = Object.fromEntries(cases.map((c) => [c.id, { pi: [], ours: [] }]));
 for (let round = 0; round < rounds; round++) {
-	for (const c of cases) {
-		generateDiffString(c.old, c.new); // warm-up
-		for (let i = 0; i < runsFor(c.id); i++) {
-			const t = performance.now();
-			generateDiffString(c.old, c.new);
-			samples[c.id].pi.push(performance.now() - t);
-		}
-	}
-	const ours = JSON.parse(
-		execFileSync(binary, [], {
-			encoding: "utf8",
-			env: { ...process.env, DIFF_BENCH_INPUTS: inputs, DIFF_BENCH_RAW: "15" },
-		}),
-	);
-	for (const c of cases) samples[c.id].ours.push(...ours[c.id]);
-	console.error(`round ${round + 1}/${rounds} done`);
+  for (const c of cases) {
+    generateDiffString(c.old, c.new); // warm-up
+    for (let i = 0; i < runsFor(c.id); i++) {
+      const t = performance.now();
+      generateDiffString(c.old, c.new);
+      samples[c.id].pi.push(performance.now() - t);
+    }
+  }
+  const ours = JSON.parse(
+    execFileSync(binary, [], {
+      encoding: "utf8",
+      env: { ...process.env, DIFF_BENCH_INPUTS: inputs, DIFF_BENCH_RAW: "15" },
+    }),
+  );
+  for (const c of cases) samples[c.id].ours.push(...ours[c.id]);
+  console.error(`round ${round + 1}/${rounds} done`);
 }
 
 const median = (xs) => {
-	const s = [...xs].sort((a, b) => a - b);
-	return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const rows = [
-	"| case | Pi 1.6.0 generateDiffString (median ms) | pi-gortex (median ms) | ratio |",
-	"|---|---:|---:|---:|",
+  "| case | Pi 1.6.0 generateDiffString (median ms) | pi-gortex (median ms) | ratio |",
+  "|---|---:|---:|---:|",
 ];
 for (const c of cases) {
-	const pi = median(samples[c.id].pi);
-	const ours = median(samples[c.id].ours);
-	rows.push(`| ${c.id} | ${pi.toFixed(2)} | ${ours.toFixed(2)} | ${(pi / ours).toFixed(1)}x |`);
+  const pi = median(samples[c.id].pi);
+  const ours = median(samples[c.id].ours);
+  rows.push(`| ${c.id} | ${pi.toFixed(2)} | ${ours.toFixed(2)} | ${(pi / ours).toFixed(1)}x |`);
 }
 console.log(rows.join("\n"));

@@ -20,10 +20,10 @@ import { appendFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 
 type Step =
-	| { call: string; args?: Record<string, unknown> }
-	| { calls: [string, Record<string, unknown>][] }
-	| { say: string }
-	| { report: true };
+  | { call: string; args?: Record<string, unknown> }
+  | { calls: [string, Record<string, unknown>][] }
+  | { say: string }
+  | { report: true };
 
 /** Why: the summary request of a compaction must not consume a script step (E2E-8). */
 const SUMMARY_MARKERS = ["<conversation>", "# Conversation"];
@@ -32,187 +32,194 @@ const SUMMARY_TEXT = "## Goal\nSUMMARY";
 const QUEUED_FACTORIES = 64;
 
 function log(record: Record<string, unknown>): void {
-	const path = process.env.PI_E2E_LOG;
-	if (!path) return;
-	try {
-		appendFileSync(path, `${JSON.stringify({ t: Date.now(), ...record })}\n`);
-	} catch {
-		// A lost log line shows up as a failed assertion; the run itself must go on.
-	}
+  const path = process.env.PI_E2E_LOG;
+  if (!path) return;
+  try {
+    appendFileSync(path, `${JSON.stringify({ t: Date.now(), ...record })}\n`);
+  } catch {
+    // A lost log line shows up as a failed assertion; the run itself must go on.
+  }
 }
 
 function readScript(): Step[] {
-	try {
-		const parsed = JSON.parse(process.env.PI_E2E_SCRIPT ?? "[]");
-		return Array.isArray(parsed) ? parsed : [];
-	} catch {
-		return [];
-	}
+  try {
+    const parsed = JSON.parse(process.env.PI_E2E_SCRIPT ?? "[]");
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Text of a message's content, whatever its shape (string or blocks). */
 function textOf(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (!Array.isArray(content)) return "";
-	return content
-		.filter((block) => block && block.type === "text" && typeof block.text === "string")
-		.map((block) => block.text)
-		.join("\n");
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((block) => block && block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text)
+    .join("\n");
 }
 
 /** The messages as the model received them, reduced to what tests assert on. */
 function summarizeMessages(messages: any[]) {
-	const tools = new Map<string, string>();
-	const out: Record<string, unknown>[] = [];
-	for (const message of messages) {
-		if (message.role === "system") {
-			for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool.description ?? "");
-			for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
-			out.push({ role: "system" });
-		} else if (message.role === "assistant") {
-			const calls = (message.content ?? []).filter((b: any) => b.type === "toolCall");
-			out.push({
-				role: "assistant",
-				text: textOf(message.content),
-				calls: calls.map((c: any) => ({ id: c.id, name: c.name, args: c.arguments })),
-			});
-		} else if (message.role === "toolResult") {
-			out.push({
-				role: "toolResult",
-				toolName: message.toolName,
-				toolCallId: message.toolCallId,
-				isError: message.isError === true,
-				text: textOf(message.content),
-			});
-		} else {
-			out.push({ role: message.role, text: textOf(message.content) });
-		}
-	}
-	return { messages: out, tools: [...tools].map(([name, description]) => ({ name, description })) };
+  const tools = new Map<string, string>();
+  const out: Record<string, unknown>[] = [];
+  for (const message of messages) {
+    if (message.role === "system") {
+      for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool.description ?? "");
+      for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+      out.push({ role: "system" });
+    } else if (message.role === "assistant") {
+      const calls = (message.content ?? []).filter((b: any) => b.type === "toolCall");
+      out.push({
+        role: "assistant",
+        text: textOf(message.content),
+        calls: calls.map((c: any) => ({ id: c.id, name: c.name, args: c.arguments })),
+      });
+    } else if (message.role === "toolResult") {
+      out.push({
+        role: "toolResult",
+        toolName: message.toolName,
+        toolCallId: message.toolCallId,
+        isError: message.isError === true,
+        text: textOf(message.content),
+      });
+    } else {
+      out.push({ role: message.role, text: textOf(message.content) });
+    }
+  }
+  return { messages: out, tools: [...tools].map(([name, description]) => ({ name, description })) };
 }
 
 function isSummaryRequest(messages: any[]): boolean {
-	const users = messages.filter((m) => m.role === "user");
-	const last = users[users.length - 1];
-	if (!last) return false;
-	const text = textOf(last.content).trimStart();
-	return SUMMARY_MARKERS.some((marker) => text.startsWith(marker));
+  const users = messages.filter((m) => m.role === "user");
+  const last = users[users.length - 1];
+  if (!last) return false;
+  const text = textOf(last.content).trimStart();
+  return SUMMARY_MARKERS.some((marker) => text.startsWith(marker));
 }
 
 function report(messages: any[]): string {
-	const toolResults = messages
-		.filter((m) => m.role === "toolResult")
-		.map((m) => ({ name: m.toolName, isError: m.isError === true, text: textOf(m.content) }));
-	const users = messages.filter((m) => m.role === "user").map((m) => textOf(m.content));
-	return `REPORT ${JSON.stringify({ toolResults, users })}`;
+  const toolResults = messages
+    .filter((m) => m.role === "toolResult")
+    .map((m) => ({ name: m.toolName, isError: m.isError === true, text: textOf(m.content) }));
+  const users = messages.filter((m) => m.role === "user").map((m) => textOf(m.content));
+  return `REPORT ${JSON.stringify({ toolResults, users })}`;
 }
 
 export default function fauxModel(pi: any): void {
-	const script = readScript();
-	let cursor = 0;
-	let nextCallId = 1;
-	let request = 0;
+  const script = readScript();
+  let cursor = 0;
+  let nextCallId = 1;
+  let request = 0;
 
-	const faux = fauxProvider({
-		provider: "faux",
-		api: "faux-api",
-		models: [{ id: "faux-1", name: "Faux 1" }],
-	});
+  const faux = fauxProvider({
+    provider: "faux",
+    api: "faux-api",
+    models: [{ id: "faux-1", name: "Faux 1" }],
+  });
 
-	const answer = (context: any) => {
-		const messages: any[] = context?.messages ?? [];
-		request += 1;
-		const seen = summarizeMessages(messages);
-		if (isSummaryRequest(messages)) {
-			log({ ev: "model", request, summary: true, ...seen });
-			return fauxAssistantMessage(SUMMARY_TEXT);
-		}
-		const step = script[cursor];
-		log({ ev: "model", request, step: cursor, ...seen });
-		if (step === undefined) return fauxAssistantMessage("DONE");
-		cursor += 1;
-		if ("call" in step) {
-			const id = `call_${nextCallId++}`;
-			return fauxAssistantMessage([fauxToolCall(step.call, step.args ?? {}, { id })], { stopReason: "toolUse" });
-		}
-		if ("calls" in step) {
-			const calls = step.calls.map(([name, args]) => fauxToolCall(name, args ?? {}, { id: `call_${nextCallId++}` }));
-			return fauxAssistantMessage(calls, { stopReason: "toolUse" });
-		}
-		if ("say" in step) return fauxAssistantMessage(step.say);
-		return fauxAssistantMessage(report(messages));
-	};
-	faux.setResponses(Array.from({ length: QUEUED_FACTORIES }, () => answer));
-	pi.registerProvider(faux.provider);
+  const answer = (context: any) => {
+    const messages: any[] = context?.messages ?? [];
+    request += 1;
+    const seen = summarizeMessages(messages);
+    if (isSummaryRequest(messages)) {
+      log({ ev: "model", request, summary: true, ...seen });
+      return fauxAssistantMessage(SUMMARY_TEXT);
+    }
+    const step = script[cursor];
+    log({ ev: "model", request, step: cursor, ...seen });
+    if (step === undefined) return fauxAssistantMessage("DONE");
+    cursor += 1;
+    if ("call" in step) {
+      const id = `call_${nextCallId++}`;
+      return fauxAssistantMessage([fauxToolCall(step.call, step.args ?? {}, { id })], { stopReason: "toolUse" });
+    }
+    if ("calls" in step) {
+      const calls = step.calls.map(([name, args]) => fauxToolCall(name, args ?? {}, { id: `call_${nextCallId++}` }));
+      return fauxAssistantMessage(calls, { stopReason: "toolUse" });
+    }
+    if ("say" in step) return fauxAssistantMessage(step.say);
+    return fauxAssistantMessage(report(messages));
+  };
+  faux.setResponses(Array.from({ length: QUEUED_FACTORIES }, () => answer));
+  pi.registerProvider(faux.provider);
 
-	const safe = (fn: () => unknown) => {
-		try {
-			return fn();
-		} catch (error) {
-			return { error: String(error) };
-		}
-	};
-	const names = (list: unknown) =>
-		Array.isArray(list) ? list.map((item: any) => (typeof item === "string" ? item : item?.name)) : list;
+  const safe = (fn: () => unknown) => {
+    try {
+      return fn();
+    } catch (error) {
+      return { error: String(error) };
+    }
+  };
+  const names = (list: unknown) =>
+    Array.isArray(list) ? list.map((item: any) => (typeof item === "string" ? item : item?.name)) : list;
 
-	const enable = (process.env.PI_E2E_ENABLE_TOOLS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-	pi.on("session_start", (event: any, ctx: any) => {
-		if (enable.length) safe(() => pi.setActiveTools([...new Set([...pi.getActiveTools(), ...enable])]));
-		log({
-			ev: "session_start",
-			reason: event?.reason,
-			cwd: ctx?.cwd,
-			mode: ctx?.mode,
-			hasUI: ctx?.hasUI,
-			commands: names(safe(() => pi.getCommands())),
-			allTools: names(safe(() => pi.getAllTools())),
-			activeTools: safe(() => pi.getActiveTools()),
-		});
-	});
-	pi.on("before_agent_start", (event: any) => {
-		log({ ev: "before_agent_start", prompt: event?.prompt, messageType: event?.messageType });
-	});
-	pi.on("session_compact", () => {
-		log({ ev: "session_compact" });
-	});
-	pi.on("tool_call", (event: any) => {
-		log({
-			ev: "tool_call",
-			toolName: event?.toolName,
-			toolCallId: event?.toolCallId,
-			input: event?.input,
-			parentToolCallId: event?.parentToolCallId,
-		});
-	});
-	pi.on("tool_result", (event: any) => {
-		log({
-			ev: "tool_result",
-			toolName: event?.toolName,
-			toolCallId: event?.toolCallId,
-			isError: event?.isError,
-			text: textOf(event?.content),
-			details: event?.details,
-		});
-	});
-	pi.on("tool_execution_end", (event: any) => {
-		log({
-			ev: "tool_execution_end",
-			toolName: event?.toolName,
-			toolCallId: event?.toolCallId,
-			isError: event?.isError,
-			result: event?.result,
-		});
-	});
-	pi.on("turn_start", () => {
-		log({ ev: "turn_start", activeTools: safe(() => pi.getActiveTools()), allTools: names(safe(() => pi.getAllTools())) });
-	});
-	pi.on("turn_end", () => {
-		log({ ev: "turn_end" });
-	});
-	pi.on("agent_end", () => {
-		log({ ev: "agent_end" });
-	});
-	pi.on("session_shutdown", (event: any) => {
-		log({ ev: "session_shutdown", reason: event?.reason });
-	});
+  const enable = (process.env.PI_E2E_ENABLE_TOOLS ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  pi.on("session_start", (event: any, ctx: any) => {
+    if (enable.length) safe(() => pi.setActiveTools([...new Set([...pi.getActiveTools(), ...enable])]));
+    log({
+      ev: "session_start",
+      reason: event?.reason,
+      cwd: ctx?.cwd,
+      mode: ctx?.mode,
+      hasUI: ctx?.hasUI,
+      commands: names(safe(() => pi.getCommands())),
+      allTools: names(safe(() => pi.getAllTools())),
+      activeTools: safe(() => pi.getActiveTools()),
+    });
+  });
+  pi.on("before_agent_start", (event: any) => {
+    log({ ev: "before_agent_start", prompt: event?.prompt, messageType: event?.messageType });
+  });
+  pi.on("session_compact", () => {
+    log({ ev: "session_compact" });
+  });
+  pi.on("tool_call", (event: any) => {
+    log({
+      ev: "tool_call",
+      toolName: event?.toolName,
+      toolCallId: event?.toolCallId,
+      input: event?.input,
+      parentToolCallId: event?.parentToolCallId,
+    });
+  });
+  pi.on("tool_result", (event: any) => {
+    log({
+      ev: "tool_result",
+      toolName: event?.toolName,
+      toolCallId: event?.toolCallId,
+      isError: event?.isError,
+      text: textOf(event?.content),
+      details: event?.details,
+    });
+  });
+  pi.on("tool_execution_end", (event: any) => {
+    log({
+      ev: "tool_execution_end",
+      toolName: event?.toolName,
+      toolCallId: event?.toolCallId,
+      isError: event?.isError,
+      result: event?.result,
+    });
+  });
+  pi.on("turn_start", () => {
+    log({
+      ev: "turn_start",
+      activeTools: safe(() => pi.getActiveTools()),
+      allTools: names(safe(() => pi.getAllTools())),
+    });
+  });
+  pi.on("turn_end", () => {
+    log({ ev: "turn_end" });
+  });
+  pi.on("agent_end", () => {
+    log({ ev: "agent_end" });
+  });
+  pi.on("session_shutdown", (event: any) => {
+    log({ ev: "session_shutdown", reason: event?.reason });
+  });
 }

@@ -15,31 +15,39 @@ import { SOURCE_FILES } from "./lib/workspace.mjs";
 const args = { operation: "symbols", query: "Hello" };
 
 async function assertSearchWorks(run, path) {
-	await assertClean(run);
-	const [result] = reportOf(run.stdout).toolResults;
-	assert.deepEqual(result, { name: toolName(path, "search"), isError: false, text: `[fake-gortex] search symbols ${JSON.stringify(args)}` });
+  await assertClean(run);
+  const [result] = reportOf(run.stdout).toolResults;
+  assert.deepEqual(result, {
+    name: toolName(path, "search"),
+    isError: false,
+    text: `[fake-gortex] search symbols ${JSON.stringify(args)}`,
+  });
 }
 
 describe("loading the packed extension", { concurrency: CONCURRENCY }, () => {
-	scenario("loads with -e <installed package dir>", {}, async ({ pi, path }) => {
-		const run = await runPi({
-			pi,
-			gortex: false,
-			args: ["-e", installedPackageDir(pi)],
-			files: SOURCE_FILES,
-			script: [{ call: toolName(path, "search"), args }, { report: true }],
-		});
-		await assertSearchWorks(run, path);
-	});
+  scenario("loads with -e <installed package dir>", {}, async ({ pi, path }) => {
+    const run = await runPi({
+      pi,
+      gortex: false,
+      args: ["-e", installedPackageDir(pi)],
+      files: SOURCE_FILES,
+      script: [{ call: toolName(path, "search"), args }, { report: true }],
+    });
+    await assertSearchWorks(run, path);
+  });
 
-	scenario("loads as a bare copy in <agentDir>/extensions/ with no node_modules above (PKG-3)", {}, async ({ pi, path }) => {
-		const run = await runPi({
-			pi,
-			gortex: false,
-			setup: (box) => cpSync(installedPackageDir(pi), join(box.agent, "extensions/pi-gortex"), { recursive: true }),
-			files: SOURCE_FILES,
-			script: [{ call: toolName(path, "search"), args }, { report: true }],
-		});
-		await assertSearchWorks(run, path);
-	});
+  scenario(
+    "loads as a bare copy in <agentDir>/extensions/ with no node_modules above (PKG-3)",
+    {},
+    async ({ pi, path }) => {
+      const run = await runPi({
+        pi,
+        gortex: false,
+        setup: (box) => cpSync(installedPackageDir(pi), join(box.agent, "extensions/pi-gortex"), { recursive: true }),
+        files: SOURCE_FILES,
+        script: [{ call: toolName(path, "search"), args }, { report: true }],
+      });
+      await assertSearchWorks(run, path);
+    },
+  );
 });

@@ -12,20 +12,20 @@ import { createRequire } from "node:module";
 type Command = { description: string; handler: (args: string, ctx: { reload: () => Promise<void> }) => Promise<void> };
 
 export default function (pi: { registerCommand: (name: string, options: Command) => void }): void {
-	pi.registerCommand("e2e-reload", {
-		description: "reload extensions (e2e)",
-		handler: async (_args, ctx) => {
-			await ctx.reload();
-		},
-	});
-	pi.registerCommand("e2e-panic", {
-		description: "force a panic inside the pi-gortex core (e2e)",
-		handler: async () => {
-			const path = process.env.PI_E2E_GORTEX_ADDON;
-			if (!path) return;
-			const addon = createRequire(path)(path) as { debugForcePanic: (asynchronous: boolean) => Promise<boolean> };
-			await addon.debugForcePanic(true);
-			await addon.debugForcePanic(false);
-		},
-	});
+  pi.registerCommand("e2e-reload", {
+    description: "reload extensions (e2e)",
+    handler: async (_args, ctx) => {
+      await ctx.reload();
+    },
+  });
+  pi.registerCommand("e2e-panic", {
+    description: "force a panic inside the pi-gortex core (e2e)",
+    handler: async () => {
+      const path = process.env.PI_E2E_GORTEX_ADDON;
+      if (!path) return;
+      const addon = createRequire(path)(path) as { debugForcePanic: (asynchronous: boolean) => Promise<boolean> };
+      await addon.debugForcePanic(true);
+      await addon.debugForcePanic(false);
+    },
+  });
 }

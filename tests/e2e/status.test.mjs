@@ -10,8 +10,8 @@ import { assertClean, toolName } from "./lib/gortex.mjs";
 import { FAKE_GORTEX } from "./lib/hosts.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { runRpc } from "./lib/rpc.mjs";
-import { sandbox } from "./lib/run.mjs";
 import { startRpc } from "./lib/rpc_steps.mjs";
+import { sandbox } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
 const SEARCH_ARGS = { operation: "symbols", query: "Hello" };
@@ -19,104 +19,133 @@ const VERSION = "0.64.4"; // fake-gortex's default daemon version
 
 /** The notification a slash command produced (it is sent before the command's response). */
 function told(rpc, prefix) {
-	return rpc.notifications.filter((n) => String(n.message).startsWith(prefix));
+  return rpc.notifications.filter((n) => String(n.message).startsWith(prefix));
 }
 
 function footers(rpc) {
-	return rpc.statuses.filter((s) => s.statusKey === "gortex").map((s) => s.statusText);
+  return rpc.statuses.filter((s) => s.statusKey === "gortex").map((s) => s.statusText);
 }
 
 describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENCY }, () => {
-	for (const path of ["native", "own"]) {
-	// Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0); Pi 0.87.1's RPC mode has no
-	// `agent_settled` to wait for, so the own client is driven on 1.6.0 here.
-	scenario(`STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process (${path})`, { both: false, path }, async ({ pi }) => {
-		const box = sandbox({ pi, files: SOURCE_FILES });
-		const search = toolName(path, "search");
-		const env = path === "own" ? { GORTEX_NATIVE_MCP: "0" } : {};
-		const rpc = startRpc(box, { script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }], env });
-		await rpc.send({ type: "prompt", message: "go" });
-		const status = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
-		assert.equal(status?.success, true, JSON.stringify(status));
-		const doctor = await rpc.send({ type: "prompt", message: "/gortex doctor" }, { settle: false });
-		assert.equal(doctor?.success, true, JSON.stringify(doctor));
-		const run = await rpc.quit();
-		await assertClean(run);
+  for (const path of ["native", "own"]) {
+    // Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0); Pi 0.87.1's RPC mode has no
+    // `agent_settled` to wait for, so the own client is driven on 1.6.0 here.
+    scenario(
+      `STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process (${path})`,
+      { both: false, path },
+      async ({ pi }) => {
+        const box = sandbox({ pi, files: SOURCE_FILES });
+        const search = toolName(path, "search");
+        const env = path === "own" ? { GORTEX_NATIVE_MCP: "0" } : {};
+        const rpc = startRpc(box, {
+          script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }],
+          env,
+        });
+        await rpc.send({ type: "prompt", message: "go" });
+        const status = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+        assert.equal(status?.success, true, JSON.stringify(status));
+        const doctor = await rpc.send({ type: "prompt", message: "/gortex doctor" }, { settle: false });
+        assert.equal(doctor?.success, true, JSON.stringify(doctor));
+        const run = await rpc.quit();
+        await assertClean(run);
 
-		// STAT-1: the footer ends connected, on the path in use, with the daemon's version.
-		const footer = footers(rpc);
-		assert.equal(footer.at(-1), `gortex: connected · ${path} · v${VERSION}`, JSON.stringify(footer));
+        // STAT-1: the footer ends connected, on the path in use, with the daemon's version.
+        const footer = footers(rpc);
+        assert.equal(footer.at(-1), `gortex: connected · ${path} · v${VERSION}`, JSON.stringify(footer));
 
-		// STAT-2: the status block, section by section.
-		const [block] = told(rpc, "Gortex bridge:");
-		assert.ok(block, JSON.stringify(rpc.notifications));
-		assert.equal(block.notifyType, "info");
-		const lines = block.message.split("\n");
-		assert.equal(lines[0], "Gortex bridge: connected");
-		assert.equal(lines[1], `  daemon      ${FAKE_GORTEX} (v${VERSION})`);
-		assert.equal(
-			lines[2],
-			path === "native" ? "  path        native: Pi's built-in MCP owns the connection" : "  path        own client: native_mcp is off",
-		);
-		assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
-		if (path === "own") assert.ok(lines[3].includes("read → gortex_read"), lines[3]);
-		assert.equal(lines[4], "  hook        deny, enforced on every tool call");
-		const tally = /^ {2}this session (\d+) hook calls, (\d+) blocked, (\d+) steered, median [\d.]+ ms$/.exec(lines[5]);
-		assert.ok(tally, lines[5]);
-		assert.ok(Number(tally[1]) >= 2, "the read and the graph call went through the hook");
-		assert.equal(Number(tally[2]), 1, "the read of main.go was blocked");
-		assert.equal(lines[6], "  config");
-		assert.equal(lines[7], `    bin            ${FAKE_GORTEX}  (environment)`);
-		assert.match(lines[8], /^ {4}hook_mode {6}deny +\(default\)$/);
-		if (path === "own") assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
-		assert.equal(lines.at(-1), "  last error  none");
+        // STAT-2: the status block, section by section.
+        const [block] = told(rpc, "Gortex bridge:");
+        assert.ok(block, JSON.stringify(rpc.notifications));
+        assert.equal(block.notifyType, "info");
+        const lines = block.message.split("\n");
+        assert.equal(lines[0], "Gortex bridge: connected");
+        assert.equal(lines[1], `  daemon      ${FAKE_GORTEX} (v${VERSION})`);
+        assert.equal(
+          lines[2],
+          path === "native"
+            ? "  path        native: Pi's built-in MCP owns the connection"
+            : "  path        own client: native_mcp is off",
+        );
+        assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
+        if (path === "own") assert.ok(lines[3].includes("read → gortex_read"), lines[3]);
+        assert.equal(lines[4], "  hook        deny, enforced on every tool call");
+        const tally = /^ {2}this session (\d+) hook calls, (\d+) blocked, (\d+) steered, median [\d.]+ ms$/.exec(
+          lines[5],
+        );
+        assert.ok(tally, lines[5]);
+        assert.ok(Number(tally[1]) >= 2, "the read and the graph call went through the hook");
+        assert.equal(Number(tally[2]), 1, "the read of main.go was blocked");
+        assert.equal(lines[6], "  config");
+        assert.equal(lines[7], `    bin            ${FAKE_GORTEX}  (environment)`);
+        assert.match(lines[8], /^ {4}hook_mode {6}deny +\(default\)$/);
+        if (path === "own") assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
+        assert.equal(lines.at(-1), "  last error  none");
 
-		// STAT-3: /gortex doctor renders the doctor's report, healthy here.
-		const [report] = told(rpc, "Configuration\n");
-		assert.ok(report, JSON.stringify(rpc.notifications.map((n) => n.message.slice(0, 40))));
-		assert.equal(report.notifyType, "info");
-		assert.ok(report.message.includes(FAKE_GORTEX), "names the binary");
-	});
-	}
+        // STAT-3: /gortex doctor renders the doctor's report, healthy here.
+        const [report] = told(rpc, "Configuration\n");
+        assert.ok(report, JSON.stringify(rpc.notifications.map((n) => n.message.slice(0, 40))));
+        assert.equal(report.notifyType, "info");
+        assert.ok(report.message.includes(FAKE_GORTEX), "names the binary");
+      },
+    );
+  }
 
-	scenario("STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error", { both: false }, async ({ pi }) => {
-		const box = sandbox({ pi, files: SOURCE_FILES });
-		const missing = join(box.root, "no-such-gortex");
-		const rpc = startRpc(box, { script: [{ say: "ok" }], env: { GORTEX_BIN: missing } });
-		await rpc.send({ type: "prompt", message: "go" });
-		await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
-		const doctor = await rpc.send({ type: "prompt", message: "/gortex doctor" }, { settle: false });
-		assert.equal(doctor?.success, true);
-		const run = await rpc.quit();
-		await assertClean(run);
+  scenario(
+    "STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error",
+    { both: false },
+    async ({ pi }) => {
+      const box = sandbox({ pi, files: SOURCE_FILES });
+      const missing = join(box.root, "no-such-gortex");
+      const rpc = startRpc(box, { script: [{ say: "ok" }], env: { GORTEX_BIN: missing } });
+      await rpc.send({ type: "prompt", message: "go" });
+      await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      const doctor = await rpc.send({ type: "prompt", message: "/gortex doctor" }, { settle: false });
+      assert.equal(doctor?.success, true);
+      const run = await rpc.quit();
+      await assertClean(run);
 
-		assert.equal(footers(rpc).at(-1), "gortex: down · own");
-		const [block] = told(rpc, "Gortex bridge:");
-		const lines = block.message.split("\n");
-		assert.equal(lines[0], "Gortex bridge: down");
-		assert.equal(lines[1], `  daemon      \`${missing}\` does not resolve to an executable file`);
-		assert.equal(lines[2], "  path        own client: the gortex binary does not resolve, so its failure is reported by the own client");
-		assert.match(lines.at(-1), /^ {2}last error {2}\S.*/);
-		assert.notEqual(lines.at(-1), "  last error  none");
-		// The doctor says why, at warning level (it exits 1 for a down bridge).
-		const [report] = told(rpc, "Configuration\n");
-		assert.equal(report.notifyType, "warning");
-		assert.ok(report.message.includes(missing));
-	});
+      assert.equal(footers(rpc).at(-1), "gortex: down · own");
+      const [block] = told(rpc, "Gortex bridge:");
+      const lines = block.message.split("\n");
+      assert.equal(lines[0], "Gortex bridge: down");
+      assert.equal(lines[1], `  daemon      \`${missing}\` does not resolve to an executable file`);
+      assert.equal(
+        lines[2],
+        "  path        own client: the gortex binary does not resolve, so its failure is reported by the own client",
+      );
+      assert.match(lines.at(-1), /^ {2}last error {2}\S.*/);
+      assert.notEqual(lines.at(-1), "  last error  none");
+      // The doctor says why, at warning level (it exits 1 for a down bridge).
+      const [report] = told(rpc, "Configuration\n");
+      assert.equal(report.notifyType, "warning");
+      assert.ok(report.message.includes(missing));
+    },
+  );
 
-	scenario("PKG-10: the user is told once, at error level, when the installed copy has no native core", {}, async ({ pi }) => {
-		const run = await runRpc({
-			pi,
-			files: SOURCE_FILES,
-			setup: (box) => rmSync(join(box.agent, "npm/node_modules/pi-gortex/pi-gortex.linux-x64-gnu.node")),
-			script: [{ say: "ok" }],
-			commands: ["go", "again"],
-		});
-		await assertClean(run);
-		const errors = run.notifications.filter((n) => String(n.message).startsWith("pi-gortex: pi-gortex native core failed to load"));
-		assert.equal(errors.length, 1, JSON.stringify(run.notifications));
-		assert.equal(errors[0].notifyType, "error");
-		assert.ok(errors[0].message.includes("Platform linux-x64-gnu; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64."), errors[0].message);
-		assert.ok(errors[0].message.includes("read discipline"), "says read discipline is off");
-	});
+  scenario(
+    "PKG-10: the user is told once, at error level, when the installed copy has no native core",
+    {},
+    async ({ pi }) => {
+      const run = await runRpc({
+        pi,
+        files: SOURCE_FILES,
+        setup: (box) => rmSync(join(box.agent, "npm/node_modules/pi-gortex/pi-gortex.linux-x64-gnu.node")),
+        script: [{ say: "ok" }],
+        commands: ["go", "again"],
+      });
+      await assertClean(run);
+      const errors = run.notifications.filter((n) =>
+        String(n.message).startsWith("pi-gortex: pi-gortex native core failed to load"),
+      );
+      assert.equal(errors.length, 1, JSON.stringify(run.notifications));
+      assert.equal(errors[0].notifyType, "error");
+      assert.ok(
+        errors[0].message.includes(
+          "Platform linux-x64-gnu; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.",
+        ),
+        errors[0].message,
+      );
+      assert.ok(errors[0].message.includes("read discipline"), "says read discipline is off");
+    },
+  );
 });

@@ -1,9 +1,9 @@
 // Read discipline on tool_call (HOOK-*, CFG-7/8/10) through Pi's runner against fake-gortex's
 // hook verb. Runs on every host.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { describe, test } from "node:test";
 import { FAKE, PI_VERSION, start, workspace } from "./lib/pi.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
@@ -30,20 +30,36 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
 
   test("HOOK-10: an empty reason falls back to the default text", async () => {
     const s = await session({ scenario: { decisions: [{ match: { tool_name: "Read" }, decision: { block: true } }] } });
-    assert.deepEqual(await s.toolCall("read", { path: "x.md" }), { block: true, reason: "[Gortex] blocked: prefer graph tools." });
+    assert.deepEqual(await s.toolCall("read", { path: "x.md" }), {
+      block: true,
+      reason: "[Gortex] blocked: prefer graph tools.",
+    });
     await s.shutdown();
   });
 
   test("HOOK-11/WIRE-24: guidance is sent as a visible gortex steer message, the call proceeds", async () => {
     const text = "[Gortex] Use `search` for indexed source.";
-    const s = await session({ scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] } });
+    const s = await session({
+      scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] },
+    });
     assert.equal(await s.toolCall("grep", { pattern: "x" }), undefined);
-    assert.deepEqual(s.host.messages, [{ message: { customType: "gortex", content: text, display: true }, options: { deliverAs: "steer" } }]);
+    assert.deepEqual(s.host.messages, [
+      { message: { customType: "gortex", content: text, display: true }, options: { deliverAs: "steer" } },
+    ]);
     await s.shutdown();
   });
 
   test("HOOK-12: block wins over additional_context", async () => {
-    const s = await session({ scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { block: true, reason: "[Gortex] no", additional_context: "[Gortex] hint" } }] } });
+    const s = await session({
+      scenario: {
+        decisions: [
+          {
+            match: { tool_name: "Grep" },
+            decision: { block: true, reason: "[Gortex] no", additional_context: "[Gortex] hint" },
+          },
+        ],
+      },
+    });
     assert.deepEqual(await s.toolCall("grep", { pattern: "x" }), { block: true, reason: "[Gortex] no" });
     assert.deepEqual(s.host.messages, []);
     await s.shutdown();
@@ -122,7 +138,10 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     // Not silent: exactly one warning names the file and the ignored key.
     const warnings = s.host.notifications.filter((n) => n.type === "warning");
     assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
-    assert.match(warnings[0].message, /^pi-gortex configuration: .*\.pi\/gortex\.json: key `bin` is ignored in a project sidecar/);
+    assert.match(
+      warnings[0].message,
+      /^pi-gortex configuration: .*\.pi\/gortex\.json: key `bin` is ignored in a project sidecar/,
+    );
     await s.sessionStart();
     assert.equal(s.host.notifications.filter((n) => n.type === "warning").length, 1, "warned once");
     await s.shutdown();
@@ -132,7 +151,10 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     ["garbage", { kind: "hook_garbage", stdout: "not json" }],
     ["null", { kind: "hook_garbage", stdout: "null" }],
     ["a string block", { kind: "hook_garbage", stdout: '{"block":"yes","reason":"x"}' }],
-    ["non-zero exit with a deny", { kind: "hook_exit", exit_code: 2, stdout: '{"block":true,"reason":"[Gortex] BLOCKED: x"}' }],
+    [
+      "non-zero exit with a deny",
+      { kind: "hook_exit", exit_code: 2, stdout: '{"block":true,"reason":"[Gortex] BLOCKED: x"}' },
+    ],
   ]) {
     test(`HOOK-3/FAIL-1: hook ${name} lets the call proceed`, async () => {
       const s = await session({ scenario: { faults: [fault] } });

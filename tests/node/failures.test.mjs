@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { IS_NATIVE_HOST, pi, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
+import { IS_NATIVE_HOST, PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
 import { STILL_REGISTERING } from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
@@ -44,7 +44,9 @@ describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
 
   test("FAIL-3: a throwing sendMessage is swallowed; the guided call still proceeds", async () => {
     const text = "[Gortex] Use `search` for indexed source.";
-    const ws = workspace({ scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] } });
+    const ws = workspace({
+      scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] },
+    });
     let attempts = 0;
     const s = await start(ws, { env: OWN, actions: { sendMessage: () => ((attempts += 1), boom()) } });
     await s.sessionStart();
@@ -69,11 +71,16 @@ describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
     await s.shutdown();
   });
 
-  test("FAIL-3: a throwing getAllTools reads as not ready on the native path", { skip: !IS_NATIVE_HOST && "no native path on Pi 0.87" }, async () => {
+  test("FAIL-3: a throwing getAllTools reads as not ready on the native path", {
+    skip: !IS_NATIVE_HOST && "no native path on Pi 0.87",
+  }, async () => {
     const ws = workspace();
     const connector = (api) => api.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
     let attempts = 0;
-    const s = await start(ws, { extraFactories: [connector], actions: { getAllTools: () => ((attempts += 1), boom()) } });
+    const s = await start(ws, {
+      extraFactories: [connector],
+      actions: { getAllTools: () => ((attempts += 1), boom()) },
+    });
     await s.sessionStart();
     const [first] = await s.beforeAgentStart();
     assert.ok(attempts >= 2, `polled ${attempts} times`);
@@ -94,13 +101,19 @@ describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
     assert.equal(denied?.block, true, "still the deny posture the factory read");
     assert.ok(!toolHooks(s)[0].argv.some((arg) => arg.startsWith("--mode")), JSON.stringify(toolHooks(s)[0].argv));
     const next = await s.reload();
-    assert.equal(await next.toolCall("read", { path: "a.go" }), undefined, "after /reload: enrich, so the call proceeds");
+    assert.equal(
+      await next.toolCall("read", { path: "a.go" }),
+      undefined,
+      "after /reload: enrich, so the call proceeds",
+    );
     assert.ok(toolHooks(next).at(-1).argv.includes("--mode=enrich"));
     delete process.env.GORTEX_HOOK_MODE;
     await next.shutdown();
   });
 
-  test("NAT-14: an instance switched to the own client stays there at its next session_start", { skip: !IS_NATIVE_HOST && "no native path on Pi 0.87" }, async () => {
+  test("NAT-14: an instance switched to the own client stays there at its next session_start", {
+    skip: !IS_NATIVE_HOST && "no native path on Pi 0.87",
+  }, async () => {
     const ws = workspace();
     let api;
     const late = (piApi) => {
@@ -109,7 +122,11 @@ describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
     const s = await start(ws, { extraFactories: [late] });
     await s.sessionStart();
     assert.ok(s.toolNames().includes("gortex_read"), "no connector: own client");
-    const servers = () => s.loader.getExtensions().runtime.mcpServers.list().map((entry) => entry.name);
+    const servers = () =>
+      s.loader
+        .getExtensions()
+        .runtime.mcpServers.list()
+        .map((entry) => entry.name);
     assert.ok(!servers().includes("gortex"), "the native registration was withdrawn");
     // A connector appears; the instance must not go back to native.
     api.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });

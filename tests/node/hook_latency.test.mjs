@@ -18,8 +18,8 @@
 // assertions must then fail on the p99.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { describe, test } from "node:test";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { describe, test } from "node:test";
 import { FAKE, PI_VERSION, start, workspace } from "./lib/pi.mjs";
 
 const SYNC_SPAWN = process.env.PI_GORTEX_TEST_SYNC_HOOK === "1";
@@ -29,7 +29,12 @@ const CALLS = 100;
 /** 0.4.0's shape: the hook run with execFileSync inside the tool_call handler. */
 function syncHookExtension(pi) {
   pi.on("tool_call", (event, ctx) => {
-    const envelope = { event: "tool_call", tool_name: "Read", tool_input: { file_path: event.input?.path }, cwd: ctx.cwd };
+    const envelope = {
+      event: "tool_call",
+      tool_name: "Read",
+      tool_input: { file_path: event.input?.path },
+      cwd: ctx.cwd,
+    };
     execFileSync(FAKE, ["hook", "--agent=pi"], { input: JSON.stringify(envelope), stdio: ["pipe", "pipe", "ignore"] });
     return undefined;
   });
@@ -75,8 +80,13 @@ describe(`hook latency on Pi ${PI_VERSION}`, () => {
     // 10 ms on a quiet machine (ambient p99 of a couple of ms); on a starved one the calls' own
     // small JS work is preempted too, so the allowance grows with twice the ambient delay.
     const bound = 10 + 2 * Math.max(0, ambient - 2);
-    t.diagnostic(`p99 ${p99.toFixed(2)} ms, ambient p99 ${ambient.toFixed(2)} ms, ${CALLS} calls in ${elapsed.toFixed(0)} ms`);
-    assert.ok(p99 < bound, `event-loop delay p99 ${p99.toFixed(2)} ms over ${CALLS} calls; bound ${bound.toFixed(2)} ms (ambient p99 ${ambient.toFixed(2)} ms)`);
+    t.diagnostic(
+      `p99 ${p99.toFixed(2)} ms, ambient p99 ${ambient.toFixed(2)} ms, ${CALLS} calls in ${elapsed.toFixed(0)} ms`,
+    );
+    assert.ok(
+      p99 < bound,
+      `event-loop delay p99 ${p99.toFixed(2)} ms over ${CALLS} calls; bound ${bound.toFixed(2)} ms (ambient p99 ${ambient.toFixed(2)} ms)`,
+    );
     await s.shutdown();
   });
 });

@@ -7,18 +7,24 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { FAKE, IS_NATIVE_HOST, pi, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
+import { FAKE, IS_NATIVE_HOST, PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
 import { NATIVE_DESCRIPTION, refusalText, STILL_REGISTERING, staleModelText, staleUserText } from "./lib/texts.mjs";
 
 function tool(name) {
-  return { name, label: name, description: name, parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) };
+  return {
+    name,
+    label: name,
+    description: name,
+    parameters: { type: "object", properties: {} },
+    execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }),
+  };
 }
 
 /**
  * A stand-in for Pi's MCP extension: registers /mcp and, after `afterMs`, the
  * given tools; with `gated`, only when the test calls `state.connect()`.
  */
-function connector({ tools = ["search"], afterMs = 0, later = [], gated = false } = {}) {
+function connector({ tools = ["search"], afterMs = 0, gated = false } = {}) {
   const state = { pi: undefined };
   const register = () => {
     for (const name of tools) state.pi.registerTool(tool(`mcp__gortex__${name}`));
@@ -74,7 +80,10 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
   test("NAT-5: a refused registration falls back to the own client with a notice each session", async () => {
     const ws = workspace();
     const other = join(ws.dir, "other.js");
-    writeFileSync(other, 'export default function (pi) { pi.registerMcpServer("gortex", { command: "other", args: [] }); }\n');
+    writeFileSync(
+      other,
+      'export default function (pi) { pi.registerMcpServer("gortex", { command: "other", args: [] }); }\n',
+    );
     const s = await start(ws, { extraPaths: [other] });
     assert.deepEqual(s.errors, []);
     await s.sessionStart();
@@ -140,7 +149,10 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.sessionStart();
     await s.toolCall("mcp__gortex__read", { target: { file: "a.go" } });
     await s.toolCall("mcp__docs__read", { path: "a.go" });
-    const envelopes = s.hooks().filter((r) => r.envelope?.event === "tool_call").map((r) => r.envelope);
+    const envelopes = s
+      .hooks()
+      .filter((r) => r.envelope?.event === "tool_call")
+      .map((r) => r.envelope);
     assert.equal(envelopes[0].tool_name, "read");
     assert.equal(envelopes[0].is_gortex_tool, true);
     assert.equal(envelopes[1].tool_name, "mcp__docs__read");
@@ -158,7 +170,12 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     const input = { operation: "file", target: { file }, match: "two", replacement: "TWO" };
     assert.equal(await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" }), undefined);
     writeFileSync(file, "one\nTWO\nthree\n"); // what Pi's MCP call to the daemon did
-    const result = await s.toolResult("mcp__gortex__edit", input, { content: [{ type: "text", text: "applied" }], details: { server: "gortex" } }, { toolCallId: "e1" });
+    const result = await s.toolResult(
+      "mcp__gortex__edit",
+      input,
+      { content: [{ type: "text", text: "applied" }], details: { server: "gortex" } },
+      { toolCallId: "e1" },
+    );
     assert.equal(result.details.server, "gortex");
     assert.equal(result.details.diffs[0].path, "a.txt");
     const expected = pi.generateDiffString("one\ntwo\nthree\n", "one\nTWO\nthree\n");
@@ -180,7 +197,9 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
     writeFileSync(file, "two\n");
     const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
-    assert.deepEqual(result.details.diffs, [{ path: "a.txt", diff: "", patch: "", note: "not diffed: a shell command ran at the same time" }]);
+    assert.deepEqual(result.details.diffs, [
+      { path: "a.txt", diff: "", patch: "", note: "not diffed: a shell command ran at the same time" },
+    ]);
     await s.shutdown();
   });
 
@@ -195,7 +214,10 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
     await s.toolCall("write", { path: file, content: "three\n" }, { toolCallId: "w1" });
     writeFileSync(file, "two\n");
-    assert.equal(await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }), undefined);
+    assert.equal(
+      await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }),
+      undefined,
+    );
     await s.shutdown();
   });
 
@@ -206,7 +228,12 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.sessionStart();
     setTimeout(() => state.register("mcp__gortex__find_clones"), 200);
     const text = JSON.stringify({ query: "select:find_clones", promoted: ["find_clones"], tools: [] });
-    await s.toolResult("mcp__gortex__tools_search", { query: "select:find_clones" }, { content: [{ type: "text", text }] }, { toolCallId: "t1" });
+    await s.toolResult(
+      "mcp__gortex__tools_search",
+      { query: "select:find_clones" },
+      { content: [{ type: "text", text }] },
+      { toolCallId: "t1" },
+    );
     assert.ok(s.toolNames().includes("mcp__gortex__find_clones"));
     await s.shutdown();
   });
@@ -240,7 +267,10 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
     await s.runner.emit({ type: "turn_end", turnIndex: 0, message: {}, toolResults: [] });
     writeFileSync(file, "two\n");
-    assert.equal(await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }), undefined);
+    assert.equal(
+      await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }),
+      undefined,
+    );
     await s.shutdown();
   });
 });

@@ -3,12 +3,12 @@
 // in a clean directory, and silence on stdout/stderr.
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { checkPlatform, inspectBinary, packAll } from "../../bindings/node/scripts/pack-all.mjs";
-import { FAKE, pi, PI_VERSION, PKG_DIR, ROOT, start, workspace } from "./lib/pi.mjs";
+import { FAKE, PI_VERSION, PKG_DIR, pi, ROOT, start, workspace } from "./lib/pi.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 const TARBALL = join(ROOT, "target/pi-gortex.tgz");
@@ -18,14 +18,28 @@ const addonFile = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
 /** Copies what the package ships (its `files`) into `dest`, optionally without the core. */
 function copyPackage(dest, { withAddon = true } = {}) {
   mkdirSync(dest, { recursive: true });
-  for (const entry of ["package.json", "index.ts", "glue", "types", "bin"].filter((entry) => existsSync(join(PKG_DIR, entry)))) cpSync(join(PKG_DIR, entry), join(dest, entry), { recursive: true });
+  for (const entry of ["package.json", "index.ts", "glue", "types", "bin"].filter((entry) =>
+    existsSync(join(PKG_DIR, entry)),
+  ))
+    cpSync(join(PKG_DIR, entry), join(dest, entry), { recursive: true });
   if (withAddon) cpSync(join(PKG_DIR, addonFile), join(dest, addonFile));
 }
 
-const EXPECTED_HANDLERS = ["session_start", "session_compact", "before_agent_start", "session_shutdown", "tool_call", "tool_result", "tool_execution_end", "turn_end"];
+const EXPECTED_HANDLERS = [
+  "session_start",
+  "session_compact",
+  "before_agent_start",
+  "session_shutdown",
+  "tool_call",
+  "tool_result",
+  "tool_execution_end",
+  "turn_end",
+];
 
 function ourExtension(s, dir) {
-  return s.loader.getExtensions().extensions.find((extension) => extension.path.startsWith(dir) || extension.resolvedPath?.startsWith(dir));
+  return s.loader
+    .getExtensions()
+    .extensions.find((extension) => extension.path.startsWith(dir) || extension.resolvedPath?.startsWith(dir));
 }
 
 describe(`packaging on Pi ${PI_VERSION}`, () => {
@@ -37,7 +51,10 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(manifest.pi.extensions, ["./index.ts"]);
     assert.equal(manifest.main, "./index.ts");
     assert.equal(manifest.dependencies, undefined, "no runtime dependencies");
-    assert.deepEqual(manifest.peerDependencies, { "@earendil-works/pi-coding-agent": "*", "@earendil-works/pi-tui": "*" });
+    assert.deepEqual(manifest.peerDependencies, {
+      "@earendil-works/pi-coding-agent": "*",
+      "@earendil-works/pi-tui": "*",
+    });
     assert.equal(manifest.peerDependenciesMeta["@earendil-works/pi-coding-agent"].optional, true);
     assert.equal(manifest.engines.node, ">=22.19.0");
     assert.ok(manifest.napi.targets.includes("x86_64-unknown-linux-gnu"));
@@ -46,7 +63,14 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
   });
 
   test("PKG-9: six declared targets, no Windows, each with its npm/<platform>/ package", () => {
-    const tags = ["linux-x64-gnu", "linux-x64-musl", "linux-arm64-gnu", "linux-arm64-musl", "darwin-x64", "darwin-arm64"];
+    const tags = [
+      "linux-x64-gnu",
+      "linux-x64-musl",
+      "linux-arm64-gnu",
+      "linux-arm64-musl",
+      "darwin-x64",
+      "darwin-arm64",
+    ];
     assert.equal(manifest.napi.targets.length, tags.length);
     assert.ok(!manifest.napi.targets.some((target) => target.includes("windows")), "Windows is not a target (README)");
     assert.deepEqual(readdirSync(join(PKG_DIR, "npm")).sort(), [...tags].sort());
@@ -62,23 +86,50 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
   test("the tarball holds LICENSE, CHANGELOG.md and the README", () => {
     assert.ok(existsSync(TARBALL), `make pack first: ${TARBALL}`);
     const listing = execFileSync("tar", ["-tzf", TARBALL], { encoding: "utf8" }).trim().split("\n");
-    for (const file of ["package/LICENSE", "package/CHANGELOG.md", "package/README.md"]) assert.ok(listing.includes(file), `${file} in ${listing.join(", ")}`);
-    assert.match(readFileSync(join(PKG_DIR, "LICENSE"), "utf8"), /Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/);
+    for (const file of ["package/LICENSE", "package/CHANGELOG.md", "package/README.md"])
+      assert.ok(listing.includes(file), `${file} in ${listing.join(", ")}`);
+    assert.match(
+      readFileSync(join(PKG_DIR, "LICENSE"), "utf8"),
+      /Apache License\s+Version 2\.0, January 2004[\s\S]*END OF TERMS AND CONDITIONS/,
+    );
     const readme = readFileSync(join(PKG_DIR, "README.md"), "utf8");
-    for (const topic of ["## Prerequisite: the `gortex` daemon", "## Install", "## Configure", "/gortex", "## Troubleshooting"]) assert.ok(readme.includes(topic), topic);
+    for (const topic of [
+      "## Prerequisite: the `gortex` daemon",
+      "## Install",
+      "## Configure",
+      "/gortex",
+      "## Troubleshooting",
+    ])
+      assert.ok(readme.includes(topic), topic);
   });
 
   test("make pack-all: one platform package per core present, the main package with every platform optional and no core", () => {
     const out = join(workspace().dir, "pack-all");
     const result = packAll({ out, sources: [PKG_DIR] });
     assert.deepEqual(result.problems, []);
-    assert.deepEqual(result.packed.map((p) => p.tag), [addonFile.replace(/^pi-gortex\.|\.node$/g, "")]);
+    assert.deepEqual(
+      result.packed.map((p) => p.tag),
+      [addonFile.replace(/^pi-gortex\.|\.node$/g, "")],
+    );
     const list = (tarball) => execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").sort();
-    assert.deepEqual(list(result.packed[0].tarball), ["package/README.md", "package/package.json", `package/${addonFile}`]);
+    assert.deepEqual(list(result.packed[0].tarball), [
+      "package/README.md",
+      "package/package.json",
+      `package/${addonFile}`,
+    ]);
     const mainFiles = list(result.main);
     assert.ok(!mainFiles.some((file) => file.endsWith(".node")), "no core in the main package");
-    const published = JSON.parse(execFileSync("tar", ["-xzOf", result.main, "package/package.json"], { encoding: "utf8" }));
-    assert.deepEqual(Object.keys(published.optionalDependencies).sort(), manifest.napi.targets.length === 6 ? readdirSync(join(PKG_DIR, "npm")).map((tag) => `pi-gortex-${tag}`).sort() : []);
+    const published = JSON.parse(
+      execFileSync("tar", ["-xzOf", result.main, "package/package.json"], { encoding: "utf8" }),
+    );
+    assert.deepEqual(
+      Object.keys(published.optionalDependencies).sort(),
+      manifest.napi.targets.length === 6
+        ? readdirSync(join(PKG_DIR, "npm"))
+            .map((tag) => `pi-gortex-${tag}`)
+            .sort()
+        : [],
+    );
     assert.ok(Object.values(published.optionalDependencies).every((version) => version === manifest.version));
   });
 
@@ -91,8 +142,12 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
       "pi-gortex.darwin-arm64.node: built for cpu x64, its name says arm64",
     ]);
     const musl = JSON.parse(readFileSync(join(PKG_DIR, "npm/linux-x64-musl/package.json"), "utf8"));
-    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, core), ["pi-gortex.linux-x64-musl.node: built for libc glibc, its name says musl"]);
-    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), ["pi-gortex.linux-x64-musl.node: not a 64-bit ELF or Mach-O addon"]);
+    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, core), [
+      "pi-gortex.linux-x64-musl.node: built for libc glibc, its name says musl",
+    ]);
+    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), [
+      "pi-gortex.linux-x64-musl.node: not a 64-bit ELF or Mach-O addon",
+    ]);
   });
 
   test("PKG-9 loader: the platform tag comes from Node's ELF interpreter, never from process.report.getReport()", async () => {
@@ -123,7 +178,14 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const ws = workspace();
     const dir = join(ws.agentDir, "extensions/pi-gortex");
     copyPackage(dir);
-    const loader = new pi.DefaultResourceLoader({ cwd: ws.cwd, agentDir: ws.agentDir, noSkills: true, noPromptTemplates: true, noThemes: true, noContextFiles: true });
+    const loader = new pi.DefaultResourceLoader({
+      cwd: ws.cwd,
+      agentDir: ws.agentDir,
+      noSkills: true,
+      noPromptTemplates: true,
+      noThemes: true,
+      noContextFiles: true,
+    });
     const s = await start(ws, { loader, env: OWN });
     assert.deepEqual(s.errors, []);
     const extension = ourExtension(s, dir);
@@ -145,19 +207,36 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(s.errors, []);
     await s.sessionStart();
     const [first] = await s.beforeAgentStart();
-    assert.match(first.content, /^\[Gortex\] graph tools are unavailable this session \(pi-gortex native core failed to load: .+\)\. Tell the user to run \/reload to retry the connection\.$/);
+    assert.match(
+      first.content,
+      /^\[Gortex\] graph tools are unavailable this session \(pi-gortex native core failed to load: .+\)\. Tell the user to run \/reload to retry the connection\.$/,
+    );
     assert.deepEqual(first.details, { briefing: false });
     assert.deepEqual(await s.beforeAgentStart("again"), []);
     // PKG-10: the user is told too, once, at error level, with what to do.
-    const told = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: pi-gortex native core failed to load"));
+    const told = s.host.notifications.filter((n) =>
+      n.message.startsWith("pi-gortex: pi-gortex native core failed to load"),
+    );
     assert.equal(told.length, 1, JSON.stringify(s.host.notifications));
     assert.equal(told[0].type, "error");
     const tag = addonFile.replace(/^pi-gortex\.|\.node$/g, "");
-    assert.ok(told[0].message.includes(`Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.`), told[0].message);
+    assert.ok(
+      told[0].message.includes(
+        `Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.`,
+      ),
+      told[0].message,
+    );
     assert.ok(told[0].message.includes(`pi-gortex-${tag}`), "names the package to install");
-    assert.ok(told[0].message.includes("read discipline (the hook on every tool call) are off"), "says read discipline is off");
+    assert.ok(
+      told[0].message.includes("read discipline (the hook on every tool call) are off"),
+      "says read discipline is off",
+    );
     await s.sessionStart();
-    assert.equal(s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: ")).length, 1, "once per load, not per session");
+    assert.equal(
+      s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: ")).length,
+      1,
+      "once per load, not per session",
+    );
     await s.shutdown();
   });
 
@@ -182,12 +261,27 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const ws = workspace();
     const project = join(ws.dir, "project");
     mkdirSync(project);
-    const npm = (args) => execFileSync("npm", args, { cwd: project, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_offline: "true" } });
+    const npm = (args) =>
+      execFileSync("npm", args, {
+        cwd: project,
+        encoding: "utf8",
+        env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_offline: "true" },
+      });
     npm(["init", "-y"]);
     npm(["install", "--no-save", TARBALL]);
-    const env = { ...process.env, GORTEX_BIN: FAKE, FAKE_GORTEX_LOG: join(ws.dir, "npx.log"), PI_CODING_AGENT_DIR: ws.agentDir };
+    const env = {
+      ...process.env,
+      GORTEX_BIN: FAKE,
+      FAKE_GORTEX_LOG: join(ws.dir, "npx.log"),
+      PI_CODING_AGENT_DIR: ws.agentDir,
+    };
     for (const key of Object.keys(env)) if (key.startsWith("GORTEX_") && key !== "GORTEX_BIN") delete env[key];
-    const npx = spawnSync("npx", ["--no-install", "pi-gortex", "doctor", "--json", "--cwd", ws.cwd], { cwd: project, env, encoding: "utf8", timeout: 60000 });
+    const npx = spawnSync("npx", ["--no-install", "pi-gortex", "doctor", "--json", "--cwd", ws.cwd], {
+      cwd: project,
+      env,
+      encoding: "utf8",
+      timeout: 60000,
+    });
     assert.equal(npx.status, 0, npx.stderr);
     assert.equal(npx.stderr, "");
     const report = JSON.parse(npx.stdout);
@@ -196,15 +290,26 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     // Valid against schema/doctor.schema.json, by the project's own validator.
     const file = join(ws.dir, "report.json");
     writeFileSync(file, npx.stdout);
-    const valid = spawnSync("cargo", ["run", "-q", "-p", "pi-gortex-codegen", "--", "validate", "DoctorReport", file], { cwd: ROOT, encoding: "utf8" });
+    const valid = spawnSync("cargo", ["run", "-q", "-p", "pi-gortex-codegen", "--", "validate", "DoctorReport", file], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     assert.equal(valid.status, 0, `${valid.stdout}${valid.stderr}`);
     // Same bytes as the Rust binary, once the measured latency is set aside.
-    const rust = spawnSync("cargo", ["run", "-q", "-p", "pi-gortex-runtime", "--bin", "pi-gortex", "--", "doctor", "--json", "--cwd", ws.cwd], { cwd: ROOT, env, encoding: "utf8" });
+    const rust = spawnSync(
+      "cargo",
+      ["run", "-q", "-p", "pi-gortex-runtime", "--bin", "pi-gortex", "--", "doctor", "--json", "--cwd", ws.cwd],
+      { cwd: ROOT, env, encoding: "utf8" },
+    );
     assert.equal(rust.status, npx.status);
     const unlatency = (text) => text.replace(/"latency_?[mM]s": [\d.]+/g, '"latencyMs": 0');
     assert.equal(unlatency(npx.stdout), unlatency(rust.stdout));
     // The exit codes are the binary's: a usage error is 2, with clap's message on stderr.
-    const usage = spawnSync("npx", ["--no-install", "pi-gortex", "frobnicate"], { cwd: project, env, encoding: "utf8" });
+    const usage = spawnSync("npx", ["--no-install", "pi-gortex", "frobnicate"], {
+      cwd: project,
+      env,
+      encoding: "utf8",
+    });
     assert.equal(usage.status, 2);
     assert.match(usage.stderr, /unrecognized subcommand 'frobnicate'/);
     const listing = execFileSync("tar", ["-tzf", TARBALL], { encoding: "utf8" });
@@ -224,7 +329,10 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
       await s.execute("search", { query: "x" });
       await s.shutdown();
     `;
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { timeout: 30000, encoding: "utf8" });
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      timeout: 30000,
+      encoding: "utf8",
+    });
     assert.equal(run.status, 0);
     assert.equal(run.stdout, "");
     assert.equal(run.stderr, "");
@@ -252,7 +360,10 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     const s = await start(ws, { env: OWN });
     const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
     // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
-    assert.equal(addon.watchEdit(0, 0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "" }), false);
+    assert.equal(
+      addon.watchEdit(0, 0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "" }),
+      false,
+    );
     await s.sessionStart();
     // ...and the session hears about it once, naming the shape that failed.
     const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));

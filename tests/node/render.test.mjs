@@ -5,10 +5,25 @@ import { after, before, describe, test } from "node:test";
 import { PI_VERSION, start, workspace } from "./lib/pi.mjs";
 
 const theme = new Proxy({}, { get: (_t, key) => (key === "fg" || key === "bg" ? (_c, text) => text : (text) => text) });
-const context = (expanded) => ({ expanded, isPartial: false, args: {}, state: {}, invalidate() {}, cwd: "/abs", isError: false, argsComplete: true, executionStarted: false, showImages: false, toolCallId: "x" });
+const context = (expanded) => ({
+  expanded,
+  isPartial: false,
+  args: {},
+  state: {},
+  invalidate() {},
+  cwd: "/abs",
+  isError: false,
+  argsComplete: true,
+  executionStarted: false,
+  showImages: false,
+  toolCallId: "x",
+});
 
 function row(component, width = 200) {
-  return component.render(width).map((line) => line.trimEnd()).join("\n");
+  return component
+    .render(width)
+    .map((line) => line.trimEnd())
+    .join("\n");
 }
 
 describe(`rendering on Pi ${PI_VERSION}`, () => {
@@ -23,12 +38,30 @@ describe(`rendering on Pi ${PI_VERSION}`, () => {
 
   test("REN-8: the spec's examples", () => {
     assert.equal(line("gortex_read", { target: { file: "/abs/src/tools.ts" } }), "gortex read /abs/src/tools.ts");
-    assert.equal(line("gortex_read", { target: { file: "/abs/a.ts" }, options: { offset: 10, limit: 5 } }), "gortex read /abs/a.ts:10-14");
-    assert.equal(line("gortex_read", { target: { file: "/abs/a.ts" }, options: { offset: "10", limit: "5" } }), "gortex read /abs/a.ts");
-    assert.equal(line("gortex_read", { operation: "source", target: { symbol: "src/a.ts::f" }, options: { new_user_task: true } }), "gortex_read source src/a.ts::f");
-    assert.equal(line("search", { operation: "symbols", query: "callRenderer", output: { format: "gcx" } }), "search symbols callRenderer");
-    assert.equal(line("search", { operation: "text", query: "x", options: { limit: 5, path: "src/" } }), "search text x path=src/ limit=5");
-    assert.equal(line("trace", { operation: "path", target: { symbol: "a" }, to: { symbol: "b" } }), "trace path a to b");
+    assert.equal(
+      line("gortex_read", { target: { file: "/abs/a.ts" }, options: { offset: 10, limit: 5 } }),
+      "gortex read /abs/a.ts:10-14",
+    );
+    assert.equal(
+      line("gortex_read", { target: { file: "/abs/a.ts" }, options: { offset: "10", limit: "5" } }),
+      "gortex read /abs/a.ts",
+    );
+    assert.equal(
+      line("gortex_read", { operation: "source", target: { symbol: "src/a.ts::f" }, options: { new_user_task: true } }),
+      "gortex_read source src/a.ts::f",
+    );
+    assert.equal(
+      line("search", { operation: "symbols", query: "callRenderer", output: { format: "gcx" } }),
+      "search symbols callRenderer",
+    );
+    assert.equal(
+      line("search", { operation: "text", query: "x", options: { limit: 5, path: "src/" } }),
+      "search text x path=src/ limit=5",
+    );
+    assert.equal(
+      line("trace", { operation: "path", target: { symbol: "a" }, to: { symbol: "b" } }),
+      "trace path a to b",
+    );
     assert.equal(line("analyze", { kind: "dead_code" }), "analyze dead_code");
     assert.equal(line("analyze", { operation: "run", kind: "dead_code" }), "analyze run kind=dead_code");
   });
@@ -36,7 +69,10 @@ describe(`rendering on Pi ${PI_VERSION}`, () => {
   test("REN-2/3: collapsed values are cut to 60 characters and the row to the width; expanded shows all", () => {
     const long = "q".repeat(100);
     assert.equal(line("search", { query: long }), `search ${"q".repeat(59)}…`);
-    const cut = row(s.tool("search").renderCall({ query: long }, theme, context(false)), 20).replace(/\x1b\[[0-9;]*m/g, "");
+    const cut = row(s.tool("search").renderCall({ query: long }, theme, context(false)), 20).replace(
+      /\x1b\[[0-9;]*m/g,
+      "",
+    );
     assert.ok(cut.length <= 20 && cut.startsWith("search qqq"), JSON.stringify(cut));
     assert.ok(line("search", { query: long }, true).includes(long));
   });

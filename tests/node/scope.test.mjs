@@ -32,15 +32,21 @@ const session = `
 describe(`scope on Pi ${PI_VERSION}`, () => {
   test("PKG-7: a session execs only the configured binary and connects to no network address", () => {
     const log = join(mkdtempSync(join(tmpdir(), "pi-gortex-strace-")), "trace");
-    const run = spawnSync("strace", ["-f", "-qq", "-e", "trace=execve,connect", "-o", log, process.execPath, "--input-type=module", "-e", session], {
-      timeout: 120000,
-      encoding: "utf8",
-    });
+    const run = spawnSync(
+      "strace",
+      ["-f", "-qq", "-e", "trace=execve,connect", "-o", log, process.execPath, "--input-type=module", "-e", session],
+      {
+        timeout: 120000,
+        encoding: "utf8",
+      },
+    );
     assert.equal(run.error, undefined, `strace must be installed (make tools): ${run.error}`);
     assert.equal(run.status, 0, run.stderr);
     const lines = readFileSync(log, "utf8").split("\n");
     // Successful execs only: `<pid> execve("<path>", [...], ...) = 0`.
-    const execs = lines.filter((l) => / execve\(/.test(l) && / = 0$/.test(l)).map((l) => l.match(/execve\("([^"]*)"/)[1]);
+    const execs = lines
+      .filter((l) => / execve\(/.test(l) && / = 0$/.test(l))
+      .map((l) => l.match(/execve\("([^"]*)"/)[1]);
     assert.equal(realpathSync(execs[0]), realpathSync(process.execPath), "the first exec is the session's Node");
     const others = execs.slice(1).map((path) => realpathSync(path));
     assert.ok(others.length >= 4, `mcp, daemon launcher and hooks were spawned: ${JSON.stringify(others)}`);

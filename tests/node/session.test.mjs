@@ -59,7 +59,12 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     s.sessionManager.appendCompaction("## Goal\nSUMMARY", null, 1000);
     await s.compact();
     const [again] = await s.beforeAgentStart("after compaction");
-    assert.deepEqual(again, { customType: "gortex", content: first.content, display: false, details: { briefing: true } });
+    assert.deepEqual(again, {
+      customType: "gortex",
+      content: first.content,
+      display: false,
+      details: { briefing: true },
+    });
     assert.deepEqual(await s.beforeAgentStart("later"), []);
     assert.equal(sessionHooks(s).length, 1);
     await s.shutdown();
@@ -179,7 +184,10 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     process.env.FAKE_GORTEX_SCENARIO = scenario("b", {});
     await s.sessionStart("new");
 
-    process.env.FAKE_GORTEX_SCENARIO = scenario("c", { surface: "legacy", faults: [{ kind: "slow_handshake", delay_ms: 5000 }] });
+    process.env.FAKE_GORTEX_SCENARIO = scenario("c", {
+      surface: "legacy",
+      faults: [{ kind: "slow_handshake", delay_ms: 5000 }],
+    });
     let cSettled = false;
     const c = s.sessionStart("reload").then(() => (cSettled = true));
     assert.ok(await until(() => initializes(ws).length >= 3, 20000), "C's handshake began (W, B, C)");
@@ -225,7 +233,10 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     });
     await tick();
     // C begins while the turn is parked on A's promise: it adopts that promise (SES-4).
-    process.env.FAKE_GORTEX_SCENARIO = scenario("c", { surface: "legacy", faults: [{ kind: "slow_handshake", delay_ms: 2500 }] });
+    process.env.FAKE_GORTEX_SCENARIO = scenario("c", {
+      surface: "legacy",
+      faults: [{ kind: "slow_handshake", delay_ms: 2500 }],
+    });
     let cSettled = false;
     const c = s.sessionStart("reload").then(() => (cSettled = true));
     await a;
@@ -256,7 +267,9 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
     const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-    const done = new Promise((resolve) => child.stdout.on("data", (chunk) => String(chunk).includes("script done") && resolve()));
+    const done = new Promise((resolve) =>
+      child.stdout.on("data", (chunk) => String(chunk).includes("script done") && resolve()),
+    );
     const overall = setTimeout(() => child.kill("SIGKILL"), 120000);
     try {
       await Promise.race([done, exited]);
@@ -273,7 +286,9 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
 
   test("HOOK-15/CFG-15: with prompt context on, the prompt goes to the hook and its guidance joins the hidden message", async () => {
     const guidance = "## Gortex — relevant indexed symbols for your request\n- f";
-    const ws = workspace({ scenario: { decisions: [{ match: { event: "prompt" }, decision: { additional_context: guidance } }] } });
+    const ws = workspace({
+      scenario: { decisions: [{ match: { event: "prompt" }, decision: { additional_context: guidance } }] },
+    });
     const s = await start(ws, { env: { ...OWN, GORTEX_PROMPT_CONTEXT: "yes" } });
     await s.sessionStart();
     const [first] = await s.beforeAgentStart("where is f");
@@ -282,7 +297,10 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     const [later] = await s.beforeAgentStart("and g");
     assert.deepEqual(later, { customType: "gortex", content: guidance, display: false, details: { briefing: false } });
     assert.deepEqual(await s.beforeAgentStart("/reload"), [], "slash commands are never sent");
-    const prompts = s.hooks().filter((r) => r.envelope?.event === "prompt").map((r) => r.envelope.prompt);
+    const prompts = s
+      .hooks()
+      .filter((r) => r.envelope?.event === "prompt")
+      .map((r) => r.envelope.prompt);
     assert.deepEqual(prompts, ["where is f", "and g"]);
     await s.shutdown();
   });

@@ -4,8 +4,15 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { pi, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
-import { aliasNote, protocolModelText, protocolUserText, staleModelText, staleUserText, unavailableText } from "./lib/texts.mjs";
+import { PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
+import {
+  aliasNote,
+  protocolModelText,
+  protocolUserText,
+  staleModelText,
+  staleUserText,
+  unavailableText,
+} from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -40,7 +47,9 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
   test("TOOL-6: execute returns the daemon's text and empty details", async () => {
     const s = await ownSession();
     const result = await s.execute("search", { operation: "symbols", query: "foo" });
-    assert.deepEqual(result.content, [{ type: "text", text: '[fake-gortex] search symbols {"operation":"symbols","query":"foo"}' }]);
+    assert.deepEqual(result.content, [
+      { type: "text", text: '[fake-gortex] search symbols {"operation":"symbols","query":"foo"}' },
+    ]);
     assert.deepEqual(result.details, {});
     await s.shutdown();
   });
@@ -95,7 +104,11 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     });
     await inside;
     const controller = new AbortController();
-    const running = s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y" }, { signal: controller.signal });
+    const running = s.execute(
+      "gortex_edit",
+      { operation: "file", target: { file }, match: "x", replacement: "y" },
+      { signal: controller.signal },
+    );
     controller.abort();
     release();
     await holder;
@@ -120,7 +133,9 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
   test("TOOL-6 step 1 / SES-9: a call after shutdown says the bridge is not connected", async () => {
     const s = await ownSession();
     await s.shutdown();
-    await assert.rejects(s.execute("search", { query: "x" }), { message: "gortex search: MCP bridge is not connected" });
+    await assert.rejects(s.execute("search", { query: "x" }), {
+      message: "gortex search: MCP bridge is not connected",
+    });
   });
 
   test("SES-13/FAIL-2: a missing binary registers nothing and the first turn names /reload, once", async () => {
@@ -146,7 +161,9 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
 
   test("MCP-21: protocol skew gives the protocol texts", async () => {
     const s = await ownSession({ scenario: { protocol: "2024-11-05" } });
-    assert.deepEqual(s.host.notifications, [{ message: protocolUserText("gortex 0.64.4", "2024-11-05"), type: "warning" }]);
+    assert.deepEqual(s.host.notifications, [
+      { message: protocolUserText("gortex 0.64.4", "2024-11-05"), type: "warning" },
+    ]);
     const [first] = await s.beforeAgentStart();
     assert.ok(first.content.startsWith(protocolModelText("2024-11-05")));
     await s.shutdown();
@@ -168,7 +185,10 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     ];
     const s = await ownSession({ scenario: { faults } });
     // The first listing registered trace; its list_changed re-list drops it (TOOL-9 debounce).
-    assert.ok(await until(() => s.host.setActiveCalls.some((names) => !names.includes("trace")), 5000), "trace withdrawn");
+    assert.ok(
+      await until(() => s.host.setActiveCalls.some((names) => !names.includes("trace")), 5000),
+      "trace withdrawn",
+    );
     assert.ok(s.toolNames().includes("trace"), "Pi cannot unregister: still registered");
     // The second listing's list_changed brings it back.
     assert.ok(await until(() => s.activeTools().includes("trace"), 5000), "trace relisted");
@@ -182,7 +202,12 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     writeFileSync(file, "one\ntwo\nthree\n");
     const s = await start(ws, { env: OWN });
     await s.sessionStart();
-    const result = await s.execute("gortex_edit", { operation: "file", target: { file }, match: "two", replacement: "TWO" });
+    const result = await s.execute("gortex_edit", {
+      operation: "file",
+      target: { file },
+      match: "two",
+      replacement: "TWO",
+    });
     assert.equal(readFileSync(file, "utf8"), "one\nTWO\nthree\n");
     assert.match(result.content[0].text, /"status":"applied"/);
     const details = result.details;
@@ -214,13 +239,21 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
   // same call without dry_run shows the change does produce a diff.
   for (const dryRun of [true, false]) {
     test(`DIFF-3: ${dryRun ? "a dry run is not diffed" : "control: the same call without dry_run is diffed"}`, async () => {
-      const ws = workspace({ scenario: { calls: { edit: { text: '{"path":"c.txt","status":"applied"}', delay_ms: 1500 } } } });
+      const ws = workspace({
+        scenario: { calls: { edit: { text: '{"path":"c.txt","status":"applied"}', delay_ms: 1500 } } },
+      });
       const file = join(ws.cwd, "c.txt");
       writeFileSync(file, "x\n");
       const s = await start(ws, { env: OWN });
       await s.sessionStart();
       const options = dryRun ? { dry_run: true } : {};
-      const call = s.execute("gortex_edit", { operation: "file", target: { file }, match: "x", replacement: "y", options });
+      const call = s.execute("gortex_edit", {
+        operation: "file",
+        target: { file },
+        match: "x",
+        replacement: "y",
+        options,
+      });
       const received = () => ws.log().some((r) => r.ev === "recv" && r.method === "tools/call");
       assert.ok(await until(received, 20000), "the fake received the call");
       writeFileSync(file, "changed\n");
@@ -232,7 +265,9 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
   }
 
   test("TOOL-9: a burst of list_changed yields one re-list once quiet", async () => {
-    const s = await ownSession({ scenario: { faults: [{ kind: "list_changed_burst", count: 200, spacing_ms: 0, after: "tools/list" }] } });
+    const s = await ownSession({
+      scenario: { faults: [{ kind: "list_changed_burst", count: 200, spacing_ms: 0, after: "tools/list" }] },
+    });
     const lists = () => s.ws.log().filter((r) => r.ev === "recv" && r.method === "tools/list").length;
     assert.ok(await until(() => lists() >= 2, 5000), "the burst caused a re-list");
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -246,7 +281,12 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     writeFileSync(outside, "secret\n");
     const s = await start(ws, { env: OWN });
     await s.sessionStart();
-    const result = await s.execute("gortex_edit", { operation: "file", target: { file: outside }, match: "secret", replacement: "x" });
+    const result = await s.execute("gortex_edit", {
+      operation: "file",
+      target: { file: outside },
+      match: "secret",
+      replacement: "x",
+    });
     assert.deepEqual(result.details, {});
     await s.shutdown();
   });

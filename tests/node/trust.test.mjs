@@ -9,7 +9,8 @@ import { FAKE, IS_NATIVE_HOST, PI_VERSION, start, workspace } from "./lib/pi.mjs
 import { unavailableText } from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
-const NOT_TRUSTED = /^pi-gortex: .*\.pi\/gortex\.json is ignored because this folder is not trusted\. To use it, trust the folder: run \/trust in Pi, or start Pi with --approve\.$/;
+const NOT_TRUSTED =
+  /^pi-gortex: .*\.pi\/gortex\.json is ignored because this folder is not trusted\. To use it, trust the folder: run \/trust in Pi, or start Pi with --approve\.$/;
 
 const trustNotices = (s) => s.host.notifications.filter((n) => /not trusted/.test(n.message));
 /** The `--mode=` flag of the hook runs for tool calls (absent: the default, deny). */
@@ -72,10 +73,16 @@ describe(`project trust (CFG-19) on Pi ${PI_VERSION}`, () => {
     await trusted.shutdown();
   });
 
-  test("a native registration made from an untrusted sidecar's preset moves to the own client", { skip: !IS_NATIVE_HOST && "Pi 0.87 has no registerMcpServer" }, async () => {
+  test("a native registration made from an untrusted sidecar's preset moves to the own client", {
+    skip: !IS_NATIVE_HOST && "Pi 0.87 has no registerMcpServer",
+  }, async () => {
     const ws = workspace({ projectSidecar: { tools_preset: "full" }, trusted: false });
     const s = await start(ws, { extraFactories: [connector] });
-    const servers = () => s.loader.getExtensions().runtime.mcpServers.list().map((entry) => entry.name);
+    const servers = () =>
+      s.loader
+        .getExtensions()
+        .runtime.mcpServers.list()
+        .map((entry) => entry.name);
     assert.ok(servers().includes("gortex"), "registered at load, before trust is known");
     await s.sessionStart();
     assert.ok(!servers().includes("gortex"), "withdrawn: it carried the project's preset");
@@ -89,7 +96,10 @@ describe(`project trust (CFG-19) on Pi ${PI_VERSION}`, () => {
     const t = await start(trustedWs, { extraFactories: [connector] });
     await t.sessionStart();
     const list = t.loader.getExtensions().runtime.mcpServers.list();
-    assert.ok(list.some((entry) => entry.name === "gortex"), "trusted: the native registration stays");
+    assert.ok(
+      list.some((entry) => entry.name === "gortex"),
+      "trusted: the native registration stays",
+    );
     await t.shutdown();
   });
 });
@@ -97,7 +107,10 @@ describe(`project trust (CFG-19) on Pi ${PI_VERSION}`, () => {
 describe(`a failed bridge start is seen by the model and /gortex (issue 11 item 4) on Pi ${PI_VERSION}`, () => {
   const cases = [
     ["an absent binary", { env: { ...OWN, GORTEX_BIN: "/nonexistent/pi-gortex/gortex" } }],
-    ["PATH with only an empty and a . entry, the folder holding a gortex (CFG-18: never run)", { env: { ...OWN, GORTEX_BIN: null, PATH: ":." }, shim: true }],
+    [
+      "PATH with only an empty and a . entry, the folder holding a gortex (CFG-18: never run)",
+      { env: { ...OWN, GORTEX_BIN: null, PATH: ":." }, shim: true },
+    ],
     ["a handshake that fails twice", { env: OWN, scenario: { faults: [{ kind: "failing_handshake", n: 2 }] } }],
   ];
   for (const [name, { env, scenario, shim }] of cases) {

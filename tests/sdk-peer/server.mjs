@@ -7,10 +7,7 @@
 // the Rust side can assert on the peer's view of the exchange.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const PAGE_SIZE = 2;
 const objectSchema = { type: "object", properties: { text: { type: "string" } } };
@@ -23,10 +20,7 @@ const tools = [
 ];
 const observed = { ping: "not sent", cancelled: [], listCursors: [], clientInfo: null, protocolVersion: null };
 
-const server = new Server(
-  { name: "sdk-peer", version: "9.9.9" },
-  { capabilities: { tools: { listChanged: true } } },
-);
+const server = new Server({ name: "sdk-peer", version: "9.9.9" }, { capabilities: { tools: { listChanged: true } } });
 
 server.setRequestHandler(ListToolsRequestSchema, async (request) => {
   const cursor = request.params?.cursor;
@@ -73,8 +67,12 @@ server.oninitialized = () => {
   observed.protocolVersion = server.transport?.protocolVersion ?? null;
   observed.ping = "sent";
   server.ping().then(
-    (result) => { observed.ping = `answered ${JSON.stringify(result)}`; },
-    (error) => { observed.ping = `failed: ${error.message}`; },
+    (result) => {
+      observed.ping = `answered ${JSON.stringify(result)}`;
+    },
+    (error) => {
+      observed.ping = `failed: ${error.message}`;
+    },
   );
 };
 

@@ -8,7 +8,9 @@ import { loadCore } from "../glue/load.mjs";
 
 const loaded = loadCore();
 if (!("addon" in loaded)) {
-  process.stderr.write(`pi-gortex: ${loaded.error}\nPlatform ${loaded.tag}; prebuilt cores exist for ${loaded.supported.join(", ")}.\n`);
+  process.stderr.write(
+    `pi-gortex: ${loaded.error}\nPlatform ${loaded.tag}; prebuilt cores exist for ${loaded.supported.join(", ")}.\n`,
+  );
   process.exit(2);
 }
 const out = await loaded.addon.runCli(["pi-gortex", ...process.argv.slice(2)]);

@@ -47,6 +47,13 @@ export function createDegraded(pi: PiLike, failure: LoadFailure): void {
   pi.on("before_agent_start", () => {
     if (reported) return undefined;
     reported = true;
-    return { message: { customType: "gortex", content: bridgeDownText(failure.error), display: false, details: { briefing: false } } };
+    return {
+      message: {
+        customType: "gortex",
+        content: bridgeDownText(failure.error),
+        display: false,
+        details: { briefing: false },
+      },
+    };
   });
 }

@@ -53,11 +53,17 @@ export interface ToolDef {
     ctx: Ctx | undefined,
   ) => Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
   renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown;
-  renderResult?: (result: ToolResultLike, options: { expanded?: boolean; isPartial?: boolean }, theme: Theme, context?: { isError?: boolean } & Record<string, unknown>) => unknown;
+  renderResult?: (
+    result: ToolResultLike,
+    options: { expanded?: boolean; isPartial?: boolean },
+    theme: Theme,
+    context?: { isError?: boolean } & Record<string, unknown>,
+  ) => unknown;
 }
 
-// Pi's handler signature: (event, ctx) => result.
-export type Handler = (event: any, ctx: Ctx) => unknown;
+// Pi's handler signature: (event, ctx) => result. Each handler declares the event
+// shape it reads; `never` admits any of them (only Pi calls these).
+export type Handler = (event: never, ctx: Ctx) => unknown;
 
 export interface PiLike {
   on(event: string, handler: Handler): void;
@@ -137,7 +143,11 @@ export function commandNames(pi: PiLike): string[] | undefined {
 export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
   const entries = swallow(() => ctx.sessionManager?.buildContextEntries?.());
   if (!Array.isArray(entries)) return undefined;
-  return entries.map((entry) => ({ type: textOf(entry?.type), customType: textOf(entry?.customType), details: entry?.details }));
+  return entries.map((entry) => ({
+    type: textOf(entry?.type),
+    customType: textOf(entry?.customType),
+    details: entry?.details,
+  }));
 }
 
 /** The text parts of a tool result, joined by newlines. */

@@ -6,7 +6,17 @@ import { ReadinessBarrier } from "./barrier.ts";
 import type { Addon } from "./boundary.ts";
 import { enforcementHandler } from "./enforce.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, projectTrustOf, sessionIdOf, swallow, textOf } from "./host.ts";
+import {
+  awaitTools,
+  commandNames,
+  contextEntries,
+  cwdOf,
+  notifyAll,
+  projectTrustOf,
+  sessionIdOf,
+  swallow,
+  textOf,
+} from "./host.ts";
 import { registerNative, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { type PathFacts, StatusReporter } from "./status.ts";
@@ -35,7 +45,11 @@ function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
     try {
       // CFG-19: Pi's trust answer goes to the core, which narrows the config.
       const trusted = projectTrustOf(ctx);
-      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi), ...(trusted === undefined ? {} : { projectTrusted: trusted }) };
+      const begin = {
+        parkedTurn: barrier.hasParkedTurn,
+        commands: commandNames(pi),
+        ...(trusted === undefined ? {} : { projectTrusted: trusted }),
+      };
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
       if (plan.withdrawServer) {
@@ -64,7 +78,10 @@ function beforeAgentStart(self: Instance) {
   const { pi, addon, generation, instance, barrier } = self;
   return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
-      const plan = addon.planTurn(generation, instance, { prompt: textOf(event.prompt), messageType: textOf(event.messageType) });
+      const plan = addon.planTurn(generation, instance, {
+        prompt: textOf(event.prompt),
+        messageType: textOf(event.messageType),
+      });
       if (plan.turn === "none") return undefined;
       let ready = plan.readyWaitMs === undefined || (await barrier.wait(plan.readyWaitMs));
       if (plan.nativeWait) ready = await awaitTools(pi, addon, plan.nativeWait);

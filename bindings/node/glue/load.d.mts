@@ -3,4 +3,6 @@ export declare function elfInterpreter(bytes: Uint8Array): string | undefined;
 export declare function libcOfInterpreter(interpreter: string | undefined): "gnu" | "musl" | undefined;
 export declare function platformTag(): string;
 export declare function tagOfTriple(triple: string): string;
-export declare function loadCore(): { addon: unknown; tag: string } | { error: string; tag: string; supported: string[] };
+export declare function loadCore():
+  | { addon: unknown; tag: string }
+  | { error: string; tag: string; supported: string[] };

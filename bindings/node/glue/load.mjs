@@ -45,7 +45,10 @@ export function elfInterpreter(bytes) {
       const offset = word(header + (is64 ? 8 : 4));
       const size = word(header + (is64 ? 32 : 16));
       if (offset + size > buf.length) return undefined;
-      return buf.subarray(offset, offset + size).toString("latin1").replace(/\0+$/, "");
+      return buf
+        .subarray(offset, offset + size)
+        .toString("latin1")
+        .replace(/\0+$/, "");
     }
   } catch {
     // A truncated header reads past the buffer: not an answer.

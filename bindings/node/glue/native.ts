@@ -6,7 +6,9 @@ import { swallow } from "./host.ts";
 
 /** NAT-2 at factory time; a throwing registerMcpServer is a refusal (NAT-5). */
 export function registerNative(pi: PiLike, addon: Addon, generation: number, instance: number): PathChoice {
-  const choice = addon.choosePath(generation, instance, { hasRegisterMcpServer: typeof pi.registerMcpServer === "function" });
+  const choice = addon.choosePath(generation, instance, {
+    hasRegisterMcpServer: typeof pi.registerMcpServer === "function",
+  });
   if (!choice.native) return choice;
   try {
     pi.registerMcpServer?.(choice.serverName, choice.serverConfig);

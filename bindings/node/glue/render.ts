@@ -32,7 +32,9 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
     const line = addon.callLine(daemonName, args ?? {}, expanded);
     const read = line.read;
     if (read) {
-      const definition = swallow(() => createReadToolDefinition(cwd) as { renderCall?: (a: unknown, t: Theme, c?: unknown) => unknown });
+      const definition = swallow(
+        () => createReadToolDefinition(cwd) as { renderCall?: (a: unknown, t: Theme, c?: unknown) => unknown },
+      );
       const delegated = swallow(() => definition?.renderCall?.(read, theme, context));
       if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated);
     }
@@ -97,7 +99,12 @@ export function renderResult() {
 
 interface BaseRenderer {
   renderCall?: unknown;
-  renderResult?: (result: ToolResultLike, options: { expanded?: boolean }, theme: Theme, context?: Record<string, unknown>) => unknown;
+  renderResult?: (
+    result: ToolResultLike,
+    options: { expanded?: boolean },
+    theme: Theme,
+    context?: Record<string, unknown>,
+  ) => unknown;
 }
 
 /** REN-7: the native renderer resolver. */
@@ -108,11 +115,18 @@ export function nativeRendererResolver(prefix: string) {
     const baseResult = base.renderResult;
     return {
       ...base,
-      renderResult(result: ToolResultLike, options: { expanded?: boolean }, theme: Theme, context?: Record<string, unknown>) {
+      renderResult(
+        result: ToolResultLike,
+        options: { expanded?: boolean },
+        theme: Theme,
+        context?: Record<string, unknown>,
+      ) {
         const isError = Boolean(context?.isError);
         const view = diffView(result, theme, isError);
         const showBase = Boolean(options.expanded) || isError;
-        const below = showBase ? baseResult(result, options, theme, { ...context, lastComponent: undefined }) : undefined;
+        const below = showBase
+          ? baseResult(result, options, theme, { ...context, lastComponent: undefined })
+          : undefined;
         if (!view) return below ?? new Text("", 0, 0);
         if (below) view.addChild(below as never);
         return view;

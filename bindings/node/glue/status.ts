@@ -37,7 +37,8 @@ export class StatusReporter {
   view(): StatusView | undefined {
     const prefix = this.path.toolPrefix;
     const names = () => this.pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name));
-    const nativeTools = this.path.native && prefix ? (swallow(names) ?? []).filter((name) => name.startsWith(prefix)) : [];
+    const nativeTools =
+      this.path.native && prefix ? (swallow(names) ?? []).filter((name) => name.startsWith(prefix)) : [];
     return swallow(() =>
       this.addon.gortexStatus(this.generation, this.instance, {
         native: this.path.native,
@@ -58,7 +59,7 @@ export class StatusReporter {
   register(): void {
     if (typeof this.pi.registerCommand !== "function") return;
     swallow(() =>
-      this.pi.registerCommand!("gortex", {
+      this.pi.registerCommand?.("gortex", {
         description: "Gortex bridge status; `/gortex doctor` runs the full diagnosis",
         handler: async (args: string, ctx: Ctx) => {
           try {

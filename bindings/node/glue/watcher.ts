@@ -9,9 +9,17 @@ import { awaitTools, cwdOf, resultText, swallow, toolCallEvent } from "./host.ts
 
 type ToolResultEventLike = ToolCallEventLike & ToolResultLike;
 
-async function claimEdit(pi: PiLike, addon: Addon, generation: number, instance: number, event: ToolCallEventLike, ctx: Ctx) {
+async function claimEdit(
+  pi: PiLike,
+  addon: Addon,
+  generation: number,
+  instance: number,
+  event: ToolCallEventLike,
+  ctx: Ctx,
+) {
   try {
-    if (addon.watchEdit(generation, instance, toolCallEvent(pi, event, ctx))) await addon.watchSnapshot(generation, String(event.toolCallId));
+    if (addon.watchEdit(generation, instance, toolCallEvent(pi, event, ctx)))
+      await addon.watchSnapshot(generation, String(event.toolCallId));
   } catch {
     // DIFF-22
   }
@@ -41,15 +49,24 @@ export function registerWatcher(pi: PiLike, addon: Addon, generation: number, in
   pi.on("tool_call", (event: ToolCallEventLike, ctx: Ctx) => {
     const parent = typeof event.parentToolCallId === "string" ? event.parentToolCallId : undefined;
     const id = String(event.toolCallId ?? "");
-    if (!swallow(() => addon.watchToolCall(generation, instance, id, String(event.toolName ?? ""), parent))) return undefined;
+    if (!swallow(() => addon.watchToolCall(generation, instance, id, String(event.toolName ?? ""), parent)))
+      return undefined;
     return claimEdit(pi, addon, generation, instance, event, ctx);
   });
   pi.on("tool_result", (event: ToolResultEventLike, ctx: Ctx) => {
     const id = String(event.toolCallId ?? "");
-    if (!swallow(() => addon.resultNeedsWork(generation, instance, id, String(event.toolName ?? ""), Boolean(event.isError)))) return undefined;
+    if (
+      !swallow(() =>
+        addon.resultNeedsWork(generation, instance, id, String(event.toolName ?? ""), Boolean(event.isError)),
+      )
+    )
+      return undefined;
     return finishResult(pi, addon, generation, event, ctx);
   });
-  pi.on("tool_execution_end", (event: ToolCallEventLike) => void swallow(() => addon.watchToolEnd(generation, String(event.toolCallId ?? ""))));
+  pi.on(
+    "tool_execution_end",
+    (event: ToolCallEventLike) => void swallow(() => addon.watchToolEnd(generation, String(event.toolCallId ?? ""))),
+  );
   pi.on("turn_end", () => void swallow(() => addon.watchReset(generation)));
   pi.on("session_shutdown", () => void swallow(() => addon.watchReset(generation)));
 }

@@ -44,7 +44,12 @@ export function inspectBinary(bytes) {
     if (!cpu) return undefined;
     // The libc a shared object links is named in its dynamic string table.
     const text = bytes.toString("latin1");
-    const libc = text.includes("libc.musl-") || text.includes("ld-musl-") ? "musl" : text.includes("libc.so.6") ? "glibc" : undefined;
+    const libc =
+      text.includes("libc.musl-") || text.includes("ld-musl-")
+        ? "musl"
+        : text.includes("libc.so.6")
+          ? "glibc"
+          : undefined;
     return { os: "linux", cpu, ...(libc ? { libc } : {}) };
   }
   if (bytes.length >= 8 && bytes.readUInt32LE(0) === 0xfeedfacf) {
@@ -63,15 +68,22 @@ export function checkPlatform(tag, manifest, platformManifest, bytes) {
   if (!is) problems.push(`${file}: not a 64-bit ELF or Mach-O addon`);
   else {
     for (const key of Object.keys(want)) {
-      if (want[key] !== is[key]) problems.push(`${file}: built for ${key} ${is[key] ?? "unknown"}, its name says ${want[key]}`);
+      if (want[key] !== is[key])
+        problems.push(`${file}: built for ${key} ${is[key] ?? "unknown"}, its name says ${want[key]}`);
     }
   }
   const expect = { name: `pi-gortex-${tag}`, version: manifest.version, main: file };
   for (const [key, value] of Object.entries(expect)) {
-    if (platformManifest[key] !== value) problems.push(`npm/${tag}/package.json: ${key} is ${JSON.stringify(platformManifest[key])}, expected ${JSON.stringify(value)}`);
+    if (platformManifest[key] !== value)
+      problems.push(
+        `npm/${tag}/package.json: ${key} is ${JSON.stringify(platformManifest[key])}, expected ${JSON.stringify(value)}`,
+      );
   }
   for (const [key, value] of Object.entries(want)) {
-    if (JSON.stringify(platformManifest[key]) !== JSON.stringify([value])) problems.push(`npm/${tag}/package.json: ${key} is ${JSON.stringify(platformManifest[key])}, expected ["${value}"]`);
+    if (JSON.stringify(platformManifest[key]) !== JSON.stringify([value]))
+      problems.push(
+        `npm/${tag}/package.json: ${key} is ${JSON.stringify(platformManifest[key])}, expected ["${value}"]`,
+      );
   }
   return problems;
 }
@@ -81,7 +93,12 @@ function findCores(sources, tags) {
   const found = new Map();
   for (const source of sources) {
     if (!existsSync(source)) continue;
-    const dirs = [source, ...readdirSync(source).map((name) => join(source, name)).filter((path) => statSync(path).isDirectory() && basename(path) !== "node_modules")];
+    const dirs = [
+      source,
+      ...readdirSync(source)
+        .map((name) => join(source, name))
+        .filter((path) => statSync(path).isDirectory() && basename(path) !== "node_modules"),
+    ];
     for (const dir of dirs) {
       for (const tag of tags) {
         const path = join(dir, `pi-gortex.${tag}.node`);
@@ -93,7 +110,10 @@ function findCores(sources, tags) {
 }
 
 function npmPack(dir, out) {
-  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: dir, encoding: "utf8" }).trim().split("\n").pop();
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: dir, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop();
   return join(out, name);
 }
 
@@ -121,28 +141,43 @@ export function packAll({ out, sources = [PKG_DIR, join(PKG_DIR, "artifacts")] }
     const tarball = npmPack(stage, out);
     const want = ["package/README.md", "package/package.json", `package/pi-gortex.${tag}.node`];
     const got = listTarball(tarball);
-    if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`${basename(tarball)} holds ${got.join(", ")}; expected ${want.join(", ")}`);
+    if (JSON.stringify(got) !== JSON.stringify(want))
+      problems.push(`${basename(tarball)} holds ${got.join(", ")}; expected ${want.join(", ")}`);
     packed.push({ tag, tarball });
   }
 
   // The main package: no core inside; every platform as an optional dependency.
   const stage = join(out, "stage", "pi-gortex");
-  const listing = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--silent"], { cwd: PKG_DIR, encoding: "utf8" }))[0].files.map((file) => file.path);
+  const listing = JSON.parse(
+    execFileSync("npm", ["pack", "--dry-run", "--json", "--silent"], { cwd: PKG_DIR, encoding: "utf8" }),
+  )[0].files.map((file) => file.path);
   for (const path of listing) {
     if (path.endsWith(".node")) continue;
     mkdirSync(dirname(join(stage, path)), { recursive: true });
     cpSync(join(PKG_DIR, path), join(stage, path));
   }
-  const published = { ...manifest, optionalDependencies: Object.fromEntries(tags.map((tag) => [`pi-gortex-${tag}`, manifest.version])) };
+  const published = {
+    ...manifest,
+    optionalDependencies: Object.fromEntries(tags.map((tag) => [`pi-gortex-${tag}`, manifest.version])),
+  };
   delete published.devDependencies;
   delete published.scripts;
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
   const main = npmPack(stage, out);
   const got = listTarball(main);
-  for (const required of ["package/package.json", "package/index.ts", "package/LICENSE", "package/CHANGELOG.md", "package/README.md", ...(manifest.bin ? Object.values(manifest.bin).map((path) => `package/${path.replace(/^\.\//, "")}`) : [])]) {
+  for (const required of [
+    "package/package.json",
+    "package/index.ts",
+    "package/LICENSE",
+    "package/CHANGELOG.md",
+    "package/README.md",
+    ...(manifest.bin ? Object.values(manifest.bin).map((path) => `package/${path.replace(/^\.\//, "")}`) : []),
+  ]) {
     if (!got.includes(required)) problems.push(`${basename(main)} lacks ${required}`);
   }
-  for (const path of got) if (path.endsWith(".node")) problems.push(`${basename(main)} bundles a core (${path}); cores belong in the platform packages`);
+  for (const path of got)
+    if (path.endsWith(".node"))
+      problems.push(`${basename(main)} bundles a core (${path}); cores belong in the platform packages`);
   rmSync(join(out, "stage"), { recursive: true, force: true });
   return { problems, packed, main, missing: tags.filter((tag) => !packed.some((p) => p.tag === tag)) };
 }
@@ -158,7 +193,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const result = packAll({ out: resolve(out), ...(sources.length ? { sources } : {}) });
   for (const { tag, tarball } of result.packed) process.stdout.write(`packed ${tag}: ${tarball}\n`);
   process.stdout.write(`packed main: ${result.main}\n`);
-  if (result.missing.length) process.stdout.write(`no core present for: ${result.missing.join(", ")} (built by .github/workflows/release.yml)\n`);
+  if (result.missing.length)
+    process.stdout.write(
+      `no core present for: ${result.missing.join(", ")} (built by .github/workflows/release.yml)\n`,
+    );
   for (const problem of result.problems) process.stderr.write(`pack-all: ${problem}\n`);
   process.exit(result.problems.length ? 1 : 0);
 }

@@ -14,16 +14,17 @@ export const NODE22 = process.env.NODE22 || join(HOSTS, "node22/node_modules/nod
 
 /** The Pi versions under test and which MCP path each exercises by default (PKG-6). */
 export const PI = {
-	"1.6.0": { cli: process.env.PI160 || join(HOSTS, "pi-1.6.0", PI_CLI), path: "native" },
-	"0.87.1": { cli: process.env.PI087 || join(HOSTS, "pi-0.87.1", PI_CLI), path: "own" },
+  "1.6.0": { cli: process.env.PI160 || join(HOSTS, "pi-1.6.0", PI_CLI), path: "native" },
+  "0.87.1": { cli: process.env.PI087 || join(HOSTS, "pi-0.87.1", PI_CLI), path: "own" },
 };
 
-export const FAKE_GORTEX = process.env.FAKE_GORTEX_BIN || join(process.env.CARGO_TARGET_DIR || join(REPO, "target"), "debug/fake-gortex");
+export const FAKE_GORTEX =
+  process.env.FAKE_GORTEX_BIN || join(process.env.CARGO_TARGET_DIR || join(REPO, "target"), "debug/fake-gortex");
 export const TARBALL = process.env.PI_GORTEX_TARBALL || join(REPO, "target/pi-gortex.tgz");
 export const FAUX_MODEL = join(REPO, "tests/e2e/faux-model.ts");
 
 /** Why a suite part cannot run, or null: a missing build product is reported, never faked. */
 export function missing(...paths) {
-	const absent = paths.filter((p) => !existsSync(p));
-	return absent.length ? `not built: ${absent.join(", ")}` : null;
+  const absent = paths.filter((p) => !existsSync(p));
+  return absent.length ? `not built: ${absent.join(", ")}` : null;
 }

@@ -17,36 +17,42 @@ const CACHE = join(tmpdir(), "pi-gortex-e2e-install");
 
 /** Path of an agent-dir template holding the installed package, building it when absent. */
 export function agentTemplate(version) {
-	const digest = createHash("sha256").update(readFileSync(TARBALL)).digest("hex").slice(0, 16);
-	const final = join(CACHE, `${digest}-${version}`);
-	if (existsSync(join(final, "settings.json"))) return final;
-	mkdirSync(CACHE, { recursive: true });
-	const scratch = `${final}.tmp-${process.pid}`;
-	rmSync(scratch, { recursive: true, force: true });
-	const run = spawnSync(NODE22, [PI[version].cli, "install", `npm:${TARBALL}`], {
-		env: { ...process.env, PI_CODING_AGENT_DIR: scratch, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" },
-		encoding: "utf8",
-		timeout: 120_000,
-	});
-	if (run.status !== 0 || !existsSync(join(scratch, "npm/node_modules/pi-gortex/package.json"))) {
-		throw new Error(`pi install npm:${TARBALL} failed (rc ${run.status}): ${run.stdout}${run.stderr}`);
-	}
-	writeFileSync(join(scratch, "settings.json"), `${JSON.stringify({ packages: ["npm:pi-gortex"] }, null, 2)}\n`);
-	try {
-		renameSync(scratch, final);
-	} catch {
-		// Another test process won the race; its template is identical.
-		rmSync(scratch, { recursive: true, force: true });
-	}
-	return final;
+  const digest = createHash("sha256").update(readFileSync(TARBALL)).digest("hex").slice(0, 16);
+  const final = join(CACHE, `${digest}-${version}`);
+  if (existsSync(join(final, "settings.json"))) return final;
+  mkdirSync(CACHE, { recursive: true });
+  const scratch = `${final}.tmp-${process.pid}`;
+  rmSync(scratch, { recursive: true, force: true });
+  const run = spawnSync(NODE22, [PI[version].cli, "install", `npm:${TARBALL}`], {
+    env: {
+      ...process.env,
+      PI_CODING_AGENT_DIR: scratch,
+      PI_OFFLINE: "1",
+      PI_SKIP_VERSION_CHECK: "1",
+      PI_TELEMETRY: "0",
+    },
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  if (run.status !== 0 || !existsSync(join(scratch, "npm/node_modules/pi-gortex/package.json"))) {
+    throw new Error(`pi install npm:${TARBALL} failed (rc ${run.status}): ${run.stdout}${run.stderr}`);
+  }
+  writeFileSync(join(scratch, "settings.json"), `${JSON.stringify({ packages: ["npm:pi-gortex"] }, null, 2)}\n`);
+  try {
+    renameSync(scratch, final);
+  } catch {
+    // Another test process won the race; its template is identical.
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return final;
 }
 
 /** Directory of the installed package (for `-e <dir>` and PKG-3 copies). */
 export function installedPackageDir(version) {
-	return join(agentTemplate(version), "npm/node_modules/pi-gortex");
+  return join(agentTemplate(version), "npm/node_modules/pi-gortex");
 }
 
 /** Fills a fresh agent dir with the installed package and its settings entry. */
 export function installInto(agentDir, version) {
-	cpSync(agentTemplate(version), agentDir, { recursive: true });
+  cpSync(agentTemplate(version), agentDir, { recursive: true });
 }

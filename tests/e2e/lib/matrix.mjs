@@ -8,8 +8,8 @@ import { test } from "node:test";
 import { FAKE_GORTEX, missing, NODE22, PI, TARBALL } from "./hosts.mjs";
 
 export const TARGETS = [
-	{ pi: "1.6.0", path: "native" },
-	{ pi: "0.87.1", path: "own" },
+  { pi: "1.6.0", path: "native" },
+  { pi: "0.87.1", path: "own" },
 ];
 
 /** Independent scenarios run concurrently; a few Pi processes at a time suit two cores. */
@@ -21,17 +21,17 @@ export const CONCURRENCY = 3;
  * `pathOverride` names the path a 1.6.0-only scenario really exercises (e.g. `--no-mcp` = own).
  */
 export function scenario(name, { both = true, path, only } = {}, fn) {
-	for (const target of TARGETS) {
-		if (!both && target.pi !== "1.6.0") continue;
-		if (only && target.pi !== only) continue;
-		const on = { ...target, path: path ?? target.path };
-		const absent = missing(NODE22, PI[on.pi].cli, FAKE_GORTEX, TARBALL);
-		const title = `${name} [Pi ${on.pi}, ${on.path}]`;
-		if (absent && process.env.PI_E2E_REQUIRE_BUILT === "1") {
-			// Under `make test-e2e` everything is built first: a missing product is a failure.
-			test(title, () => assert.fail(absent));
-		} else {
-			test(title, absent ? { skip: absent } : {}, () => fn(on));
-		}
-	}
+  for (const target of TARGETS) {
+    if (!both && target.pi !== "1.6.0") continue;
+    if (only && target.pi !== only) continue;
+    const on = { ...target, path: path ?? target.path };
+    const absent = missing(NODE22, PI[on.pi].cli, FAKE_GORTEX, TARBALL);
+    const title = `${name} [Pi ${on.pi}, ${on.path}]`;
+    if (absent && process.env.PI_E2E_REQUIRE_BUILT === "1") {
+      // Under `make test-e2e` everything is built first: a missing product is a failure.
+      test(title, () => assert.fail(absent));
+    } else {
+      test(title, absent ? { skip: absent } : {}, () => fn(on));
+    }
+  }
 }

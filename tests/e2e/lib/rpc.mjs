@@ -18,91 +18,95 @@ const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
  * parsed stdout line), `notifications` (notify requests) and `lastText`.
  */
 export function runRpc({ commands = ["go"], script, env, args, session, ...boxOptions } = {}) {
-	const box = sandbox(boxOptions);
-	const argv = [...piArgs(box, { args, session }), "--mode", "rpc"];
-	return new Promise((resolve) => {
-		const child = spawn(NODE22, argv, { cwd: box.work, env: runEnv(box, { script, env }), stdio: ["pipe", "pipe", "pipe"] });
-		const messages = [];
-		const notifications = [];
-		const err = [];
-		let pending = Buffer.alloc(0);
-		let stdout = "";
-		let lastText;
-		let timedOut = false;
-		let step = 0;
-		let waitingFor = null;
-		const timer = setTimeout(() => {
-			timedOut = true;
-			child.kill("SIGKILL");
-		}, KILL_AFTER_MS);
+  const box = sandbox(boxOptions);
+  const argv = [...piArgs(box, { args, session }), "--mode", "rpc"];
+  return new Promise((resolve) => {
+    const child = spawn(NODE22, argv, {
+      cwd: box.work,
+      env: runEnv(box, { script, env }),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const messages = [];
+    const notifications = [];
+    const err = [];
+    let pending = Buffer.alloc(0);
+    let stdout = "";
+    let lastText;
+    let timedOut = false;
+    let step = 0;
+    let waitingFor = null;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, KILL_AFTER_MS);
 
-		const send = (object) => {
-			try {
-				child.stdin.write(`${JSON.stringify(object)}\n`);
-			} catch {
-				// Pi died; the close handler reports it.
-			}
-		};
-		const next = () => {
-			if (step >= commands.length) {
-				waitingFor = { response: "last" };
-				send({ id: "last", type: "get_last_assistant_text" });
-				return;
-			}
-			const command = commands[step];
-			const id = `c${step + 1}`;
-			step += 1;
-			if (typeof command === "string") {
-				waitingFor = { settled: true };
-				send({ id, type: "prompt", message: command });
-			} else {
-				const withId = { id, ...command };
-				waitingFor = withId.type === "prompt" ? { settled: true } : { response: withId.id };
-				send(withId);
-			}
-		};
-		const handle = (message) => {
-			messages.push(message);
-			if (message.type === "extension_ui_request") {
-				if (message.method === "notify") notifications.push(message);
-				else if (DIALOGS.has(message.method)) send({ type: "extension_ui_response", id: message.id, cancelled: true });
-				return;
-			}
-			if (waitingFor?.settled && message.type === "agent_settled") return next();
-			if (waitingFor?.response && message.type === "response" && message.id === waitingFor.response) {
-				if (message.id === "last") {
-					lastText = message.data?.text ?? message.data;
-					waitingFor = null;
-					child.stdin.end();
-					return;
-				}
-				return next();
-			}
-		};
-		child.stdout.on("data", (chunk) => {
-			stdout += chunk.toString("utf8");
-			pending = Buffer.concat([pending, chunk]);
-			let newline = pending.indexOf(0x0a);
-			while (newline !== -1) {
-				const line = pending.subarray(0, newline).toString("utf8").replace(/\r$/, "");
-				pending = pending.subarray(newline + 1);
-				if (line.trim() !== "") {
-					try {
-						handle(JSON.parse(line));
-					} catch {
-						messages.push({ unparsed: line });
-					}
-				}
-				newline = pending.indexOf(0x0a);
-			}
-		});
-		child.stderr.on("data", (chunk) => err.push(chunk));
-		child.on("error", (error) => err.push(Buffer.from(String(error))));
-		child.on("close", (status, signal) => {
-			clearTimeout(timer);
-			const result = { pid: child.pid, status, signal, timedOut, stdout, stderr: Buffer.concat(err).toString("utf8") };
-			resolve({ ...collect(box, result), messages, notifications, lastText });
-		});
-		next();
-	});
+    const send = (object) => {
+      try {
+        child.stdin.write(`${JSON.stringify(object)}\n`);
+      } catch {
+        // Pi died; the close handler reports it.
+      }
+    };
+    const next = () => {
+      if (step >= commands.length) {
+        waitingFor = { response: "last" };
+        send({ id: "last", type: "get_last_assistant_text" });
+        return;
+      }
+      const command = commands[step];
+      const id = `c${step + 1}`;
+      step += 1;
+      if (typeof command === "string") {
+        waitingFor = { settled: true };
+        send({ id, type: "prompt", message: command });
+      } else {
+        const withId = { id, ...command };
+        waitingFor = withId.type === "prompt" ? { settled: true } : { response: withId.id };
+        send(withId);
+      }
+    };
+    const handle = (message) => {
+      messages.push(message);
+      if (message.type === "extension_ui_request") {
+        if (message.method === "notify") notifications.push(message);
+        else if (DIALOGS.has(message.method)) send({ type: "extension_ui_response", id: message.id, cancelled: true });
+        return;
+      }
+      if (waitingFor?.settled && message.type === "agent_settled") return next();
+      if (waitingFor?.response && message.type === "response" && message.id === waitingFor.response) {
+        if (message.id === "last") {
+          lastText = message.data?.text ?? message.data;
+          waitingFor = null;
+          child.stdin.end();
+          return;
+        }
+        return next();
+      }
+    };
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk.toString("utf8");
+      pending = Buffer.concat([pending, chunk]);
+      let newline = pending.indexOf(0x0a);
+      while (newline !== -1) {
+        const line = pending.subarray(0, newline).toString("utf8").replace(/\r$/, "");
+        pending = pending.subarray(newline + 1);
+        if (line.trim() !== "") {
+          try {
+            handle(JSON.parse(line));
+          } catch {
+            messages.push({ unparsed: line });
+          }
+        }
+        newline = pending.indexOf(0x0a);
+      }
+    });
+    child.stderr.on("data", (chunk) => err.push(chunk));
+    child.on("error", (error) => err.push(Buffer.from(String(error))));
+    child.on("close", (status, signal) => {
+      clearTimeout(timer);
+      const result = { pid: child.pid, status, signal, timedOut, stdout, stderr: Buffer.concat(err).toString("utf8") };
+      resolve({ ...collect(box, result), messages, notifications, lastText });
+    });
+    next();
+  });
 }

@@ -18,27 +18,27 @@ export const KILL_AFTER_MS = 60_000;
 // (or always with PI_E2E_KEEP=1); each failure message names its sandbox.
 const sandboxes = [];
 process.on("exit", (code) => {
-	if (code !== 0 || process.exitCode || process.env.PI_E2E_KEEP === "1") return;
-	for (const root of sandboxes) rmSync(root, { recursive: true, force: true });
+  if (code !== 0 || process.exitCode || process.env.PI_E2E_KEEP === "1") return;
+  for (const root of sandboxes) rmSync(root, { recursive: true, force: true });
 });
 
 /** Parses JSONL text; a line that is not JSON is kept as `{unparsed: line}` so tests can see it. */
 export function parseJsonl(text) {
-	return text
-		.split("\n")
-		.map((line) => line.replace(/\r$/, ""))
-		.filter((line) => line.trim() !== "")
-		.map((line) => {
-			try {
-				return JSON.parse(line);
-			} catch {
-				return { unparsed: line };
-			}
-		});
+  return text
+    .split("\n")
+    .map((line) => line.replace(/\r$/, ""))
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return { unparsed: line };
+      }
+    });
 }
 
 function readJsonl(path) {
-	return existsSync(path) ? parseJsonl(readFileSync(path, "utf8")) : [];
+  return existsSync(path) ? parseJsonl(readFileSync(path, "utf8")) : [];
 }
 
 /**
@@ -50,104 +50,105 @@ function readJsonl(path) {
  * - `setup(box)`: last step, for content that depends on the sandbox's own paths.
  */
 export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, agentFiles = {}, scenario, setup } = {}) {
-	const root = mkdtempSync(join(tmpdir(), "pi-e2e-"));
-	sandboxes.push(root);
-	const agent = join(root, "agent");
-	const work = join(root, "work");
-	mkdirSync(agent, { recursive: true });
-	mkdirSync(work, { recursive: true });
-	if (gortex) installInto(agent, pi);
-	if (settings) {
-		const path = join(agent, "settings.json");
-		const base = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
-		writeFileSync(path, JSON.stringify({ ...base, ...settings }, null, 2));
-	}
-	const write = (base, rel, content) => {
-		const path = join(base, rel);
-		mkdirSync(dirname(path), { recursive: true });
-		writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
-	};
-	for (const [rel, content] of Object.entries(files)) write(work, rel, content);
-	for (const [rel, content] of Object.entries(agentFiles)) write(agent, rel, content);
-	const scenarioPath = join(root, "scenario.json");
-	if (scenario) writeFileSync(scenarioPath, JSON.stringify(scenario));
-	const box = {
-		pi,
-		root,
-		agent,
-		work,
-		scenarioPath: scenario ? scenarioPath : undefined,
-		modelLog: join(root, "pi-e2e.jsonl"),
-		fakeLog: join(root, "fake-gortex.jsonl"),
-		sessions: join(root, "sessions"),
-	};
-	setup?.(box);
-	return box;
+  const root = mkdtempSync(join(tmpdir(), "pi-e2e-"));
+  sandboxes.push(root);
+  const agent = join(root, "agent");
+  const work = join(root, "work");
+  mkdirSync(agent, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  if (gortex) installInto(agent, pi);
+  if (settings) {
+    const path = join(agent, "settings.json");
+    const base = existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : {};
+    writeFileSync(path, JSON.stringify({ ...base, ...settings }, null, 2));
+  }
+  const write = (base, rel, content) => {
+    const path = join(base, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  };
+  for (const [rel, content] of Object.entries(files)) write(work, rel, content);
+  for (const [rel, content] of Object.entries(agentFiles)) write(agent, rel, content);
+  const scenarioPath = join(root, "scenario.json");
+  if (scenario) writeFileSync(scenarioPath, JSON.stringify(scenario));
+  const box = {
+    pi,
+    root,
+    agent,
+    work,
+    scenarioPath: scenario ? scenarioPath : undefined,
+    modelLog: join(root, "pi-e2e.jsonl"),
+    fakeLog: join(root, "fake-gortex.jsonl"),
+    sessions: join(root, "sessions"),
+  };
+  setup?.(box);
+  return box;
 }
 
 /** The environment of a run: isolation variables, the script, the fake, then `env` overrides. */
 export function runEnv(box, { script = [], env = {} } = {}) {
-	const base = { ...process.env };
-	// A developer's own Gortex settings must not leak into the sandbox.
-	for (const key of Object.keys(base)) if (key.startsWith("GORTEX_") || key.startsWith("FAKE_GORTEX_")) delete base[key];
-	const merged = {
-		...base,
-		PI_CODING_AGENT_DIR: box.agent,
-		PI_OFFLINE: "1",
-		PI_SKIP_VERSION_CHECK: "1",
-		PI_TELEMETRY: "0",
-		PI_E2E_SCRIPT: JSON.stringify(script),
-		PI_E2E_LOG: box.modelLog,
-		GORTEX_BIN: FAKE_GORTEX,
-		FAKE_GORTEX_LOG: box.fakeLog,
-		...(box.scenarioPath ? { FAKE_GORTEX_SCENARIO: box.scenarioPath } : {}),
-		...env,
-	};
-	// `env: {NAME: undefined}` removes a variable (e.g. GORTEX_BIN for the sidecar scenarios).
-	for (const [key, value] of Object.entries(merged)) if (value === undefined || value === null) delete merged[key];
-	return merged;
+  const base = { ...process.env };
+  // A developer's own Gortex settings must not leak into the sandbox.
+  for (const key of Object.keys(base))
+    if (key.startsWith("GORTEX_") || key.startsWith("FAKE_GORTEX_")) delete base[key];
+  const merged = {
+    ...base,
+    PI_CODING_AGENT_DIR: box.agent,
+    PI_OFFLINE: "1",
+    PI_SKIP_VERSION_CHECK: "1",
+    PI_TELEMETRY: "0",
+    PI_E2E_SCRIPT: JSON.stringify(script),
+    PI_E2E_LOG: box.modelLog,
+    GORTEX_BIN: FAKE_GORTEX,
+    FAKE_GORTEX_LOG: box.fakeLog,
+    ...(box.scenarioPath ? { FAKE_GORTEX_SCENARIO: box.scenarioPath } : {}),
+    ...env,
+  };
+  // `env: {NAME: undefined}` removes a variable (e.g. GORTEX_BIN for the sidecar scenarios).
+  for (const [key, value] of Object.entries(merged)) if (value === undefined || value === null) delete merged[key];
+  return merged;
 }
 
 /** Pi's argv before the mode-specific part: the faux model, the model flag, session handling. */
 export function piArgs(box, { args = [], session = false } = {}) {
-	return [
-		PI[box.pi].cli,
-		"-e",
-		FAUX_MODEL,
-		"--model",
-		"faux/faux-1",
-		...(session ? ["--session-dir", box.sessions] : ["--no-session"]),
-		...args,
-	];
+  return [
+    PI[box.pi].cli,
+    "-e",
+    FAUX_MODEL,
+    "--model",
+    "faux/faux-1",
+    ...(session ? ["--session-dir", box.sessions] : ["--no-session"]),
+    ...args,
+  ];
 }
 
 /** Spawns a process, collects its output, kills it at `KILL_AFTER_MS` (reported as `timedOut`). */
 export function spawnCollect(command, argv, { cwd, env, input }) {
-	return new Promise((resolve) => {
-		const child = spawn(command, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-		const out = [];
-		const err = [];
-		let timedOut = false;
-		const timer = setTimeout(() => {
-			timedOut = true;
-			child.kill("SIGKILL");
-		}, KILL_AFTER_MS);
-		child.stdout.on("data", (chunk) => out.push(chunk));
-		child.stderr.on("data", (chunk) => err.push(chunk));
-		child.on("error", (error) => err.push(Buffer.from(String(error))));
-		child.on("close", (status, signal) => {
-			clearTimeout(timer);
-			resolve({
-				pid: child.pid,
-				status,
-				signal,
-				timedOut,
-				stdout: Buffer.concat(out).toString("utf8"),
-				stderr: Buffer.concat(err).toString("utf8"),
-			});
-		});
-		child.stdin.end(input ?? "");
-	});
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const out = [];
+    const err = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, KILL_AFTER_MS);
+    child.stdout.on("data", (chunk) => out.push(chunk));
+    child.stderr.on("data", (chunk) => err.push(chunk));
+    child.on("error", (error) => err.push(Buffer.from(String(error))));
+    child.on("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid,
+        status,
+        signal,
+        timedOut,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+      });
+    });
+    child.stdin.end(input ?? "");
+  });
 }
 
 /**
@@ -155,14 +156,14 @@ export function spawnCollect(command, argv, { cwd, env, input }) {
  * script the model was given (assertClean checks it was played to the end).
  */
 export function collect(box, result, script = []) {
-	const events = readJsonl(box.modelLog);
-	const fake = readJsonl(box.fakeLog);
-	let session = [];
-	if (existsSync(box.sessions)) {
-		const files = readdirSync(box.sessions, { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
-		session = files.flatMap((f) => readJsonl(join(box.sessions, String(f))));
-	}
-	return { ...result, box, script, events, fake, session, models: events.filter((e) => e.ev === "model") };
+  const events = readJsonl(box.modelLog);
+  const fake = readJsonl(box.fakeLog);
+  let session = [];
+  if (existsSync(box.sessions)) {
+    const files = readdirSync(box.sessions, { recursive: true }).filter((f) => String(f).endsWith(".jsonl"));
+    session = files.flatMap((f) => readJsonl(join(box.sessions, String(f))));
+  }
+  return { ...result, box, script, events, fake, session, models: events.filter((e) => e.ev === "model") };
 }
 
 /**
@@ -170,32 +171,35 @@ export function collect(box, result, script = []) {
  * Returns `{status, signal, timedOut, stdout, stderr, events, models, fake, session, json, box}`.
  */
 export async function runPi({ mode = "print", prompt = "go", script, env, args, session, ...boxOptions } = {}) {
-	const box = sandbox(boxOptions);
-	const argv = [...piArgs(box, { args, session }), ...(mode === "json" ? ["--mode", "json", prompt] : ["-p", prompt])];
-	const result = await spawnCollect(NODE22, argv, { cwd: box.work, env: runEnv(box, { script, env }) });
-	const collected = collect(box, result, script);
-	if (mode === "json") collected.json = parseJsonl(result.stdout);
-	return collected;
+  const box = sandbox(boxOptions);
+  const argv = [...piArgs(box, { args, session }), ...(mode === "json" ? ["--mode", "json", prompt] : ["-p", prompt])];
+  const result = await spawnCollect(NODE22, argv, { cwd: box.work, env: runEnv(box, { script, env }) });
+  const collected = collect(box, result, script);
+  if (mode === "json") collected.json = parseJsonl(result.stdout);
+  return collected;
 }
 
 /** The REPORT line the faux model wrote for a `{"report":true}` step, parsed. */
 export function reportOf(text) {
-	const line = text.split("\n").find((l) => l.startsWith("REPORT "));
-	return line ? JSON.parse(line.slice("REPORT ".length)) : undefined;
+  const line = text.split("\n").find((l) => l.startsWith("REPORT "));
+  return line ? JSON.parse(line.slice("REPORT ".length)) : undefined;
 }
 
 /** The final assistant text of a run in any mode (print stdout, JSON stream, RPC last text). */
 export function finalText(run) {
-	if (run.lastText !== undefined) return String(run.lastText ?? "");
-	if (run.json) {
-		const last = run.json.filter((e) => e.type === "message_end" && e.message?.role === "assistant").at(-1);
-		return (last?.message.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
-	}
-	return run.stdout;
+  if (run.lastText !== undefined) return String(run.lastText ?? "");
+  if (run.json) {
+    const last = run.json.filter((e) => e.type === "message_end" && e.message?.role === "assistant").at(-1);
+    return (last?.message.content ?? [])
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("\n");
+  }
+  return run.stdout;
 }
 
 /** Short description of a run for assertion messages. */
 export function describeRun(run) {
-	const tail = (s) => (s.length > 1500 ? `…${s.slice(-1500)}` : s);
-	return `rc=${run.status} signal=${run.signal} timedOut=${run.timedOut}\nstdout:\n${tail(run.stdout)}\nstderr:\n${tail(run.stderr)}\nsandbox: ${run.box.root}`;
+  const tail = (s) => (s.length > 1500 ? `…${s.slice(-1500)}` : s);
+  return `rc=${run.status} signal=${run.signal} timedOut=${run.timedOut}\nstdout:\n${tail(run.stdout)}\nstderr:\n${tail(run.stderr)}\nsandbox: ${run.box.root}`;
 }

@@ -23,7 +23,7 @@ func Twice(n int) int {
 `;
 
 export const SOURCE_FILES = {
-	"main.go": MAIN_GO,
-	"util.go": UTIL_GO,
-	"README.md": "# demo\n\nA tiny Go program.\n",
+  "main.go": MAIN_GO,
+  "util.go": UTIL_GO,
+  "README.md": "# demo\n\nA tiny Go program.\n",
 };

@@ -4,8 +4,8 @@
 //
 // Run: $NODE22 tests/node/bench/boundary.mjs   (needs fake-gortex and the built addon)
 import { execFileSync } from "node:child_process";
-import { createRequire } from "node:module";
 import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { FAKE, PKG_DIR, start, workspace } from "../lib/pi.mjs";
@@ -62,13 +62,25 @@ async function baseline() {
 async function execFileSyncOf040() {
   const ws = workspace({ scenario: { faults: [{ kind: "hook_timeout", delay_ms: HOOK_MS }] } });
   Object.assign(process.env, ws.env);
-  const envelope = (i) => JSON.stringify({ event: "tool_call", tool_name: "Read", tool_input: { path: `f${i}.go`, file_path: `f${i}.go` }, cwd: ws.cwd, session_id: "", is_gortex_tool: false });
+  const envelope = (i) =>
+    JSON.stringify({
+      event: "tool_call",
+      tool_name: "Read",
+      tool_input: { path: `f${i}.go`, file_path: `f${i}.go` },
+      cwd: ws.cwd,
+      session_id: "",
+      is_gortex_tool: false,
+    });
   const stop = ticker();
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const began = performance.now();
   for (let i = 0; i < CALLS; i += 1) {
-    execFileSync(FAKE, ["hook", "--agent=pi"], { input: envelope(i), timeout: 5000, stdio: ["pipe", "pipe", "ignore"] });
+    execFileSync(FAKE, ["hook", "--agent=pi"], {
+      input: envelope(i),
+      timeout: 5000,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     // Yield once per call like Pi's handler chain does, so the monitor can sample.
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -110,7 +110,13 @@ const report = {
   calls: CALLS,
   piExecuteP50Us: us(p(piTimes, 0.5)),
   piExecuteP90Us: us(p(piTimes, 0.9)),
-  ...(only ? {} : { catEchoP50Us: us(p(echoTimes, 0.5)), catEchoP90Us: us(p(echoTimes, 0.9)), ratioP50: Number((p(piTimes, 0.5) / p(echoTimes, 0.5)).toFixed(2)) }),
+  ...(only
+    ? {}
+    : {
+        catEchoP50Us: us(p(echoTimes, 0.5)),
+        catEchoP90Us: us(p(echoTimes, 0.9)),
+        ratioP50: Number((p(piTimes, 0.5) / p(echoTimes, 0.5)).toFixed(2)),
+      }),
 };
 if (parts) {
   for (const [name, values] of Object.entries(parts)) report[`${name}P50Us`] = us(p(values.slice(50), 0.5));

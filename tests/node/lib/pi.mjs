@@ -3,7 +3,7 @@
 //! PI_HOST_DIR (default: tests/hosts/pi-1.6.0). The host actions Pi's agent
 //! session would bind (sendMessage, tool activation, commands) are recorded
 //! in plain arrays so tests can assert what the extension asked Pi to do.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -22,8 +22,17 @@ export const FAKE = process.env.FAKE_GORTEX_BIN ?? join(ROOT, "target/debug/fake
 
 /** The variables a test may set; all are cleared before each start. */
 const OWNED_ENV = [
-  "GORTEX_BIN", "GORTEX_HOOK_MODE", "GORTEX_ENFORCE", "GORTEX_TOOLS", "GORTEX_TOOLS_MODE", "GORTEX_NATIVE_MCP",
-  "GORTEX_PROMPT_CONTEXT", "FAKE_GORTEX_SCENARIO", "FAKE_GORTEX_LOG", "FAKE_GORTEX_STATE", "PI_CODING_AGENT_DIR",
+  "GORTEX_BIN",
+  "GORTEX_HOOK_MODE",
+  "GORTEX_ENFORCE",
+  "GORTEX_TOOLS",
+  "GORTEX_TOOLS_MODE",
+  "GORTEX_NATIVE_MCP",
+  "GORTEX_PROMPT_CONTEXT",
+  "FAKE_GORTEX_SCENARIO",
+  "FAKE_GORTEX_LOG",
+  "FAKE_GORTEX_STATE",
+  "PI_CODING_AGENT_DIR",
 ];
 
 /**
@@ -58,7 +67,10 @@ export function workspace({ scenario, projectSidecar, globalSidecar, trusted = t
 /** FAKE-3 records. */
 export function fakeLog(path) {
   if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** Sets the owned variables; a `null` value leaves that variable unset. */
@@ -110,7 +122,20 @@ class HostRecorder {
  * `actions` replaces host actions Pi binds (e.g. a `getAllTools` that throws,
  * FAIL-3); `notify` replaces the UI's notify.
  */
-export async function start(ws, { env = {}, pkgDir = PKG_DIR, extraPaths = [], extraFactories = [], ui = true, loader, sessionManager, actions = {}, notify } = {}) {
+export async function start(
+  ws,
+  {
+    env = {},
+    pkgDir = PKG_DIR,
+    extraPaths = [],
+    extraFactories = [],
+    ui = true,
+    loader,
+    sessionManager,
+    actions = {},
+    notify,
+  } = {},
+) {
   applyEnv({ ...ws.env, ...env });
   const host = new HostRecorder();
   loader ??= new pi.DefaultResourceLoader({
@@ -142,7 +167,12 @@ function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: noti
       getSessionName: () => undefined,
       setLabel: () => {},
       getActiveTools: () => allNames().filter((name) => !host.inactive.has(name)),
-      getAllTools: () => (host.getAllToolsCalls++, runner.getAllRegisteredTools()).map((tool) => ({ name: tool.definition.name, description: tool.definition.description, parameters: tool.definition.parameters })),
+      getAllTools: () =>
+        (host.getAllToolsCalls++, runner.getAllRegisteredTools()).map((tool) => ({
+          name: tool.definition.name,
+          description: tool.definition.description,
+          parameters: tool.definition.parameters,
+        })),
       getSettings: () => ({}),
       setActiveTools: (names) => {
         host.setActiveCalls.push(names);
@@ -150,7 +180,10 @@ function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: noti
         host.inactive = new Set(allNames().filter((name) => !keep.has(name)));
       },
       refreshTools: () => {},
-      getCommands: () => runner.getRegisteredCommands().map((command) => ({ name: command.name ?? command.invocationName, source: "extension" })),
+      getCommands: () =>
+        runner
+          .getRegisteredCommands()
+          .map((command) => ({ name: command.name ?? command.invocationName, source: "extension" })),
       setModel: async () => true,
       getThinkingLevel: () => "off",
       setThinkingLevel: () => {},
@@ -181,7 +214,13 @@ function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: noti
 function uiContext(notify) {
   const noop = () => {};
   return new Proxy(
-    { notify, select: async () => undefined, confirm: async () => false, input: async () => undefined, editor: async () => undefined },
+    {
+      notify,
+      select: async () => undefined,
+      confirm: async () => false,
+      input: async () => undefined,
+      editor: async () => undefined,
+    },
     { get: (target, key) => (key in target ? target[key] : noop) },
   );
 }
@@ -213,7 +252,12 @@ export class Session {
     const messages = result?.messages ?? [];
     for (const message of messages) {
       // Pi stores the returned message in the session (SES-14).
-      this.sessionManager.appendCustomMessageEntry?.(message.customType, message.content, message.display, message.details);
+      this.sessionManager.appendCustomMessageEntry?.(
+        message.customType,
+        message.content,
+        message.display,
+        message.details,
+      );
     }
     return messages;
   }
@@ -222,7 +266,15 @@ export class Session {
     return this.runner.emitToolCall({ type: "tool_call", toolCallId, toolName, input, ...extra });
   }
   toolResult(toolName, input, result, extra = {}) {
-    return this.runner.emitToolResult({ type: "tool_result", toolName, input, content: result.content ?? [], details: result.details, isError: Boolean(result.isError), ...extra });
+    return this.runner.emitToolResult({
+      type: "tool_result",
+      toolName,
+      input,
+      content: result.content ?? [],
+      details: result.details,
+      isError: Boolean(result.isError),
+      ...extra,
+    });
   }
   toolNames() {
     return this.runner.getAllRegisteredTools().map((tool) => tool.definition.name);
@@ -235,7 +287,9 @@ export class Session {
   }
   /** Runs a registered tool's execute the way Pi does (with a tool context). */
   execute(name, params, { signal, toolCallId = `call_${++callCounter}` } = {}) {
-    const ctx = this.runner.createToolContext ? this.runner.createToolContext(toolCallId, signal) : this.runner.createContext();
+    const ctx = this.runner.createToolContext
+      ? this.runner.createToolContext(toolCallId, signal)
+      : this.runner.createContext();
     return this.tool(name).execute(toolCallId, params, signal, () => {}, ctx);
   }
   /** A new instance against the cached module (what /new, resume and fork do). */
@@ -256,7 +310,14 @@ export class Session {
   }
   /** The gortex mcp children the fake logged as started. */
   mcpPids() {
-    return [...new Set(this.ws.log().filter((r) => r.verb === "mcp" && r.ev === "start").map((r) => r.pid))];
+    return [
+      ...new Set(
+        this.ws
+          .log()
+          .filter((r) => r.verb === "mcp" && r.ev === "start")
+          .map((r) => r.pid),
+      ),
+    ];
   }
   /** Hook records of the fake's log. */
   hooks() {

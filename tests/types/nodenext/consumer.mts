@@ -1,7 +1,7 @@
 // A consumer of the generated declarations under `moduleResolution: NodeNext` (Node's own ESM
 // rules): the re-exports in `index.d.ts` must carry `.js` extensions for this to compile, and the
 // namespaces must resolve to real types, not `any`.
-import type { mcp, hook } from "../../../bindings/node/types/index.js";
+import type { hook, mcp } from "../../../bindings/node/types/index.js";
 
 export const decision: hook.HookDecision = { block: true, reason: "use search" };
 export const id: mcp.RequestId = 7;
