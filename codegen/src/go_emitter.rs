@@ -24,7 +24,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Module path of the generated Go module.
-pub const GO_MODULE: &str = "github.com/zzet/pi-gortex/bindings/go";
+/// The repository is `github.com/gortexhq/pi` (the `pi-gortex` npm package's `repository`), so
+/// this is the path `go get` resolves.
+pub const GO_MODULE: &str = "github.com/gortexhq/pi/bindings/go";
 
 /// The first line of every generated Go file, in the form `go generate` tooling recognises.
 fn generated_header(source: &str) -> String {
