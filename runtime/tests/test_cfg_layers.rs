@@ -5,7 +5,12 @@
 mod common_config;
 
 use common_config::{inputs, temp_dir, write_file};
-use pi_gortex_runtime::config::{process_env, resolve, ConfigInputs, HookMode, Layer};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use pi_gortex_runtime::config::{
+    home_from_env, process_env, resolve, ConfigInputs, HookMode, Layer,
+};
 
 #[test]
 fn defaults_apply_when_no_layer_speaks() {
@@ -168,10 +173,25 @@ fn inputs_are_read_from_this_process() {
     let inputs = ConfigInputs::from_process();
     assert_eq!(inputs.env.get("PATH"), Some(&path));
     assert_eq!(inputs.cwd, std::env::current_dir().unwrap());
-    assert_eq!(inputs.home, std::path::PathBuf::from(&home));
+    assert_eq!(inputs.home, PathBuf::from(&home));
     // doctor --cwd: only the working directory changes.
     let moved = inputs.clone().with_cwd("/elsewhere");
     assert_eq!(moved.cwd, std::path::Path::new("/elsewhere"));
     assert_eq!(moved.env, inputs.env);
     assert_eq!(moved.home, inputs.home);
+}
+
+#[test]
+fn home_is_home_then_userprofile_and_a_blank_value_does_not_count() {
+    let env = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let both = env(&[("HOME", "/h"), ("USERPROFILE", "/u")]);
+    assert_eq!(home_from_env(&both), PathBuf::from("/h"));
+    let blank_home = env(&[("HOME", "  "), ("USERPROFILE", "/u")]);
+    assert_eq!(home_from_env(&blank_home), PathBuf::from("/u"));
+    assert_eq!(home_from_env(&env(&[])), PathBuf::new());
 }
