@@ -13,8 +13,16 @@ fn codegen(args: &[&str]) -> (i32, String, String) {
     codegen_with_stdin(args, "")
 }
 
+/// The binary under test: the one cargo built, or `PI_GORTEX_CODEGEN_BIN` (e.g. the one
+/// `cargo install --path codegen` put in place; `make install-check` runs this file against it).
+fn binary() -> PathBuf {
+    std::env::var_os("PI_GORTEX_CODEGEN_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_pi-gortex-codegen")))
+}
+
 fn codegen_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-gortex-codegen"))
+    let mut child = Command::new(binary())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -41,6 +49,13 @@ fn json_report(stdout: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {stdout}"));
     if let Err(errors) = pi_gortex_schema::validate("ValidationReport", &report) {
         panic!("report is not a ValidationReport: {errors:?}\n{report}");
+    }
+    // And it decodes into the generated Rust type, whose line and column are the `NonZeroU32`
+    // that Go's `uint32` and the TypeScript docs agree on.
+    if let Err(e) = serde_json::from_value::<pi_gortex_schema::validation_report::ValidationReport>(
+        report.clone(),
+    ) {
+        panic!("report does not decode as the generated ValidationReport: {e}\n{report}");
     }
     report
 }
@@ -311,4 +326,34 @@ fn validate_rejects_an_integer_written_with_a_fraction_whatever_the_type_list() 
     }
     let (code, _, _) = codegen_with_stdin(&["validate", "RequestId", "-"], "7");
     assert_eq!(code, 0);
+}
+
+#[test]
+fn validate_away_from_a_checkout_uses_the_schemas_compiled_in() {
+    // An installed validator run in a user's project: no `schema/` there, no checkout needed.
+    let dir = std::env::temp_dir().join(format!("pi-gortex-codegen-away-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.json"), r#"{"block":"yes"}"#).unwrap();
+    std::fs::write(dir.join("good.json"), r#"{"block":true,"reason":"r"}"#).unwrap();
+    let output = Command::new(binary())
+        .args([
+            "validate",
+            "HookDecision",
+            "good.json",
+            "bad.json",
+            "--format",
+            "json",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("binary runs");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_report(&String::from_utf8_lossy(&output.stdout));
+    assert_eq!(report["files"][0]["status"], "valid");
+    assert_eq!(report["files"][1]["status"], "invalid");
+    assert_eq!(
+        report["files"][1]["errors"][0]["instance_pointer"],
+        "/block"
+    );
 }

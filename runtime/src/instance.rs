@@ -148,6 +148,11 @@ impl InstanceLatches {
         self.refusal = Some(reason);
     }
 
+    /// NAT-5: why `registerMcpServer` refused, if it did (for `/gortex`'s path line).
+    pub fn refusal(&self) -> Option<&str> {
+        self.refusal.as_deref()
+    }
+
     /// Whether the instance is on the native path.
     pub fn is_native(&self) -> bool {
         self.native

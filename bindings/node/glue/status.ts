@@ -49,10 +49,16 @@ export class StatusReporter {
     );
   }
 
-  /** STAT-1: the footer, only with a UI; errors swallowed (FAIL-3). */
-  footer(ctx: Ctx | undefined, view: StatusView | undefined = this.view()): void {
-    if (!ctx?.hasUI || !view) return;
-    swallow(() => ctx.ui?.setStatus?.(STATUS_KEY, view.footer));
+  /**
+   * STAT-1: the footer, only with a UI; errors swallowed (FAIL-3). The view
+   * is built only then: print and JSON runs have no footer, and their start
+   * should not pay for one (issue 14).
+   */
+  footer(ctx: Ctx | undefined, view?: StatusView): void {
+    if (!ctx?.hasUI) return;
+    const shown = view ?? this.view();
+    if (!shown) return;
+    swallow(() => ctx.ui?.setStatus?.(STATUS_KEY, shown.footer));
   }
 
   /** `/gortex [doctor]`. */

@@ -85,16 +85,20 @@ pub fn record_hook(state: &GenerationState, tally: HookTally, elapsed: Duration)
     lock(&state.status).hook.record(tally, elapsed);
 }
 
+/// The path and why. The NAT-5 refusal is the one the core latched when the glue reported it
+/// (`refuse_native`), so `/gortex` says what the session-start notice says; a refusal in the
+/// request is only a fallback for a glue that hands it over itself.
 fn path_why(
     config: &ResolvedConfig,
     request: &StatusRequest,
+    refusal: Option<String>,
     env: &HashMap<String, String>,
 ) -> PathWhy {
     if request.native {
         return PathWhy::Native;
     }
-    if let Some(refusal) = &request.refusal {
-        return PathWhy::Refused(refusal.clone());
+    if let Some(refusal) = refusal.or_else(|| request.refusal.clone()) {
+        return PathWhy::Refused(refusal);
     }
     if request.fallback.as_deref() == Some("no_mcp_connector") {
         return PathWhy::Own(OwnClientReason::NoMcpConnector);
@@ -113,8 +117,10 @@ fn snapshot(
     state: &GenerationState,
     config: &ResolvedConfig,
     request: &StatusRequest,
+    refusal: Option<String>,
 ) -> StatusSnapshot {
-    let env: HashMap<String, String> = std::env::vars().collect();
+    // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
+    let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
     let record = lock(&state.status);
     let tools: Vec<ToolEntry> = if request.native {
         request
@@ -149,7 +155,7 @@ fn snapshot(
     };
     StatusSnapshot {
         state: state_now,
-        path: path_why(config, request, &env),
+        path: path_why(config, request, refusal, &env),
         configured_bin: config.bin.clone(),
         resolved_bin: native::resolve_binary(&config.bin, &env),
         daemon_version: record.daemon_version.clone(),
@@ -178,12 +184,13 @@ fn unavailable() -> Value {
 pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
     guard::guard_sync(unavailable, || {
         let state = generation::get(generation);
-        let (Some(request), Some(config)) =
-            (from_js::<StatusRequest>(request), state.config(instance))
+        let (Some(request), Some(me)) =
+            (from_js::<StatusRequest>(request), state.instance(instance))
         else {
             return unavailable();
         };
-        let snapshot = snapshot(&state, &config, &request);
+        let refusal = lock(&me.latches).refusal().map(str::to_string);
+        let snapshot = snapshot(&state, &me.config, &request, refusal);
         to_js(&StatusView {
             footer: status::footer(&snapshot),
             text: status::render(&snapshot),
