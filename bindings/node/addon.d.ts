@@ -146,6 +146,8 @@ export declare function watchReset(generation: number): void
 /**
  * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
  * by `watchEdit`, read on the blocking pool with no lock held.
+ *
+ * Settled through `settle` (issue 16: a native edit's per-call cost).
  */
 export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
 
