@@ -208,3 +208,17 @@ fn dangling_symlink_is_an_absent_layer_and_non_utf8_is_one_warning() {
     let text = only_warning(&config, &sidecar);
     assert!(text.contains("it is not UTF-8 text"), "{text}");
 }
+
+#[test]
+fn a_sidecar_symlink_loop_is_a_warning_not_an_absent_file() {
+    // Only "nothing at the path" makes a layer silently absent; a path that
+    // cannot be resolved for another reason (here ELOOP) is reported.
+    let root = temp_dir();
+    let (cwd, home) = setup(root.path());
+    let sidecar = cwd.join(".pi/gortex.json");
+    symlink(&sidecar, &sidecar).unwrap();
+    let config = resolve_within_deadline(&cwd, &home);
+    let text = only_warning(&config, &sidecar);
+    assert!(text.contains("could not be read"), "{text}");
+    assert_project_fell_through(&config);
+}
