@@ -222,3 +222,17 @@ fn a_sidecar_symlink_loop_is_a_warning_not_an_absent_file() {
     assert!(text.contains("could not be read"), "{text}");
     assert_project_fell_through(&config);
 }
+
+#[test]
+fn a_sidecar_that_cannot_be_opened_is_unreadable_not_outside_the_project() {
+    // A UNIX socket resolves inside the project but open(2) refuses it
+    // (ENXIO): that is an I/O error, not the symlink swap that ELOOP means.
+    let root = temp_dir();
+    let (cwd, home) = setup(root.path());
+    let sidecar = cwd.join(".pi/gortex.json");
+    let _listener = std::os::unix::net::UnixListener::bind(&sidecar).unwrap();
+    let config = resolve_within_deadline(&cwd, &home);
+    let text = only_warning(&config, &sidecar);
+    assert!(text.contains("could not be read"), "{text}");
+    assert_project_fell_through(&config);
+}
