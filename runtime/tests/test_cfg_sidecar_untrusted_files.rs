@@ -128,8 +128,10 @@ fn sidecar_over_64_kib_is_refused_and_one_byte_under_is_read() {
     assert!(text.contains("it is larger than 64 KiB"), "{text}");
     assert_project_fell_through(&config);
 
+    // The padding goes first, so a read cut even one byte short of the cap
+    // loses the closing brace and the file no longer parses.
     let body = r#"{"enforce":false}"#;
-    let at_cap = format!("{body}{}", " ".repeat(64 * 1024 - body.len()));
+    let at_cap = format!("{}{body}", " ".repeat(64 * 1024 - body.len()));
     std::fs::write(&sidecar, at_cap).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
