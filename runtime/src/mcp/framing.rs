@@ -234,6 +234,25 @@ mod tests {
         assert_eq!(owned, body.len());
     }
 
+    #[test]
+    fn cap_counts_a_frame_completed_across_chunks() {
+        // One byte held, then eight more and the newline: nine bytes > 8.
+        let mut decoder = FrameDecoder::new(8);
+        decoder.push(b"a", |_| panic!("no newline yet")).unwrap();
+        let err = decoder
+            .push(b"12345678\n", |_| panic!("over the cap"))
+            .expect_err("9 bytes > 8");
+        assert!(matches!(err, FramingError::FrameTooLarge { limit: 8 }));
+        // Exactly the cap is delivered.
+        let mut decoder = FrameDecoder::new(8);
+        decoder.push(b"a", |_| panic!("no newline yet")).unwrap();
+        let mut frames = Vec::new();
+        decoder
+            .push(b"1234567\n", |frame| frames.push(frame.into_owned()))
+            .unwrap();
+        assert_eq!(frames, [b"a1234567".to_vec()]);
+    }
+
     /// Feeds `len` bytes without a newline, then the newline; returns whether
     /// the frame came out borrowed.
     fn reassembled_is_borrowed(decoder: &mut FrameDecoder, len: usize) -> bool {
