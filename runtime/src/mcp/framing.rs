@@ -253,6 +253,27 @@ mod tests {
         assert_eq!(frames, [b"a1234567".to_vec()]);
     }
 
+    #[test]
+    fn an_unterminated_frame_grows_its_buffer_by_half_not_by_doubling() {
+        let mut decoder = FrameDecoder::default();
+        for chunk in [1000, 1000] {
+            decoder
+                .push(&vec![b'x'; chunk], |_| panic!("no newline yet"))
+                .unwrap();
+        }
+        assert_eq!(
+            decoder.remainder.capacity(),
+            2000,
+            "exactly what was needed"
+        );
+        decoder.push(b"x", |_| panic!("no newline yet")).unwrap();
+        assert_eq!(
+            decoder.remainder.capacity(),
+            3000,
+            "one and a half times, not two"
+        );
+    }
+
     /// Feeds `len` bytes without a newline, then the newline; returns whether
     /// the frame came out borrowed.
     fn reassembled_is_borrowed(decoder: &mut FrameDecoder, len: usize) -> bool {
