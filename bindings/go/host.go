@@ -12,7 +12,7 @@ type HostConfig struct {
 	Bin string `json:"bin"`
 	// The hook argv (CFG-8).
 	HookArgv []string `json:"hookArgv"`
-	// Whether tool calls are judged by the hook (CFG-10).
+	// Whether to register the `tool_call` handler (CFG-10): true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start` (CFG-19); the core judges each call by the one in effect.
 	Enforce bool `json:"enforce"`
 	// The tools preset (CFG-11).
 	ToolsPreset string `json:"toolsPreset"`
@@ -255,11 +255,13 @@ type SessionBegin struct {
 	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
+	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (CFG-19: the project sidecar then counts as before).
+	ProjectTrusted *bool `json:"projectTrusted,omitempty"`
 }
 
 var shapeOfSessionBegin = objectShape{
 	typeName: "SessionBegin",
-	declared: []string{"parkedTurn", "commands"},
+	declared: []string{"parkedTurn", "commands", "projectTrusted"},
 	required: []string{"parkedTurn"},
 	closed:   true,
 	keep:     false,

@@ -31,6 +31,7 @@ export interface Ctx {
     setStatus?: (key: string, text: string | undefined) => void;
   };
   sessionManager?: SessionManagerLike;
+  isProjectTrusted?: () => boolean;
 }
 
 export interface ToolResultLike {
@@ -103,6 +104,13 @@ export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
   const piCwd = swallow(() => pi.cwd);
   if (typeof piCwd === "string" && piCwd) return piCwd;
   return process.cwd();
+}
+
+/** CFG-19: Pi's project trust, or undefined on a Pi without the API (or when it throws). */
+export function projectTrustOf(ctx: Ctx | undefined): boolean | undefined {
+  if (typeof ctx?.isProjectTrusted !== "function") return undefined;
+  const trusted = swallow(() => ctx.isProjectTrusted?.());
+  return typeof trusted === "boolean" ? trusted : undefined;
 }
 
 /** HOOK-9 session id. */

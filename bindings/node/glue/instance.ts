@@ -6,7 +6,17 @@ import { ReadinessBarrier } from "./barrier.ts";
 import type { Addon } from "./boundary.ts";
 import { enforcementHandler } from "./enforce.ts";
 import type { Ctx, PiLike } from "./host.ts";
-import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, sessionIdOf, swallow, textOf } from "./host.ts";
+import {
+  awaitTools,
+  commandNames,
+  contextEntries,
+  cwdOf,
+  notifyAll,
+  projectTrustOf,
+  sessionIdOf,
+  swallow,
+  textOf,
+} from "./host.ts";
 import { registerNative, withdrawServer } from "./native.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { type PathFacts, StatusReporter } from "./status.ts";
@@ -33,7 +43,13 @@ function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
   return async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
-      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi) };
+      // CFG-19: Pi's trust answer goes to the core, which narrows the config.
+      const trusted = projectTrustOf(ctx);
+      const begin = {
+        parkedTurn: barrier.hasParkedTurn,
+        commands: commandNames(pi),
+        ...(trusted === undefined ? {} : { projectTrusted: trusted }),
+      };
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
       if (plan.withdrawServer) {

@@ -190,7 +190,7 @@ pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
             return unavailable();
         };
         let refusal = lock(&me.latches).refusal().map(str::to_string);
-        let snapshot = snapshot(&state, &me.config, &request, refusal);
+        let snapshot = snapshot(&state, &me.config(), &request, refusal);
         to_js(&StatusView {
             footer: status::footer(&snapshot),
             text: status::render(&snapshot),

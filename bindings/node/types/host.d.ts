@@ -8,7 +8,7 @@ export interface HostConfig {
   bin: string;
   /** The hook argv (CFG-8). */
   hookArgv: Array<string>;
-  /** Whether tool calls are judged by the hook (CFG-10). */
+  /** Whether to register the `tool_call` handler (CFG-10): true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start` (CFG-19); the core judges each call by the one in effect. */
   enforce: boolean;
   /** The tools preset (CFG-11). */
   toolsPreset: string;
@@ -88,6 +88,8 @@ export interface SessionBegin {
   parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
+  /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (CFG-19: the project sidecar then counts as before). */
+  projectTrusted?: boolean;
 }
 
 /** What a `session_start` does next, decided by the core. */
