@@ -169,6 +169,9 @@ fn tool_10_a_listing_that_changes_nothing_is_empty_and_leaves_the_active_tools()
     // The bridge calls the catalogue listener only for a non-empty change.
     let mut state = CatalogueState::new();
     let first = state.apply(&[tool("search"), tool("trace")]);
+    let mut registered: Vec<&str> = state.registered().collect();
+    registered.sort_unstable();
+    assert_eq!(registered, ["search", "trace"]);
     assert!(!first.is_empty(), "registrations alone are a change");
     assert!(
         !first.changes_active_tools(),
