@@ -128,6 +128,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_raw_response_decodes_leniently_and_compares_by_its_json() {
+        let response = RawResponse::from_json(br#"{"a":[1,2]}"#.to_vec());
+        assert_eq!(response.to_value(), serde_json::json!({"a": [1, 2]}));
+        assert_eq!(
+            RawResponse::from_json(b"not json".to_vec()).to_value(),
+            serde_json::Value::Null
+        );
+        assert_eq!(response, RawResponse::from_json(br#"{"a":[1,2]}"#.to_vec()));
+        assert_ne!(response, RawResponse::from_json(br#"{"a":[2,1]}"#.to_vec()));
+    }
+
+    #[test]
     fn a_borrowed_response_keeps_only_its_result() {
         let frame = br#"{"jsonrpc":"2.0","id":7,"result":{"a":[1,2]}}"#;
         let Routed::Response { id, outcome } = route(Frame::Borrowed(frame)) else {
