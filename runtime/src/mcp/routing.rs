@@ -128,6 +128,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_tools_list_changed_is_a_list_change() {
+        let changed = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        assert!(matches!(
+            route(Frame::Borrowed(changed)),
+            Routed::ListChanged
+        ));
+        let other = br#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#;
+        assert!(matches!(route(Frame::Borrowed(other)), Routed::Ignored));
+    }
+
+    #[test]
     fn a_raw_response_decodes_leniently_and_compares_by_its_json() {
         let response = RawResponse::from_json(br#"{"a":[1,2]}"#.to_vec());
         assert_eq!(response.to_value(), serde_json::json!({"a": [1, 2]}));
