@@ -128,6 +128,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_server_ping_is_answered_and_any_other_request_is_method_not_found() {
+        let reply = |frame: &[u8]| match route(Frame::Borrowed(frame)) {
+            Routed::Reply(bytes) => String::from_utf8(bytes).unwrap(),
+            other => panic!("a reply, got {other:?}"),
+        };
+        assert_eq!(
+            reply(br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#),
+            "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n"
+        );
+        assert!(reply(br#"{"jsonrpc":"2.0","id":6,"method":"roots/list"}"#).contains("-32601"));
+    }
+
+    #[test]
     fn only_tools_list_changed_is_a_list_change() {
         let changed = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
         assert!(matches!(
