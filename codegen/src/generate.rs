@@ -101,11 +101,7 @@ pub fn valid_vectors(root: &Path) -> Result<Vec<(String, String, Value)>, Codege
     let mut type_dirs: Vec<PathBuf> = type_dirs.filter_map(|e| e.ok().map(|e| e.path())).collect();
     type_dirs.sort();
     for type_dir in type_dirs {
-        let type_name = type_dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
+        let type_name = text_of(type_dir.file_name());
         let Ok(entries) = std::fs::read_dir(type_dir.join("valid")) else {
             continue;
         };
@@ -115,11 +111,7 @@ pub fn valid_vectors(root: &Path) -> Result<Vec<(String, String, Value)>, Codege
             .collect();
         paths.sort();
         for path in paths {
-            let stem = path
-                .file_stem()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_string();
+            let stem = text_of(path.file_stem());
             out.push((type_name.clone(), stem, read_json(&path)?));
         }
     }
@@ -144,4 +136,11 @@ pub fn write_all(root: &Path, files: &[GeneratedFile]) -> Result<(), CodegenErro
             .map_err(|source| CodegenError::Io { path, source })?;
     }
     Ok(())
+}
+
+/// A file-name part as text; a name that is not UTF-8 reads as empty.
+fn text_of(part: Option<&std::ffi::OsStr>) -> String {
+    part.and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
 }

@@ -47,7 +47,7 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
             HookOutcome::None => (ToolCallAction::None, HookTally::None),
         };
         // STAT-2: the session's hook calls, blocks and latency for /gortex.
-        crate::status::record_hook(&state, tally, started.elapsed());
+        state.status().record_hook(tally, started.elapsed());
         to_js(&action)
     })
     .await
