@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        test-node test-e2e glue-lines pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check roundtrip-counts test-node test-e2e glue-lines pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -70,8 +70,18 @@ lint: $(NODE_PKG)/node_modules/.package-lock.json
 build-debug:
 	cargo build --workspace --bins
 
-test-codegen:
+test-codegen: install-check
 	cargo run -q -p pi-gortex-codegen -- check
+
+# The codegen crate as a user gets it: `cargo package` builds it from its packaged sources alone
+# (outside the workspace), `cargo install --path codegen` installs it, and the validator's
+# command-line tests run against the installed binary (exit codes, `-`, every file, JSON on exit 2).
+# Debug profile and the workspace target dir, so both reuse the dependencies already built.
+install-check:
+	cargo package -q -p pi-gortex-codegen --allow-dirty
+	tmp=$$(mktemp -d) && cargo install -q --path codegen --root "$$tmp" --debug --target-dir $(CURDIR)/target && \
+	  PI_GORTEX_CODEGEN_BIN="$$tmp/bin/pi-gortex-codegen" cargo test -q -p pi-gortex-codegen --test test_check_and_validate_cli; \
+	  status=$$?; rm -rf "$$tmp"; exit $$status
 
 SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):
@@ -92,6 +102,9 @@ test-go: go-toolchain go-current
 
 test-ts:
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p . && npx tsc -p nodenext
+	@# Narrowing on the tag of every tagged union of the schemas, under NodeNext and Bundler.
+	cd tests/types && node narrowing/narrowing.mjs && npx tsc -p narrowing/tsconfig.nodenext.json && \
+	  npx tsc -p narrowing/tsconfig.bundler.json
 	$(MAKE) -s $(NODE_PKG)/node_modules/.package-lock.json && cd $(NODE_PKG) && npx tsc --strict -p .
 	@# The napi boundary is typed from schema/host.schema.json: no `any` in an exported signature.
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
@@ -154,6 +167,11 @@ fuzz:
 
 bench:
 	cargo bench --workspace
+
+# Per-type round-trip counts of the generated Rust and Go types and the documented exceptions,
+# for the record (not part of `make test`, which runs the same tests without the table).
+roundtrip-counts: go-toolchain
+	node tests/roundtrip/counts.mjs
 
 # Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
 # cargo-mutants on the runtime's decision modules, one group of files at a

@@ -49,6 +49,10 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 /**
  * DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
  * call, `[]` when it is not an edit.
+ *
+ * `args` stays a JavaScript value until the name says the tool can edit:
+ * most calls are not edits, and converting their arguments would be the
+ * larger part of this per-call check (issue 16).
  */
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
@@ -58,6 +62,11 @@ export declare function enforceToolCall(generation: number, instance: number, ev
 /**
  * TOOL-6: executes one own-client tool call. Never rejects: a failure is
  * `{ok:false, text}` for the glue to throw.
+ *
+ * Issue 16: a call that needs no diff window is written to the daemon
+ * here, on Pi's thread, before the promise exists; the daemon then works
+ * on it while the runtime's thread wakes to await the reply, instead of
+ * the request waiting for that wake-up first.
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
@@ -136,8 +145,8 @@ export declare function watchSnapshot(generation: number, toolCallId: string): P
 /**
  * DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
  * and ids alone (no arguments cross napi). Tracks shell calls; returns true
- * when the call may claim files (Pi's own edit/write or a native Gortex
- * tool on the native path), and the glue then calls `watchEdit`.
+ * when the call may claim files (Pi's own edit/write, or a native Gortex
+ * tool whose name can edit), and the glue then calls `watchEdit`.
  */
 export declare function watchToolCall(generation: number, instance: number, toolCallId: string, toolName: string, parentToolCallId?: string | undefined | null): boolean
 

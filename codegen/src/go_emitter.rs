@@ -11,19 +11,22 @@
 //!   which mirror the daemon's structs (`hooks.BridgeEvent`) and drop zero values as they do;
 //! - objects that accept undeclared members keep them in `Extra` (value-field types drop them);
 //!   closed objects reject them, required members must be present (as Rust's serde does);
-//! - integers get the Go width their schema bounds call for (`uint32`, `int64`, `uint64`);
+//! - integers get the width their schema bounds call for, the same in every emitter (`uint32`,
+//!   `int64`);
 //! - unions are kept as raw JSON (`Raw`) and decoded on demand with `Decode`;
 //! - every type has `Validate() error`, which checks its JSON against the embedded schema.
 
 use crate::discover::SchemaFile;
 use crate::error::CodegenError;
 use crate::generate::GeneratedFile;
-use crate::model::{text, Extra, Field, Module, Shape, TypeDef};
+use crate::model::{integer_width, text, Extra, Field, IntegerWidth, Module, Shape, TypeDef};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Module path of the generated Go module.
-pub const GO_MODULE: &str = "github.com/zzet/pi-gortex/bindings/go";
+/// The repository is `github.com/gortexhq/pi` (the `pi-gortex` npm package's `repository`), so
+/// this is the path `go get` resolves.
+pub const GO_MODULE: &str = "github.com/gortexhq/pi/bindings/go";
 
 /// The first line of every generated Go file, in the form `go generate` tooling recognises.
 fn generated_header(source: &str) -> String {
@@ -123,31 +126,13 @@ fn is_value_fields(def: &TypeDef) -> bool {
     def.raw.get("x-go-value-fields") == Some(&Value::Bool(true))
 }
 
-/// The Go integer type for the bounds of an integer schema: the narrowest of `uint32`, `int64`
-/// and `uint64` that holds every allowed value, so that decoding accepts the declared range
-/// (the Rust emitter maps the same bounds to `u32`, `i64`, `u64`). A lower bound of 0 or more
-/// without an upper one is `uint64` (Rust: `u64`); no bounds at all, `int64`.
+/// The Go integer type of an integer schema: the width `model::integer_width` decides for every
+/// emitter (Rust `u32`/`NonZeroU32`/`i64`, TypeScript docs `uint32`/`int64`), so that the three
+/// decode the same range. Lint keeps every bound within `i64`, so no `uint64` is ever needed.
 pub fn go_integer_type(schema: &Value) -> &'static str {
-    // Exact integers, not f64: 2^63 - 1 and 2^63 are one f64 apart from nothing.
-    let bound = |key: &str| {
-        let value = schema.get(key)?;
-        value
-            .as_i64()
-            .map(i128::from)
-            .or_else(|| value.as_u64().map(i128::from))
-    };
-    let (min, max) = match (bound("minimum"), bound("maximum")) {
-        (Some(min), Some(max)) => (min, max),
-        // Non-negative without an upper bound: unsigned 64-bit, as the Rust types have it.
-        (Some(min), None) if min >= 0 => return "uint64",
-        _ => return "int64",
-    };
-    if min >= 0 && max <= i128::from(u32::MAX) {
-        "uint32"
-    } else if min >= 0 && max > i128::from(i64::MAX) {
-        "uint64"
-    } else {
-        "int64"
+    match integer_width(schema) {
+        IntegerWidth::U32 => "uint32",
+        IntegerWidth::I64 => "int64",
     }
 }
 
@@ -724,7 +709,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn integer_bounds_pick_the_narrowest_go_type_holding_them() {
+    fn integer_bounds_pick_the_width_every_emitter_uses() {
         assert_eq!(
             go_integer_type(&json!({"minimum": 0, "maximum": 4294967295u64})),
             "uint32"
@@ -732,6 +717,10 @@ mod tests {
         assert_eq!(
             go_integer_type(&json!({"minimum": 1, "maximum": 600})),
             "uint32"
+        );
+        assert_eq!(
+            go_integer_type(&json!({"minimum": 0, "maximum": 4294967296u64})),
+            "int64"
         );
         assert_eq!(
             go_integer_type(&json!({"minimum": 0, "maximum": 9223372036854775807i64})),
@@ -743,16 +732,8 @@ mod tests {
             ),
             "int64"
         );
-        assert_eq!(
-            go_integer_type(&json!({"minimum": 0, "maximum": 18446744073709551615u64})),
-            "uint64"
-        );
-        assert_eq!(
-            go_integer_type(&json!({"minimum": 0, "maximum": 9223372036854775808u64})),
-            "uint64"
-        );
-        assert_eq!(go_integer_type(&json!({"minimum": 0})), "uint64");
-        assert_eq!(go_integer_type(&json!({"minimum": -1})), "int64");
+        // Unbounded (lint refuses it): int64, as the Rust emitter has it, never a Go-only uint64.
+        assert_eq!(go_integer_type(&json!({"minimum": 0})), "int64");
         assert_eq!(go_integer_type(&json!({})), "int64");
     }
 

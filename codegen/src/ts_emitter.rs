@@ -1,10 +1,21 @@
 //! TypeScript target: one declaration file per schema file in `bindings/node/types/`, plus an
 //! `index.d.ts` that exposes each file as a namespace named like the Rust module.
+//!
+//! Open tagged unions (`x-open-tag`, e.g. `ContentBlock`) narrow on their tag like closed ones.
+//! TypeScript has no "any string but these" type, and a fallback member tagged `string` would
+//! keep every `b.type === "text"` branch ambiguous. So the fallback's tag is a branded string,
+//! `<Union>UnknownTag`: at run time it is the plain string the decoder read (one of no known
+//! variant, which decoding guarantees), and in the type system no string literal equals it, so
+//! comparing the tag with a known value removes the fallback. The cost is on the producing side:
+//! a TypeScript literal with an unknown tag must say so with `as <Union>UnknownTag`.
 
 use crate::model::{
     admits_integer, integer_bounds, integer_width, Extra, Field, IntegerWidth, Module, Shape,
     TypeDef,
 };
+use crate::open_union::OpenUnion;
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// File name of a module's declarations, e.g. `edit-details.d.ts`.
 pub fn ts_file_name(module: &Module) -> String {
@@ -19,10 +30,118 @@ pub fn emit_ts(module: &Module) -> String {
     );
     out.push_str(&jsdoc(&module.description, ""));
     out.push_str("export {};\n");
+    let unions = open_unions_of(module);
+    if !unions.is_empty() {
+        // Not exported: nothing outside the declarations can name the brand, so only decoding
+        // (or an explicit `as`) produces an unknown tag.
+        out.push_str("\n/** The brand of the unknown tags of the open unions below. */\ndeclare const unknownTag: unique symbol;\n");
+    }
     for def in &module.types {
         out.push('\n');
-        out.push_str(&emit_def(def));
+        match (&def.open_union, fallback_of(&unions, &def.name)) {
+            (Some(union), _) => out.push_str(&emit_open_union(union)),
+            (None, Some(union)) => out.push_str(&emit_fallback(def, union)),
+            (None, None) => out.push_str(&emit_def(def)),
+        }
     }
+    out
+}
+
+fn open_unions_of(module: &Module) -> Vec<&OpenUnion> {
+    module
+        .types
+        .iter()
+        .filter_map(|def| def.open_union.as_ref())
+        .collect()
+}
+
+fn fallback_of<'a>(unions: &[&'a OpenUnion], name: &str) -> Option<&'a OpenUnion> {
+    unions.iter().copied().find(|u| u.fallback == name)
+}
+
+/// The TypeScript name of an open union's unknown-tag type, e.g. `ContentBlockUnknownTag`.
+pub fn unknown_tag_type(union: &OpenUnion) -> String {
+    format!("{}UnknownTag", union.name)
+}
+
+/// The TypeScript name of the union of an open union's known variants, e.g. `KnownContentBlock`.
+pub fn known_union_type(union: &OpenUnion) -> String {
+    format!("Known{}", union.name)
+}
+
+/// An open union as three declarations: the whole union, the union of its known variants, and
+/// the branded tag of the fallback.
+fn emit_open_union(union: &OpenUnion) -> String {
+    let known: Vec<&str> = union.known.iter().map(|(name, _)| name.as_str()).collect();
+    let tags: Vec<String> = union
+        .known
+        .iter()
+        .map(|(_, tag)| format!("`{tag}`"))
+        .collect();
+    let known_name = known_union_type(union);
+    let tag_name = unknown_tag_type(union);
+    let mut out = jsdoc(
+        &format!(
+            "{}\n\nNarrows on `{}` like a closed union: comparing the tag with a known value leaves the \
+             matching variant only, and the branch that excludes every known tag leaves `{}`.",
+            union.description, union.tag, union.fallback
+        ),
+        "",
+    );
+    out.push_str(&format!(
+        "export type {} = {known_name} | {};\n\n",
+        union.name, union.fallback
+    ));
+    out.push_str(&jsdoc(
+        &format!(
+            "The known variants of `{}`, tagged {}: what a producer built against this version writes.",
+            union.name,
+            tags.join(", ")
+        ),
+        "",
+    ));
+    out.push_str(&format!(
+        "export type {known_name} = {};\n\n",
+        known.join(" | ")
+    ));
+    out.push_str(&jsdoc(
+        &format!(
+            "`{fallback}.{tag}`: at run time the string the decoder read, which is none of {known}. \
+             The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows \
+             the fallback away); read it as a `string` to compare it with tags this version does not know, and \
+             write an unknown tag as `\"widget\" as {tag_name}`.",
+            tag = union.tag,
+            fallback = union.fallback,
+            known = tags.join(", "),
+        ),
+        "",
+    ));
+    out.push_str(&format!(
+        "export type {tag_name} = `${{string & {{ readonly [unknownTag]: {} }}}}`;\n",
+        string_literal(&union.name)
+    ));
+    out
+}
+
+/// The fallback variant of an open union: its tag member is the branded unknown tag.
+fn emit_fallback(def: &TypeDef, union: &OpenUnion) -> String {
+    let Shape::Object { fields, extra } = &def.shape else {
+        return emit_def(def);
+    };
+    let fields: Vec<Field> = fields
+        .iter()
+        .map(|field| {
+            let mut field = field.clone();
+            if field.name == union.tag {
+                field.shape = Shape::Ref(unknown_tag_type(union));
+            }
+            field
+        })
+        .collect();
+    let mut out = jsdoc(&def.description, "");
+    out.push_str(&format!("export interface {} {{\n", def.name));
+    out.push_str(&interface_body(&fields, extra, "  "));
+    out.push_str("}\n");
     out
 }
 
@@ -83,7 +202,7 @@ fn interface_body(fields: &[Field], extra: &Extra, indent: &str) -> String {
 
 /// A description with the integer range appended: TypeScript has only `number`, so the docs say
 /// which width the other languages decode (and that a JS number is exact only up to 2^53).
-fn with_integer_range(description: &str, schema: &serde_json::Value) -> String {
+fn with_integer_range(description: &str, schema: &Value) -> String {
     if !admits_integer(schema) {
         return description.to_string();
     }
@@ -146,7 +265,7 @@ pub fn ts_type(shape: &Shape, indent: &str) -> String {
 }
 
 fn string_literal(value: &str) -> String {
-    serde_json::Value::String(value.to_string()).to_string()
+    Value::String(value.to_string()).to_string()
 }
 
 fn property_key(name: &str) -> String {
@@ -183,11 +302,9 @@ fn jsdoc(text: &str, indent: &str) -> String {
 }
 
 /// The type-test file: every valid example vector typed with `satisfies` against its type, so
-/// `tsc --strict` proves the declarations accept every real message.
-pub fn emit_ts_vectors_test(
-    modules: &[Module],
-    vectors: &[(String, String, serde_json::Value)],
-) -> String {
+/// `tsc --strict` proves the declarations accept every real message. An unknown tag of an open
+/// union is written `"widget" as mcp.ContentBlockUnknownTag`, as a TypeScript producer must.
+pub fn emit_ts_vectors_test(modules: &[Module], vectors: &[(String, String, Value)]) -> String {
     let mut out = String::from(
         "// generated by pi-gortex-codegen from schema/examples/*/valid; do not edit\n",
     );
@@ -206,11 +323,133 @@ pub fn emit_ts_vectors_test(
         else {
             continue;
         };
-        let literal = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+        let namespace = module.file.module_name();
+        let mut casts = BTreeMap::new();
+        unknown_tags(
+            module,
+            &Shape::Ref(type_name.clone()),
+            value,
+            "",
+            &mut casts,
+        );
+        let casts = casts
+            .into_iter()
+            .map(|(pointer, tag_type)| (pointer, format!("{namespace}.{tag_type}")))
+            .collect();
+        let literal = ts_literal(value, "", "", &casts);
         out.push_str(&format!(
-            "// {type_name}/valid/{vector_name}\nexport const v{index} = {literal} satisfies {}.{type_name};\n\n",
-            module.file.module_name()
+            "// {type_name}/valid/{vector_name}\nexport const v{index} = {literal} satisfies {namespace}.{type_name};\n\n",
         ));
     }
     out
+}
+
+/// Finds, under `pointer`, the tags of open-union values that are none of the known ones, with
+/// the TypeScript type each must be cast to. Every branch of a plain union is followed: a cast in
+/// a branch the value does not take lands in a member typed `unknown`, where it is harmless.
+fn unknown_tags(
+    module: &Module,
+    shape: &Shape,
+    value: &Value,
+    pointer: &str,
+    casts: &mut BTreeMap<String, String>,
+) {
+    match (shape, value) {
+        (Shape::Ref(name), _) => {
+            let Some(def) = module.types.iter().find(|t| &t.name == name) else {
+                return;
+            };
+            let Some(union) = &def.open_union else {
+                return unknown_tags(module, &def.shape, value, pointer, casts);
+            };
+            let tag = value.get(&union.tag).and_then(Value::as_str);
+            match union
+                .known
+                .iter()
+                .find(|(_, known)| Some(known.as_str()) == tag)
+            {
+                Some((variant, _)) => {
+                    unknown_tags(module, &Shape::Ref(variant.clone()), value, pointer, casts)
+                }
+                None if tag.is_some() => {
+                    casts.insert(
+                        format!("{pointer}/{}", escape_pointer(&union.tag)),
+                        unknown_tag_type(union),
+                    );
+                }
+                None => {}
+            }
+        }
+        (Shape::Union(items), _) => {
+            for item in items {
+                unknown_tags(module, item, value, pointer, casts);
+            }
+        }
+        (Shape::Array(items), Value::Array(values)) => {
+            for (index, item) in values.iter().enumerate() {
+                unknown_tags(module, items, item, &format!("{pointer}/{index}"), casts);
+            }
+        }
+        (Shape::Object { fields, extra }, Value::Object(members)) => {
+            for (name, member) in members {
+                let inner = format!("{pointer}/{}", escape_pointer(name));
+                match fields.iter().find(|f| &f.name == name) {
+                    Some(field) => unknown_tags(module, &field.shape, member, &inner, casts),
+                    None => {
+                        if let Extra::Map(item) = extra {
+                            unknown_tags(module, item, member, &inner, casts);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn escape_pointer(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON value as a TypeScript literal, two-space indented, with `as <type>` after each string
+/// whose pointer is in `casts`.
+fn ts_literal(
+    value: &Value,
+    indent: &str,
+    pointer: &str,
+    casts: &BTreeMap<String, String>,
+) -> String {
+    let inner = format!("{indent}  ");
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            let items: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    let item = ts_literal(item, &inner, &format!("{pointer}/{index}"), casts);
+                    format!("{inner}{item}")
+                })
+                .collect();
+            format!("[\n{}\n{indent}]", items.join(",\n"))
+        }
+        Value::Object(members) if !members.is_empty() => {
+            let members: Vec<String> = members
+                .iter()
+                .map(|(name, member)| {
+                    let at = format!("{pointer}/{}", escape_pointer(name));
+                    format!(
+                        "{inner}{}: {}",
+                        string_literal(name),
+                        ts_literal(member, &inner, &at, casts)
+                    )
+                })
+                .collect();
+            format!("{{\n{}\n{indent}}}", members.join(",\n"))
+        }
+        Value::String(_) => match casts.get(pointer) {
+            Some(cast) => format!("{value} as {cast}"),
+            None => value.to_string(),
+        },
+        _ => value.to_string(),
+    }
 }

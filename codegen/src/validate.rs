@@ -8,6 +8,7 @@ use crate::validation::{CompiledType, Failure};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::Read;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 /// One failure of one instance file, with the place of the offending value when it can be found.
@@ -19,10 +20,10 @@ pub struct InstanceError {
     pub message: String,
     /// 1-based line of the offending value in the file, when the pointer maps to one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub line: Option<NonZeroU32>,
     /// 1-based column (in characters) of the offending value, when the pointer maps to one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub column: Option<NonZeroU32>,
 }
 
 /// What became of one input.
@@ -48,10 +49,10 @@ pub struct FileResult {
     pub message: Option<String>,
     /// Line of a JSON syntax error.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub line: Option<NonZeroU32>,
     /// Column of a JSON syntax error.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub column: Option<NonZeroU32>,
 }
 
 /// The whole run: printed as one JSON document with `--format json`, whatever the exit code.
@@ -150,8 +151,8 @@ impl TypeValidator {
                     status: FileStatus::Unreadable,
                     errors: Vec::new(),
                     message: Some(format!("{file}:{}:{}: not JSON: {e}", e.line(), e.column())),
-                    line: Some(e.line()),
-                    column: Some(e.column()),
+                    line: one_based(e.line()),
+                    column: one_based(e.column()),
                 }
             }
         };
@@ -183,9 +184,16 @@ fn instance_error(file: &str, failure: Failure, text: Option<&str>) -> InstanceE
         instance_pointer: failure.instance_pointer,
         schema_pointer: failure.schema_pointer,
         message: failure.message,
-        line: position.map(|p| p.0),
-        column: position.map(|p| p.1),
+        line: position.and_then(|p| one_based(p.0)),
+        column: position.and_then(|p| one_based(p.1)),
     }
+}
+
+/// A 1-based line or column as the report declares it (`uint32`, at least 1, the width the
+/// Rust, Go and TypeScript types of `ValidationReport` share); a position that does not fit is
+/// left out, as an unmapped one is.
+fn one_based(position: usize) -> Option<NonZeroU32> {
+    u32::try_from(position).ok().and_then(NonZeroU32::new)
 }
 
 /// One input of `validate`: a file, or standard input when the argument is `-`.
@@ -317,8 +325,8 @@ pub fn render_github(report: &ValidationReport) -> String {
 
 fn annotation(
     file: Option<&str>,
-    line: Option<usize>,
-    column: Option<usize>,
+    line: Option<NonZeroU32>,
+    column: Option<NonZeroU32>,
     message: &str,
 ) -> String {
     let mut properties = Vec::new();
@@ -349,4 +357,20 @@ fn escape_data(text: &str) -> String {
 /// Escaping of a workflow command's property value, where `:` and `,` are separators too.
 fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_based;
+
+    #[test]
+    fn positions_outside_the_declared_uint32_range_are_left_out() {
+        assert_eq!(one_based(0), None);
+        assert_eq!(one_based(7).map(|n| n.get()), Some(7));
+        assert_eq!(
+            one_based(u32::MAX as usize).map(|n| n.get()),
+            Some(u32::MAX)
+        );
+        assert_eq!(one_based(u32::MAX as usize + 1), None);
+    }
 }

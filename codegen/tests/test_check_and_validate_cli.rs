@@ -13,8 +13,16 @@ fn codegen(args: &[&str]) -> (i32, String, String) {
     codegen_with_stdin(args, "")
 }
 
+/// The binary under test: the one cargo built, or `PI_GORTEX_CODEGEN_BIN` (e.g. the one
+/// `cargo install --path codegen` put in place; `make install-check` runs this file against it).
+fn binary() -> PathBuf {
+    std::env::var_os("PI_GORTEX_CODEGEN_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_pi-gortex-codegen")))
+}
+
 fn codegen_with_stdin(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-gortex-codegen"))
+    let mut child = Command::new(binary())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -41,6 +49,13 @@ fn json_report(stdout: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("not one JSON document ({e}): {stdout}"));
     if let Err(errors) = pi_gortex_schema::validate("ValidationReport", &report) {
         panic!("report is not a ValidationReport: {errors:?}\n{report}");
+    }
+    // And it decodes into the generated Rust type, whose line and column are the `NonZeroU32`
+    // that Go's `uint32` and the TypeScript docs agree on.
+    if let Err(e) = serde_json::from_value::<pi_gortex_schema::validation_report::ValidationReport>(
+        report.clone(),
+    ) {
+        panic!("report does not decode as the generated ValidationReport: {e}\n{report}");
     }
     report
 }

@@ -2,7 +2,9 @@
 //! and the operation inference for `edit` without `operation` (improvement
 //! over 0.4.0).
 
-use pi_gortex_runtime::diff::classify::{edit_kind, flatten, is_edit, EditKind, EditOperation};
+use pi_gortex_runtime::diff::classify::{
+    edit_kind, flatten, is_edit, may_edit, EditKind, EditOperation,
+};
 use serde_json::{json, Value};
 
 #[test]
@@ -160,4 +162,36 @@ fn flatten_merges_containers_in_order_then_top_level_keys() {
 
     assert!(flatten(&json!([1, 2])).is_empty());
     assert!(flatten(&json!("x")).is_empty());
+}
+
+/// The name-only pre-check the per-call fast path uses (issue 16): a name it
+/// turns away is never an edit, whatever the arguments; a name it lets
+/// through is an edit with some arguments.
+#[test]
+fn may_edit_turns_away_only_names_that_never_edit() {
+    let argument_shapes = [
+        json!({}),
+        json!({"path": "a.ts"}),
+        json!({"operation": "file", "path": "a.ts"}),
+        json!({"operation": "write", "file": "a.ts", "content": "x"}),
+        json!({"arguments": {"operation": "batch"}}),
+        json!({"old_string": "a", "new_string": "b", "path": "a.ts"}),
+    ];
+    for tool in [
+        "edit",
+        "edit_file",
+        "write_file",
+        "edit_symbol",
+        "batch_edit",
+        "search",
+        "read",
+        "write",
+        "Edit",
+        "tools_search",
+        "",
+        "edit_files",
+    ] {
+        let edits_with_some_args = argument_shapes.iter().any(|args| is_edit(tool, args));
+        assert_eq!(may_edit(tool), edits_with_some_args, "{tool}");
+    }
 }

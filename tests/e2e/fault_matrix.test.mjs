@@ -116,11 +116,14 @@ describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY },
   });
 
   scenario("a burst of 10,000 list_changed causes at most 3 re-lists (TOOL-9)", OWN, async ({ pi }) => {
+    // The search reply waits for the first re-list (an event, so a loaded machine cannot end the
+    // session before it), and for at least 1.5 s, several debounce windows, so that further
+    // re-lists the burst wrongly caused would be counted.
     const run = await runWith(
       pi,
       {
         faults: [{ kind: "list_changed_burst", count: 10000, after: "tools/list" }],
-        calls: { search: { delay_ms: 1500 } },
+        calls: { search: { delay_ms: 1500, until_lists: 2 } },
       },
       [{ call: "search", args: SEARCH_ARGS }],
     );
@@ -132,6 +135,9 @@ describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY },
   });
 
   scenario("a tool withdrawn and re-added is offered again (TOOL-10)", OWN, async ({ pi }) => {
+    // The first search is answered only once the fake has answered the third listing (the one
+    // that shows explore again); the second search is one more model turn after it, so the last
+    // turn starts after the core has handed that listing to the glue.
     const run = await runWith(
       pi,
       {
@@ -139,9 +145,12 @@ describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY },
           { kind: "withdraw", tools: ["explore"], after_list: 1 },
           { kind: "relist", tools: ["explore"], after_list: 2 },
         ],
-        calls: { search: { delay_ms: 1200 } },
+        calls: { search: { until_lists: 3 } },
       },
-      [{ call: "search", args: SEARCH_ARGS }],
+      [
+        { call: "search", args: SEARCH_ARGS },
+        { call: "search", args: SEARCH_ARGS },
+      ],
     );
     await assertClean(run);
     assert.ok(

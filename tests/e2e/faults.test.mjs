@@ -248,9 +248,14 @@ describe("MCP faults on the own client (MCP-*, FAIL-2)", { concurrency: CONCURRE
     const run = await runWith(
       pi,
       // The first listing still shows `explore`; right after it the fake withdraws it and
-      // announces the change. The slow search keeps the turn open past the 200 ms debounce.
-      { faults: [{ kind: "withdraw", tools: ["explore"], after_list: 1 }], calls: { search: { delay_ms: 800 } } },
-      [{ call: "search", args: SEARCH_ARGS }],
+      // announces the change. The first search is answered only once the re-list (the second
+      // listing) is answered, and the second search is one more model turn, so the last turn
+      // starts after the core has handed the new listing to the glue.
+      { faults: [{ kind: "withdraw", tools: ["explore"], after_list: 1 }], calls: { search: { until_lists: 2 } } },
+      [
+        { call: "search", args: SEARCH_ARGS },
+        { call: "search", args: SEARCH_ARGS },
+      ],
     );
     await assertClean(run);
     assert.ok(offeredTools(run.models[0]).includes("explore"), "offered before the withdrawal");

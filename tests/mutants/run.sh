@@ -20,30 +20,38 @@ OUT="$WORK/out"
 
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 
-# group name | files to mutate (runtime/src/...) | test targets besides --lib
-# Every extra test target is one more binary to link per mutant, which is
-# most of a mutant's cost, so each group names only the targets that speak
-# for its files. The process-driving hook bridge comes last.
+# group name | files to mutate (runtime/src/...) | test targets (`lib` = the
+# crate's unit tests). Every target is one more binary to rebuild per mutant,
+# which is most of a mutant's cost, so each group names only the targets that
+# speak for its files, and `lib` (a second compile of the whole crate) only
+# where its files hold unit tests. The process-driving hook bridge comes last.
 GROUPS_TABLE=(
   "hook|hook/decision.rs hook/normalize.rs hook/failure.rs|test_hook_decision test_hook_normalize"
-  "version|version.rs|test_nat_version_from_briefing"
+  "version|version.rs|lib test_nat_version_from_briefing"
   "session|session.rs|test_ses_briefing_context test_ses_first_turn"
-  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored"
-  "catalogue|catalogue.rs|test_tool_catalogue"
+  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored test_cfg_trust_and_text test_cfg_sidecar_schema_member"
+  "config-files|config/binary.rs config/sidecar_file.rs|test_cfg_bin_absolute test_cfg_sidecar_untrusted_files test_cfg_bin_project_ignored"
+  "catalogue|catalogue.rs|lib test_tool_catalogue"
   "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config"
   "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
-  "mcp|mcp/framing.rs mcp/routing.rs|test_mcp_framing test_mcp_envelope_schema"
+  "mcp|mcp/framing.rs mcp/routing.rs|lib test_mcp_framing test_mcp_envelope_schema"
   "hook-bridge|hook/bridge.rs|test_hook_faults test_hook_live_events"
 )
 
 # A fresh copy of the sources (never of target/ or node_modules), then the fake
 # the process-driving tests spawn.
 mkdir -p "$SRC" "$OUT"
+# The old sources go first (target/ stays): a file deleted or renamed in the
+# tree must not linger in the copy as a stale test target. The copy gets fresh
+# mtimes (tar -m): cargo compares them with its artifacts, and a run stopped
+# mid-mutant leaves an artifact built from a mutant that is newer than the
+# restored original's own mtime.
 PARTS=(Cargo.toml Cargo.lock runtime schema codegen bindings tests/fake-gortex tests/diff-parity)
+(cd "$SRC" && rm -rf "${PARTS[@]}")
 if [[ ${MUTANTS_SOURCE:-tree} == head ]]; then
-  (cd "$ROOT" && git archive HEAD "${PARTS[@]}") | (cd "$SRC" && tar -xf -)
+  (cd "$ROOT" && git archive HEAD "${PARTS[@]}") | (cd "$SRC" && tar -xmf -)
 else
-  (cd "$ROOT" && tar --exclude='*/node_modules' --exclude='*.node' -cf - "${PARTS[@]}") | (cd "$SRC" && tar -xf -)
+  (cd "$ROOT" && tar --exclude='*/node_modules' --exclude='*.node' -cf - "${PARTS[@]}") | (cd "$SRC" && tar -xmf -)
 fi
 (cd "$SRC" && cargo build -q -p fake-gortex)
 export FAKE_GORTEX_BIN="$SRC/target/debug/fake-gortex"
@@ -55,12 +63,22 @@ for row in "${GROUPS_TABLE[@]}"; do
   if ((${#selected[@]})) && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
   args=()
   for f in $files; do args+=(--file "runtime/src/$f"); done
-  test_args=(--lib)
-  for t in $tests; do test_args+=(--test "$t"); done
-  echo "== mutants: $name ($files)"
+  # The targets go to every cargo invocation (-C), not only to `cargo test`:
+  # cargo-mutants' build step is `cargo test --no-run`, which otherwise builds
+  # every test target and example of the package for each mutant.
+  target_args=()
+  for t in $tests; do
+    if [[ $t == lib ]]; then target_args+=(--cargo-arg=--lib); else target_args+=(--cargo-arg=--test="$t"); fi
+  done
+  echo "== mutants: $name ($files) [$(date -u +%H:%M:%S)]"
+  group_start=$(date +%s)
   # Exit status 2 means "some mutants missed": report, keep going.
-  (cd "$SRC" && cargo mutants --in-place --package pi-gortex-runtime "${args[@]}" \
-     --output "$OUT/$name" --timeout-multiplier 3 -- "${test_args[@]}") || true
+  # --profile mutants (Cargo.toml): no debug info, so relinking is cheap. A
+  # mutant that hangs a test is cut at three times the baseline test time,
+  # never less than 20 s.
+  (cd "$SRC" && cargo mutants --in-place --package pi-gortex-runtime "${args[@]}" "${target_args[@]}" \
+     --profile mutants --output "$OUT/$name" --timeout-multiplier 3 --minimum-test-timeout 20) || true
+  echo "$(( $(date +%s) - group_start ))" > "$OUT/$name/wall_seconds"
 done
 echo "== mutants: wall time $(( $(date +%s) - start )) s"
 # One summary line per group from cargo-mutants' outcomes.json.
@@ -70,6 +88,6 @@ for row in "${GROUPS_TABLE[@]}"; do
   [[ -f $f ]] || continue
   "${NODE22:-node}" -e '
     const o = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    console.log(`${process.argv[2]}: ${o.total_mutants} mutants, ${o.caught} caught, ${o.missed} missed, ${o.unviable} unviable, ${o.timeout} timeouts`);
-  ' "$f" "$name" 2>/dev/null || echo "$name: see $f"
+    console.log(`${process.argv[2]}: ${o.total_mutants} mutants, ${o.caught} caught, ${o.missed} missed, ${o.unviable} unviable, ${o.timeout} timeouts, ${process.argv[3]} s`);
+  ' "$f" "$name" "$(cat "$OUT/$name/wall_seconds" 2>/dev/null)" 2>/dev/null || echo "$name: see $f"
 done

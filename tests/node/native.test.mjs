@@ -106,7 +106,15 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.ok(s.toolNames().includes("gortex_read"));
     await s.sessionStart("new");
     assert.equal(s.host.notifications.length, 2, "again at the next session_start of this instance");
-    assert.match(await statusPath(s), /^path +own client: Pi refused the MCP server \(MCP server "gortex" is already/);
+    // `/gortex` says why the own client runs: Pi's refusal text, as the notice gave it (issue 14).
+    const gortex = s.runner.getRegisteredCommands().find((c) => (c.name ?? c.invocationName) === "gortex");
+    await gortex.handler("", s.ctx);
+    const block = s.host.notifications.at(-1).message.split("\n");
+    assert.equal(block[0], "Gortex bridge: connected", block.join("\n"));
+    assert.equal(
+      block[2],
+      `  path        own client: Pi refused the MCP server (MCP server "gortex" is already registered by extension "${other}")`,
+    );
     await s.shutdown();
   });
 

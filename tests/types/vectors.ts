@@ -97,7 +97,7 @@ export const v4 = {
       }
     },
     {
-      "type": "widget",
+      "type": "widget" as mcp.ContentBlockUnknownTag,
       "payload": {
         "x": 1
       }

@@ -9,12 +9,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use napi::bindgen_prelude::PromiseRaw;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::Status;
+use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
 use pi_gortex_runtime::config;
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge, SentCall};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -187,39 +188,127 @@ pub async fn stop_own_client(generation: u32, instance: u32) {
     .await
 }
 
+/// What the synchronous half of `executeTool` left for the asynchronous one.
+enum Execution {
+    /// Answered already (bad request, not connected).
+    Done(Value),
+    /// The request is with the daemon; only its reply is awaited.
+    Sent {
+        state: Arc<GenerationState>,
+        bridge: OwnClientBridge,
+        call: SentCall,
+        call_id: String,
+        token: CancellationToken,
+    },
+    /// An edit's diff window, a respawn or an abort comes first.
+    Full {
+        state: Arc<GenerationState>,
+        bridge: OwnClientBridge,
+        request: ToolExecuteRequest,
+        token: CancellationToken,
+    },
+}
+
 /// TOOL-6: executes one own-client tool call. Never rejects: a failure is
 /// `{ok:false, text}` for the glue to throw.
+///
+/// Issue 16: a call that needs no diff window is written to the daemon
+/// here, on Pi's thread, before the promise exists; the daemon then works
+/// on it while the runtime's thread wakes to await the reply, instead of
+/// the request waiting for that wake-up first.
 #[napi(
     ts_args_type = "generation: number, request: host.ToolExecuteRequest",
     ts_return_type = "Promise<host.ToolExecuteResult>"
 )]
-pub async fn execute_tool(generation: u32, request: Value) -> Value {
-    guard::guard_async(
-        || to_js(&failed_execution("gortex: internal error".to_string())),
-        async move {
-            let state = generation::get(generation);
-            let Some(request) = from_js::<ToolExecuteRequest>(request) else {
-                return to_js(&failed_execution("gortex: bad request".to_string()));
+pub fn execute_tool<'env>(
+    env: &'env Env,
+    generation: u32,
+    request: Value,
+) -> napi::Result<PromiseRaw<'env, Value>> {
+    let execution = guard::guard_sync(
+        || Execution::Done(internal_error()),
+        || begin_execution(generation, request),
+    );
+    env.spawn_future(async move {
+        Ok(guard::guard_async(internal_error, finish_execution(execution)).await)
+    })
+}
+
+fn internal_error() -> Value {
+    to_js(&failed_execution("gortex: internal error".to_string()))
+}
+
+/// The synchronous half: checks, the abort token, and the eager send.
+fn begin_execution(generation: u32, request: Value) -> Execution {
+    let state = generation::get(generation);
+    let Some(request) = from_js::<ToolExecuteRequest>(request) else {
+        return Execution::Done(to_js(&failed_execution("gortex: bad request".to_string())));
+    };
+    let Some(bridge) = state.client().slot.bridge() else {
+        let name = state
+            .daemon_name(&request.name)
+            .unwrap_or_else(|| request.name.clone());
+        return Execution::Done(to_js(&failed_execution(format!(
+            "gortex {name}: MCP bridge is not connected"
+        ))));
+    };
+    // MCP-30: an abort that came first (while Pi's file locks were taken)
+    // left a cancelled token here; the call is then never sent.
+    let token = lock(&state.client().aborts)
+        .entry(request.call_id.clone())
+        .or_default()
+        .clone();
+    if !request.diff {
+        let args = call_args(&request.args);
+        if let Some(call) = bridge.send_call(&request.name, args, Some(&token)) {
+            return Execution::Sent {
+                state,
+                bridge,
+                call,
+                call_id: request.call_id,
+                token,
             };
-            let Some(bridge) = state.client().slot.bridge() else {
-                let name = state
-                    .daemon_name(&request.name)
-                    .unwrap_or_else(|| request.name.clone());
-                return to_js(&failed_execution(format!(
-                    "gortex {name}: MCP bridge is not connected"
-                )));
-            };
-            // MCP-30: an abort that came first (while Pi's file locks were
-            // taken) left a cancelled token here; the call is then never sent.
-            let token = lock(&state.client().aborts)
-                .entry(request.call_id.clone())
-                .or_default()
-                .clone();
-            let args = if request.args.is_null() {
-                Value::Object(Default::default())
-            } else {
-                request.args.clone()
-            };
+        }
+    }
+    Execution::Full {
+        state,
+        bridge,
+        request,
+        token,
+    }
+}
+
+/// Pi's arguments; `null` reads as `{}`.
+fn call_args(args: &Value) -> Value {
+    if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args.clone()
+    }
+}
+
+/// The asynchronous half: the reply, the diff window around an edit.
+async fn finish_execution(execution: Execution) -> Value {
+    let (state, outcome, diff_window) = match execution {
+        Execution::Done(value) => return value,
+        Execution::Sent {
+            state,
+            bridge,
+            call,
+            call_id,
+            token,
+        } => {
+            let outcome = bridge.finish_call(call, Some(&token)).await;
+            lock(&state.client().aborts).remove(&call_id);
+            (state, outcome, None)
+        }
+        Execution::Full {
+            state,
+            bridge,
+            request,
+            token,
+        } => {
+            let args = call_args(&request.args);
             let diff_window = if request.diff && !token.is_cancelled() {
                 state
                     .open_own_window(&request.name, &args, &request.cwd)
@@ -229,29 +318,29 @@ pub async fn execute_tool(generation: u32, request: Value) -> Value {
             };
             let outcome = bridge.call_tool(&request.name, args, Some(&token)).await;
             lock(&state.client().aborts).remove(&request.call_id);
-            let result = match outcome {
-                Err(error) => failed_execution(error.to_string()),
-                Ok(outcome) => {
-                    let details = match diff_window {
-                        Some(window) if !outcome.is_error => {
-                            object(to_js(&state.close_own_window(window).await))
-                        }
-                        _ => serde_json::Map::new(),
-                    };
-                    ToolExecuteResult {
-                        ok: !outcome.is_error,
-                        text: outcome.text,
-                        details,
-                        catalogue: outcome
-                            .catalogue_changes
-                            .map(|changes| catalogue_update(&state, changes)),
-                    }
+            (state, outcome, diff_window)
+        }
+    };
+    let result = match outcome {
+        Err(error) => failed_execution(error.to_string()),
+        Ok(outcome) => {
+            let details = match diff_window {
+                Some(window) if !outcome.is_error => {
+                    object(to_js(&state.close_own_window(window).await))
                 }
+                _ => serde_json::Map::new(),
             };
-            to_js(&result)
-        },
-    )
-    .await
+            ToolExecuteResult {
+                ok: !outcome.is_error,
+                text: outcome.text,
+                details,
+                catalogue: outcome
+                    .catalogue_changes
+                    .map(|changes| catalogue_update(&state, changes)),
+            }
+        }
+    };
+    to_js(&result)
 }
 
 /// TOOL-10: Pi's active tools after a listing's withdrawals and returns,

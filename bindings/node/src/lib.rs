@@ -50,3 +50,22 @@ pub async fn debug_force_panic(asynchronous: bool) -> bool {
         guard::guard_sync(|| false, || panic!("forced by debugForcePanic"))
     }
 }
+
+/// napi's shared tokio runtime, built when the addon loads (napi-rs's
+/// `module_init` way): one worker thread instead of one per core. The
+/// exports' async work is almost all waiting on pipes and timers (the hook
+/// and file reads run on the blocking pool), so a second worker adds little;
+/// it does add wake-ups, since a task spawned from Pi's thread can wake both
+/// workers (issue 16: an own-client call took 8.7 context switches with two
+/// workers, 5.3 with one). The cost: a diff, computed on the worker, holds
+/// back other replies while it runs.
+#[napi_derive::module_init]
+fn init_runtime() {
+    if let Ok(runtime) = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
+    }
+}

@@ -42,6 +42,7 @@ fn snapshot(
     request: &StatusRequest,
 ) -> StatusSnapshot {
     let config = &me.config;
+    // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
     let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
     let (native, taken) = {
         let latches = lock(&me.latches);

@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
+use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::diff::{self, ToolCall};
 use pi_gortex_runtime::{instance, native};
@@ -23,11 +25,28 @@ fn is_tools_search(pi_name: &str) -> bool {
 
 /// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
 /// call, `[]` when it is not an edit.
+///
+/// `args` stays a JavaScript value until the name says the tool can edit:
+/// most calls are not edits, and converting their arguments would be the
+/// larger part of this per-call check (issue 16).
 #[napi(ts_args_type = "generation: number, name: string, args: unknown, cwd: string")]
-pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) -> Vec<String> {
+pub fn edit_candidates(
+    env: &Env,
+    generation: u32,
+    name: String,
+    args: Unknown<'_>,
+    cwd: String,
+) -> Vec<String> {
     guard::guard_sync(Vec::new, || {
         let state = generation::get(generation);
         let Some(daemon) = state.daemon_name(&name) else {
+            return Vec::new();
+        };
+        if !diff::classify::may_edit(&daemon) {
+            return Vec::new();
+        }
+        // SAFETY: `args` is a live value of this call's `env`.
+        let Ok(args) = (unsafe { Value::from_napi_value(env.raw(), args.raw()) }) else {
             return Vec::new();
         };
         diff::edit_candidates(&daemon, &args, Path::new(&cwd))
@@ -40,8 +59,8 @@ pub fn edit_candidates(generation: u32, name: String, args: Value, cwd: String) 
 
 /// DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
 /// and ids alone (no arguments cross napi). Tracks shell calls; returns true
-/// when the call may claim files (Pi's own edit/write or a native Gortex
-/// tool on the native path), and the glue then calls `watchEdit`.
+/// when the call may claim files (Pi's own edit/write, or a native Gortex
+/// tool whose name can edit), and the glue then calls `watchEdit`.
 #[napi]
 pub fn watch_tool_call(
     generation: u32,
@@ -58,10 +77,13 @@ pub fn watch_tool_call(
             lock(&state.watcher().native)
                 .shell
                 .on_tool_call(&tool_name, &tool_call_id);
+            // A native Gortex tool whose name can never edit (DIFF-2:
+            // `search`, `read`, ...) claims nothing, so its arguments need
+            // not cross napi (issue 16: most calls are not edits).
             native
                 && parent_tool_call_id.is_none()
                 && (matches!(tool_name.as_str(), "edit" | "write")
-                    || native::bare_tool_name(&tool_name).is_some())
+                    || native::bare_tool_name(&tool_name).is_some_and(diff::classify::may_edit))
         },
     )
 }

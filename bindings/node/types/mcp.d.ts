@@ -2,6 +2,9 @@
 /** The subset of the Model Context Protocol (JSON-RPC 2.0 over stdio) that pi-gortex speaks with `gortex mcp`. MCP objects are open: unknown members such as `_meta` are accepted and kept. The JSON-RPC envelopes are closed, because JSON-RPC 2.0 fixes their members and the frame kinds are told apart by which members are present. */
 export {};
 
+/** The brand of the unknown tags of the open unions below. */
+declare const unknownTag: unique symbol;
+
 /** Any single JSON-RPC 2.0 frame on the wire: a request, a notification, a result response or an error response. Exactly one variant matches, because the envelopes are closed. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResultResponse | JsonRpcErrorResponse;
 
@@ -225,8 +228,18 @@ export interface CallToolResult {
   [key: string]: unknown;
 }
 
-/** One block of a tool result, tagged by `type`. A block whose `type` is none of the known ones is kept as `UnknownContentBlock` and never parses as a known kind. */
-export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | UnknownContentBlock;
+/**
+ * One block of a tool result, tagged by `type`. A block whose `type` is none of the known ones is kept as `UnknownContentBlock` and never parses as a known kind.
+ *
+ * Narrows on `type` like a closed union: comparing the tag with a known value leaves the matching variant only, and the branch that excludes every known tag leaves `UnknownContentBlock`.
+ */
+export type ContentBlock = KnownContentBlock | UnknownContentBlock;
+
+/** The known variants of `ContentBlock`, tagged `text`, `image`, `audio`, `resource_link`, `resource`: what a producer built against this version writes. */
+export type KnownContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+/** `UnknownContentBlock.type`: at run time the string the decoder read, which is none of `text`, `image`, `audio`, `resource_link`, `resource`. The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows the fallback away); read it as a `string` to compare it with tags this version does not know, and write an unknown tag as `"widget" as ContentBlockUnknownTag`. */
+export type ContentBlockUnknownTag = `${string & { readonly [unknownTag]: "ContentBlock" }}`;
 
 /** A text block; the only kind whose text reaches the model. */
 export interface TextContent {
@@ -336,7 +349,7 @@ export interface BlobResourceContents {
 /** A content block of a kind this version does not know (forward compatibility); kept verbatim. */
 export interface UnknownContentBlock {
   /** Block tag; never one of the known tags. */
-  type: string;
+  type: ContentBlockUnknownTag;
   /** Members this version does not declare (the object is open). */
   [key: string]: unknown;
 }

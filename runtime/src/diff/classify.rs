@@ -149,6 +149,13 @@ pub fn edit_kind(bare_tool_name: &str, args: &Value) -> Option<EditKind> {
     }
 }
 
+/// DIFF-2 from the name alone: whether a call of `bare_tool_name` can write
+/// files with any arguments. False means [`edit_kind`] is `None` whatever the
+/// arguments, so the per-call fast path need not send them across napi.
+pub fn may_edit(bare_tool_name: &str) -> bool {
+    bare_tool_name == "edit" || LEGACY_EDIT_TOOLS.contains(&bare_tool_name)
+}
+
 /// DIFF-2 as a yes/no.
 #[cfg(any(test, feature = "test-support"))]
 pub fn is_edit(bare_tool_name: &str, args: &Value) -> bool {

@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::call_result::read_call_result;
-use super::client::{ClientConfig, McpClient, Timeouts};
+use super::client::{ClientConfig, McpClient, SentRequest, Timeouts};
 use super::daemon::launch_daemon;
 use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
@@ -121,6 +121,14 @@ pub enum BridgeError {
         /// The client's rejection.
         source: McpError,
     },
+}
+
+/// A tool call already written to the daemon ([`OwnClientBridge::send_call`]).
+#[derive(Debug)]
+pub struct SentCall {
+    /// The daemon's name of the tool.
+    name: String,
+    sent: SentRequest,
 }
 
 /// Receives the changes of every debounced re-sync (TOOL-9).
@@ -234,21 +242,66 @@ impl OwnClientBridge {
         arguments: Value,
         abort: Option<&CancellationToken>,
     ) -> Result<ToolCallOutcome, BridgeError> {
+        let name = self.connected_name(registered_name)?;
+        let result = tools::call_tool_raw(&self.inner.client, &name, arguments, abort).await;
+        self.outcome(name, result).await
+    }
+
+    /// The call's request written now, on the caller's thread, when the
+    /// daemon is connected and ready; `None` when [`Self::call_tool`] must
+    /// run instead (not connected, a respawn needed, already aborted), and
+    /// then nothing was sent. [`Self::finish_call`] awaits the reply. The
+    /// addon starts a call this way so that the daemon works on it while the
+    /// runtime's thread is still waking.
+    pub fn send_call(
+        &self,
+        registered_name: &str,
+        arguments: Value,
+        abort: Option<&CancellationToken>,
+    ) -> Option<SentCall> {
+        let name = self.connected_name(registered_name).ok()?;
+        let params = tools::call_params(&name, arguments);
+        let sent = self
+            .inner
+            .client
+            .try_send(tools::CALL_METHOD, &params, abort)?;
+        Some(SentCall { name, sent })
+    }
+
+    /// Awaits a call that [`Self::send_call`] wrote (TOOL-6 steps 4..7).
+    pub async fn finish_call(
+        &self,
+        call: SentCall,
+        abort: Option<&CancellationToken>,
+    ) -> Result<ToolCallOutcome, BridgeError> {
+        let result = call.sent.settled(abort).await;
+        self.outcome(call.name, result).await
+    }
+
+    /// The daemon name of a call, or why the bridge cannot take it.
+    fn connected_name(&self, registered_name: &str) -> Result<String, BridgeError> {
         let inner = &self.inner;
         let name = self.daemon_name(registered_name);
         if inner.stopped.is_cancelled() || !inner.started.load(std::sync::atomic::Ordering::SeqCst)
         {
             return Err(BridgeError::NotConnected { name });
         }
-        let result = tools::call_tool_raw(&inner.client, &name, arguments, abort)
-            .await
-            .map_err(|source| BridgeError::CallFailed {
-                name: name.clone(),
-                source,
-            })?;
+        Ok(name)
+    }
+
+    /// Steps 4..7 on the daemon's answer to a call of `name`.
+    async fn outcome(
+        &self,
+        name: String,
+        result: Result<RawResponse, McpError>,
+    ) -> Result<ToolCallOutcome, BridgeError> {
+        let result = result.map_err(|source| BridgeError::CallFailed {
+            name: name.clone(),
+            source,
+        })?;
         let catalogue_changes = if name == TOOLS_SEARCH {
             // TOOL-8 swallows every error of a sync.
-            Some(inner.sync().await.unwrap_or_default())
+            Some(self.inner.sync().await.unwrap_or_default())
         } else {
             None
         };

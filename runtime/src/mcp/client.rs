@@ -243,6 +243,25 @@ impl McpClient {
             .await
     }
 
+    /// The request written now, on the caller's thread, when the child is
+    /// up and its handshake done; `None` when nothing was sent (no ready
+    /// child, stopped, or already aborted), and [`McpClient::request`] must
+    /// take over, which respawns or reports why. The reply is then awaited
+    /// with [`SentRequest::settled`]. This lets a caller outside the runtime
+    /// start a call without first waking a runtime thread.
+    pub fn try_send(
+        &self,
+        method: &str,
+        params: &RawValue,
+        abort: Option<&CancellationToken>,
+    ) -> Option<SentRequest> {
+        refuse_if_aborted(abort).ok()?;
+        let connection = self.shared.ready_connection().ok()??;
+        self.shared
+            .begin_request(&connection, method, params, abort)
+            .ok()
+    }
+
     /// Sends a notification, best effort.
     pub fn notify(&self, method: &str, params: &RawValue) -> Result<(), McpError> {
         let connection = self.shared.current_connection()?;
@@ -369,18 +388,95 @@ fn reject_all(state: &mut State, reason: &McpError) {
     }
 }
 
-/// Removes a pending entry when its request future goes away early.
-struct PendingGuard<'a> {
-    shared: &'a Shared,
+/// A request whose frame is already written to the child: [`SentRequest::settled`]
+/// awaits its reply, its timeout (MCP-13) or an abort (MCP-30). Dropping it
+/// unsettled withdraws the pending entry, so a reply that comes later is
+/// ignored (MCP-8).
+pub struct SentRequest {
+    shared: Arc<Shared>,
+    connection: Arc<Connection>,
+    method: String,
     id: u64,
-    /// The entry is known to be gone (settled), so no lock is needed.
-    settled: bool,
+    /// Frames seen from the child before this one was written (MCP-14).
+    frames_before: u64,
+    settled: Option<oneshot::Receiver<Settlement>>,
+    /// The pending entry is known to be gone, so no lock is needed.
+    done: bool,
 }
 
-impl Drop for PendingGuard<'_> {
+impl std::fmt::Debug for SentRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SentRequest")
+            .field("method", &self.method)
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for SentRequest {
     fn drop(&mut self) {
-        if !self.settled {
+        if !self.done {
             lock(&self.shared.state).pending.remove(&self.id);
+        }
+    }
+}
+
+impl SentRequest {
+    /// Awaits the settlement: the reply, the method's timeout, or `abort`.
+    pub async fn settled(
+        mut self,
+        abort: Option<&CancellationToken>,
+    ) -> Result<RawResponse, McpError> {
+        let Some(mut settled) = self.settled.take() else {
+            return Err(McpError::NotRunning);
+        };
+        let shared = self.shared.clone();
+        let connection = self.connection.clone();
+        let id = self.id;
+        let timeout = shared.config.timeouts.for_method(&self.method);
+        let aborted = async {
+            match abort {
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            outcome = &mut settled => {
+                // Whoever sent the settlement removed the entry.
+                self.done = true;
+                outcome.unwrap_or(Err(McpError::NotRunning))
+            }
+            _ = tokio::time::sleep(timeout) => {
+                let was_pending = lock(&shared.state).pending.remove(&id).is_some();
+                self.done = true;
+                if let Some(outcome) = settlement_after_timer(was_pending, settled).await {
+                    return outcome;
+                }
+                if connection.frames_seen.load(Ordering::SeqCst) == self.frames_before {
+                    let wedged = McpError::Wedged { method: self.method.clone() };
+                    if let Some(connection) = shared.mark_exited(connection.generation, wedged) {
+                        connection.request_kill();
+                    }
+                }
+                Err(McpError::Timeout { method: self.method.clone(), ms: timeout.as_millis() })
+            }
+            _ = aborted => {
+                lock(&shared.state).pending.remove(&id);
+                self.done = true;
+                let params = CancelledNotificationParams {
+                    request_id: RequestId::Integer(i64::try_from(id).unwrap_or(i64::MAX)),
+                    reason: Some("aborted by the user".to_string()),
+                    extra: serde_json::Map::new(),
+                };
+                if let Ok(params) = serde_json::value::to_raw_value(&params) {
+                    connection.outbound.send(envelope::notification_frame(
+                        "notifications/cancelled",
+                        &params,
+                    ));
+                }
+                Err(McpError::Aborted)
+            }
         }
     }
 }
@@ -569,17 +665,31 @@ impl Shared {
     }
 
     async fn send_request(
-        &self,
+        self: &Arc<Self>,
         connection: &Arc<Connection>,
         method: &str,
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Result<RawResponse, McpError> {
+        self.begin_request(connection, method, params, abort)?
+            .settled(abort)
+            .await
+    }
+
+    /// The synchronous half of a request: registers it as pending and
+    /// writes its frame now, on the caller's thread.
+    fn begin_request(
+        self: &Arc<Self>,
+        connection: &Arc<Connection>,
+        method: &str,
+        params: &RawValue,
+        abort: Option<&CancellationToken>,
+    ) -> Result<SentRequest, McpError> {
         // MCP-30: an abort that came first (while Pi's file locks were
         // being taken, say) means the request is never written.
         refuse_if_aborted(abort)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (settle, mut settled) = oneshot::channel();
+        let (settle, settled) = oneshot::channel();
         {
             let mut state = lock(&self.state);
             match &state.phase {
@@ -593,59 +703,21 @@ impl Shared {
             }
             state.pending.insert(id, settle);
         }
-        let mut guard = PendingGuard {
-            shared: self,
+        // Built before the write, so a dropped request never leaves its
+        // pending entry behind.
+        let sent = SentRequest {
+            shared: self.clone(),
+            connection: connection.clone(),
+            method: method.to_string(),
             id,
-            settled: false,
+            frames_before: connection.frames_seen.load(Ordering::SeqCst),
+            settled: Some(settled),
+            done: false,
         };
-        let frames_before = connection.frames_seen.load(Ordering::SeqCst);
         connection
             .outbound
             .send(envelope::request_frame(id, method, params));
-        let timeout = self.config.timeouts.for_method(method);
-        let aborted = async {
-            match abort {
-                Some(token) => token.cancelled().await,
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            outcome = &mut settled => {
-                // Whoever sent the settlement removed the entry.
-                guard.settled = true;
-                outcome.unwrap_or(Err(McpError::NotRunning))
-            }
-            _ = tokio::time::sleep(timeout) => {
-                let was_pending = lock(&self.state).pending.remove(&id).is_some();
-                guard.settled = true;
-                if let Some(outcome) = settlement_after_timer(was_pending, settled).await {
-                    return outcome;
-                }
-                if connection.frames_seen.load(Ordering::SeqCst) == frames_before {
-                    let wedged = McpError::Wedged { method: method.to_string() };
-                    if let Some(connection) = self.mark_exited(connection.generation, wedged) {
-                        connection.request_kill();
-                    }
-                }
-                Err(McpError::Timeout { method: method.to_string(), ms: timeout.as_millis() })
-            }
-            _ = aborted => {
-                lock(&self.state).pending.remove(&id);
-                let params = CancelledNotificationParams {
-                    request_id: RequestId::Integer(i64::try_from(id).unwrap_or(i64::MAX)),
-                    reason: Some("aborted by the user".to_string()),
-                    extra: serde_json::Map::new(),
-                };
-                if let Ok(params) = serde_json::value::to_raw_value(&params) {
-                    connection.outbound.send(envelope::notification_frame(
-                        "notifications/cancelled",
-                        &params,
-                    ));
-                }
-                Err(McpError::Aborted)
-            }
-        }
+        Ok(sent)
     }
 
     /// Settles a pending request; a reply nobody waits for is ignored (MCP-8).

@@ -80,17 +80,25 @@ pub async fn call_tool_raw(
     arguments: Value,
     abort: Option<&CancellationToken>,
 ) -> Result<RawResponse, McpError> {
+    let params = call_params(daemon_name, arguments);
+    client.request(CALL_METHOD, &params, abort).await
+}
+
+/// The method of a tool call.
+pub const CALL_METHOD: &str = "tools/call";
+
+/// The `params` of one `tools/call`.
+pub fn call_params(daemon_name: &str, arguments: Value) -> Box<serde_json::value::RawValue> {
     // Pi's arguments are always an object; anything else reads as `{}`.
     let arguments = match arguments {
         Value::Object(map) => map,
         _ => Map::new(),
     };
-    let params = to_params(&CallToolRequestParams {
+    to_params(&CallToolRequestParams {
         name: daemon_name.to_string(),
         arguments: Some(arguments),
         extra: Map::new(),
-    });
-    client.request("tools/call", &params, abort).await
+    })
 }
 
 /// The text of a result: every string `text` of a `text` content item,

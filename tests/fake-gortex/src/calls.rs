@@ -115,9 +115,10 @@ pub fn call(sc: &Scenario, surface: &mut Surface, id: &Value, params: &Value) ->
             .clone()
             .unwrap_or_else(|| default_text(sc, name, &op, &args));
         let frame = result_frame(id, &text, o.structured.clone(), o.is_error, meta);
-        if o.delay_ms > 0 {
+        if o.delay_ms > 0 || o.until_lists > 0 {
             return Outcome::Delayed {
                 delay_ms: o.delay_ms,
+                until_lists: o.until_lists,
                 frame,
             };
         }

@@ -3,7 +3,7 @@
 use crate::calls;
 use crate::log;
 use crate::out::{Item, Out};
-use crate::scenario::{Fault, FaultVerb, Scenario, SplitMode};
+use crate::scenario::{Fault, FaultVerb, Scenario, SplitMode, UNTIL_LISTS_DEADLINE_MS};
 use crate::state;
 use crate::surface::Surface;
 use serde_json::{json, Value};
@@ -12,8 +12,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::mem::ManuallyDrop;
 use std::os::unix::io::FromRawFd;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 const INSTRUCTIONS: &str = "MUST use Gortex MCP. Gortex indexes this repository as a code graph: \
 start with `explore`, read source with `read`, search with `search`, and edit with `edit`. Do not \
@@ -34,6 +34,40 @@ fn default_junk() -> Vec<Vec<u8>> {
 
 pub type SharedOut = Arc<Mutex<Out>>;
 
+/// Full `tools/list` requests answered by this process, with a condvar for the
+/// replies held by `calls.<tool>.until_lists`.
+#[derive(Default)]
+pub struct Listings {
+    answered: Mutex<u64>,
+    changed: Condvar,
+}
+
+impl Listings {
+    fn bump(&self) {
+        if let Ok(mut n) = self.answered.lock() {
+            *n += 1;
+            self.changed.notify_all();
+        }
+    }
+
+    /// Waits until `n` listings were answered or `deadline` passed.
+    fn wait_for(&self, n: u64, deadline: Instant) {
+        let Ok(mut answered) = self.answered.lock() else {
+            return;
+        };
+        while *answered < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            match self.changed.wait_timeout(answered, left) {
+                Ok((guard, _)) => answered = guard,
+                Err(_) => return,
+            }
+        }
+    }
+}
+
 pub struct Server {
     sc: Arc<Scenario>,
     out: SharedOut,
@@ -46,6 +80,8 @@ pub struct Server {
     withdrawn: Vec<String>,
     /// The last tool listing, keyed by its names (promotions change the names).
     tools_cache: Option<(Vec<String>, Vec<Value>)>,
+    /// Full listings answered so far (`calls.<tool>.until_lists`).
+    listings: Arc<Listings>,
 }
 
 /// Runs the verb; returns the exit code.
@@ -68,6 +104,7 @@ pub fn run(sc: Scenario) -> i32 {
         fired: HashSet::new(),
         withdrawn: Vec::new(),
         tools_cache: None,
+        listings: Arc::new(Listings::default()),
     };
     eprintln!("[gortex mcp] serving stdio (fake-gortex)");
     for f in &sc.faults {
@@ -181,8 +218,12 @@ pub enum Outcome {
         frame: Value,
         after: Vec<Item>,
     },
-    /// Reply later from another thread (`calls.<tool>.delay_ms`).
-    Delayed { delay_ms: u64, frame: Value },
+    /// Reply later from another thread (`calls.<tool>.delay_ms`, `until_lists`).
+    Delayed {
+        delay_ms: u64,
+        until_lists: u64,
+        frame: Value,
+    },
     /// Reply now, then announce `count` list changes `spacing_ms` apart from a thread.
     ReplyThenNotify {
         frame: Value,
@@ -324,7 +365,16 @@ impl Server {
                 None,
             )),
         };
+        let full_listing = method == "tools/list"
+            && params
+                .get("cursor")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty();
         self.emit(method, &id, outcome)?;
+        if full_listing {
+            self.listings.bump();
+        }
         self.after(method)
     }
 
@@ -336,10 +386,19 @@ impl Server {
                     .send(vec![Item::Raw(bytes, "text_json")])
                     .map_err(|_| self.gone());
             }
-            Outcome::Delayed { delay_ms, frame } => {
+            Outcome::Delayed {
+                delay_ms,
+                until_lists,
+                frame,
+            } => {
                 let out = self.out.clone();
+                let listings = self.listings.clone();
+                let start = Instant::now();
                 std::thread::spawn(move || {
-                    std::thread::sleep(Duration::from_millis(delay_ms));
+                    let deadline = start + Duration::from_millis(UNTIL_LISTS_DEADLINE_MS);
+                    listings.wait_for(until_lists, deadline);
+                    let hold = Duration::from_millis(delay_ms);
+                    std::thread::sleep(hold.saturating_sub(start.elapsed()));
                     if let Ok(mut o) = out.lock() {
                         let _ = o.send(vec![Item::Frame(frame)]);
                         let _ = o.flush_pending();

@@ -63,7 +63,15 @@ pub struct CallOverride {
     pub structured: Option<Value>,
     pub is_error: bool,
     pub delay_ms: u64,
+    /// Hold the reply until this process has answered this many full `tools/list` requests
+    /// (first pages), so a test waits for a re-list as an event instead of a time window.
+    /// `delay_ms` still holds it at least that long; a listing that never comes releases the
+    /// reply after `UNTIL_LISTS_DEADLINE_MS` and the test fails on its own counts.
+    pub until_lists: u64,
 }
+
+/// How long `calls.<tool>.until_lists` waits for listings before replying anyway.
+pub const UNTIL_LISTS_DEADLINE_MS: u64 = 30_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -361,3 +361,22 @@ fn surface_key_overrides_the_environment() {
     let mut m = started(&legacy);
     assert!(names(&m.call("tools/list", json!({}))).contains(&"tools_search".to_string()));
 }
+
+#[test]
+fn a_reply_held_until_lists_waits_for_that_many_listings() {
+    // The session's own listing is the first; the reply waits for the second,
+    // and a ping sent in between is answered before it.
+    let fake = Fake::new(json!({"calls": {"trace": {"until_lists": 2}}}));
+    let mut m = started(&fake);
+    assert!(m.call("tools/list", json!({}))["result"]["tools"].is_array());
+    let held = m.request("tools/call", json!({"name": "trace", "arguments": {}}));
+    let ping = m.request("ping", json!({}));
+    assert_eq!(m.frame()["id"], json!(ping), "the held reply waits");
+    let relist = m.request("tools/list", json!({}));
+    assert_eq!(m.frame()["id"], json!(relist));
+    assert_eq!(
+        m.frame()["id"],
+        json!(held),
+        "released by the second listing"
+    );
+}
