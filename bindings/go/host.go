@@ -12,7 +12,7 @@ type HostConfig struct {
 	Bin string `json:"bin"`
 	// The hook argv.
 	HookArgv []string `json:"hookArgv"`
-	// Whether tool calls are judged by the hook.
+	// Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect.
 	Enforce bool `json:"enforce"`
 	// The tools preset.
 	ToolsPreset string `json:"toolsPreset"`
@@ -255,11 +255,13 @@ type SessionBegin struct {
 	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
+	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
+	ProjectTrusted *bool `json:"projectTrusted,omitempty"`
 }
 
 var shapeOfSessionBegin = objectShape{
 	typeName: "SessionBegin",
-	declared: []string{"parkedTurn", "commands"},
+	declared: []string{"parkedTurn", "commands", "projectTrusted"},
 	required: []string{"parkedTurn"},
 	closed:   true,
 	keep:     false,

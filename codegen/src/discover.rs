@@ -91,3 +91,24 @@ pub fn load_schemas(schema_dir: &Path) -> Result<Vec<SchemaFile>, CodegenError> 
         })
         .collect()
 }
+
+/// The schema files compiled into this binary (`codegen/schemas/`, written by `generate`), for a
+/// `validate` run away from a checkout: an installed `pi-gortex-codegen` validates without the
+/// repository.
+pub fn embedded_schemas() -> Result<Vec<SchemaFile>, CodegenError> {
+    crate::embedded_schemas::SCHEMAS
+        .iter()
+        .map(|(file_name, text)| {
+            let document = serde_json::from_str(text).map_err(|e| CodegenError::NotJson {
+                path: PathBuf::from("codegen/schemas").join(file_name),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?;
+            Ok(SchemaFile {
+                file_name: (*file_name).to_string(),
+                document,
+            })
+        })
+        .collect()
+}

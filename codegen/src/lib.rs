@@ -5,6 +5,7 @@
 pub mod check;
 pub mod discover;
 pub mod docs_emitter;
+mod embedded_schemas;
 pub mod error;
 pub mod generate;
 pub mod go_emitter;

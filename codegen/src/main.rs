@@ -19,7 +19,8 @@ use std::process::ExitCode;
 )]
 struct Cli {
     /// Repository root (the directory holding `schema/`); defaults to the current directory when
-    /// it has one, else the checkout this binary was built from.
+    /// it has one, else the checkout this binary was built from (`validate`: else the schemas
+    /// compiled into the binary).
     #[arg(long, global = true)]
     root: Option<PathBuf>,
     #[command(subcommand)]
@@ -105,6 +106,18 @@ fn default_root() -> PathBuf {
     }
 }
 
+/// Where `validate` reads the schemas: `--root`, else a `schema/` in the current directory (a
+/// checkout, where the files may be newer than this binary), else none: the schemas compiled
+/// into the binary, so an installed validator works anywhere (never the build checkout, which
+/// a user's machine does not have).
+fn validate_root(root: Option<&std::path::Path>) -> Option<PathBuf> {
+    if let Some(root) = root {
+        return Some(root.to_path_buf());
+    }
+    let cwd = std::env::current_dir().ok()?;
+    cwd.join("schema").is_dir().then_some(cwd)
+}
+
 fn report(errors: &[CodegenError]) -> ExitCode {
     for error in errors {
         eprintln!("error: {error}");
@@ -129,6 +142,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    let validate_root = validate_root(cli.root.as_deref());
     let root = cli.root.unwrap_or_else(default_root);
     match cli.command {
         Command::Lint => match load_linted(&root) {
@@ -187,7 +201,11 @@ fn main() -> ExitCode {
             } else {
                 format.unwrap_or(Format::Text)
             };
-            let schemas = match pi_gortex_codegen::discover::load_schemas(&root.join("schema")) {
+            let loaded = match &validate_root {
+                Some(root) => pi_gortex_codegen::discover::load_schemas(&root.join("schema")),
+                None => pi_gortex_codegen::discover::embedded_schemas(),
+            };
+            let schemas = match loaded {
                 Ok(schemas) => schemas,
                 Err(e) => {
                     let report = ValidationReport::usage_error(Some(&type_name), e.to_string());

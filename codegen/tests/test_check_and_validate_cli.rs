@@ -327,3 +327,33 @@ fn validate_rejects_an_integer_written_with_a_fraction_whatever_the_type_list() 
     let (code, _, _) = codegen_with_stdin(&["validate", "RequestId", "-"], "7");
     assert_eq!(code, 0);
 }
+
+#[test]
+fn validate_away_from_a_checkout_uses_the_schemas_compiled_in() {
+    // An installed validator run in a user's project: no `schema/` there, no checkout needed.
+    let dir = std::env::temp_dir().join(format!("pi-gortex-codegen-away-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.json"), r#"{"block":"yes"}"#).unwrap();
+    std::fs::write(dir.join("good.json"), r#"{"block":true,"reason":"r"}"#).unwrap();
+    let output = Command::new(binary())
+        .args([
+            "validate",
+            "HookDecision",
+            "good.json",
+            "bad.json",
+            "--format",
+            "json",
+        ])
+        .current_dir(&dir)
+        .output()
+        .expect("binary runs");
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(output.status.code(), Some(1));
+    let report = json_report(&String::from_utf8_lossy(&output.stdout));
+    assert_eq!(report["files"][0]["status"], "valid");
+    assert_eq!(report["files"][1]["status"], "invalid");
+    assert_eq!(
+        report["files"][1]["errors"][0]["instance_pointer"],
+        "/block"
+    );
+}

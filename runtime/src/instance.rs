@@ -171,6 +171,21 @@ impl InstanceLatches {
             .then_some(PathWhy::Own(OwnClientReason::NoMcpConnector))
     }
 
+    /// CFG-19: the native registration is made at load, before trust is
+    /// known, from the configuration that honours the project sidecar. When
+    /// the configuration in effect for this session no longer matches it
+    /// (`registration_holds` false, see
+    /// [`crate::config::native_registration_holds`]), the instance leaves the
+    /// native path for the own client, which reads the configuration in
+    /// effect. True when the registration must be withdrawn.
+    pub fn leave_stale_native(&mut self, registration_holds: bool) -> bool {
+        if registration_holds || !self.native {
+            return false;
+        }
+        self.native = false;
+        true
+    }
+
     /// SES-6, CFG, NAT-5, NAT-6: what a `session_start` does. `parked_turn`
     /// is true while a turn waits on the barrier (SES-4): that turn is this
     /// session's first, so the latch stays set.
@@ -302,6 +317,32 @@ mod tests {
         assert_eq!(
             withdrawn.path_taken(),
             Some(PathWhy::Own(OwnClientReason::NoMcpConnector))
+        );
+    }
+
+    #[test]
+    fn cfg_19_a_stale_native_registration_moves_to_the_own_client_once() {
+        let mut latches = InstanceLatches::new(true);
+        assert!(
+            !latches.leave_stale_native(true),
+            "a matching registration stays"
+        );
+        assert!(latches.is_native());
+        assert!(
+            latches.leave_stale_native(false),
+            "a stale one is withdrawn"
+        );
+        assert!(!latches.is_native());
+        let plan = latches.begin_session(false, None, &[]);
+        assert!(plan.start_own_client, "the own client takes over");
+        assert!(
+            !latches.leave_stale_native(false),
+            "withdrawn once; the own client stays latched"
+        );
+        let mut own = InstanceLatches::new(false);
+        assert!(
+            !own.leave_stale_native(false),
+            "nothing to withdraw off the native path"
         );
     }
 

@@ -1,10 +1,16 @@
 //! CFG-2, CFG-5, CFG-10..13, CFG-15: layer order, string values, defaults and
-//! the provenance recorded for each resolved value.
+//! the provenance recorded for each resolved value; CFG-1: the inputs come
+//! from this process (its environment, working directory and home).
 
 mod common_config;
 
 use common_config::{inputs, temp_dir, write_file};
-use pi_gortex_runtime::config::{resolve, HookMode, Layer};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use pi_gortex_runtime::config::{
+    home_from_env, process_env, resolve, ConfigInputs, HookMode, Layer,
+};
 
 #[test]
 fn defaults_apply_when_no_layer_speaks() {
@@ -154,4 +160,38 @@ fn resolved_shape_serializes_with_provenance() {
         json["hook_argv"],
         serde_json::json!(["gortex", "hook", "--agent=pi"])
     );
+}
+
+#[test]
+fn inputs_are_read_from_this_process() {
+    // This test binary's own environment: PATH and HOME are set by cargo's
+    // caller; the values must be the process's, not defaults.
+    let path = std::env::var("PATH").expect("PATH is set");
+    let home = std::env::var("HOME").expect("HOME is set");
+    assert_eq!(process_env().get("PATH"), Some(&path));
+    assert!(!process_env().contains_key(""), "no invented variable");
+    let inputs = ConfigInputs::from_process();
+    assert_eq!(inputs.env.get("PATH"), Some(&path));
+    assert_eq!(inputs.cwd, std::env::current_dir().unwrap());
+    assert_eq!(inputs.home, PathBuf::from(&home));
+    // doctor --cwd: only the working directory changes.
+    let moved = inputs.clone().with_cwd("/elsewhere");
+    assert_eq!(moved.cwd, std::path::Path::new("/elsewhere"));
+    assert_eq!(moved.env, inputs.env);
+    assert_eq!(moved.home, inputs.home);
+}
+
+#[test]
+fn home_is_home_then_userprofile_and_a_blank_value_does_not_count() {
+    let env = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let both = env(&[("HOME", "/h"), ("USERPROFILE", "/u")]);
+    assert_eq!(home_from_env(&both), PathBuf::from("/h"));
+    let blank_home = env(&[("HOME", "  "), ("USERPROFILE", "/u")]);
+    assert_eq!(home_from_env(&blank_home), PathBuf::from("/u"));
+    assert_eq!(home_from_env(&env(&[])), PathBuf::new());
 }

@@ -5,7 +5,9 @@
 mod common_config;
 
 use common_config::{inputs, temp_dir, write_file};
-use pi_gortex_runtime::config::{resolve_with_trust, untrusted_project_notice, HookMode, Layer};
+use pi_gortex_runtime::config::{
+    native_registration_holds, resolve_with_trust, untrusted_project_notice, HookMode, Layer,
+};
 use pi_gortex_runtime::terminal_text::MAX_SHOWN_CHARS;
 
 #[test]
@@ -39,6 +41,47 @@ fn untrusted_project_sidecar_is_ignored_and_flagged() {
         notice.contains("/trust") && notice.contains("--approve"),
         "{notice}"
     );
+}
+
+#[test]
+fn a_native_registration_holds_only_while_path_and_preset_agree() {
+    let root = temp_dir();
+    let cwd = root.path().join("repo");
+    let global = root.path().join(".pi/agent/extensions/gortex.json");
+    write_file(&global, r#"{"tools_preset":"nav"}"#);
+
+    // A hook posture is read at each call: the registration still serves.
+    write_file(&cwd.join(".pi/gortex.json"), r#"{"hook_mode":"enrich"}"#);
+    let inputs = inputs(&[], &cwd, root.path());
+    let (at_load, untrusted) = (
+        resolve_with_trust(&inputs, true),
+        resolve_with_trust(&inputs, false),
+    );
+    assert!(native_registration_holds(&at_load, &untrusted));
+
+    // The preset travels in the server's environment: a project's preset
+    // must not outlive the trust answer.
+    write_file(&cwd.join(".pi/gortex.json"), r#"{"tools_preset":"full"}"#);
+    let (at_load, untrusted) = (
+        resolve_with_trust(&inputs, true),
+        resolve_with_trust(&inputs, false),
+    );
+    assert_eq!(
+        (
+            at_load.tools_preset.as_str(),
+            untrusted.tools_preset.as_str()
+        ),
+        ("full", "nav")
+    );
+    assert!(!native_registration_holds(&at_load, &untrusted));
+
+    write_file(&cwd.join(".pi/gortex.json"), r#"{"native_mcp":false}"#);
+    let (at_load, untrusted) = (
+        resolve_with_trust(&inputs, true),
+        resolve_with_trust(&inputs, false),
+    );
+    assert!(!native_registration_holds(&at_load, &untrusted));
+    assert!(native_registration_holds(&at_load, &at_load));
 }
 
 #[test]

@@ -78,6 +78,9 @@ fn batch_items_come_from_changes_else_edits_as_array_or_json_string() {
     assert_eq!(from_string, ["d.ts"]);
     let changes_first = raw_names(&json!({"changes": [{"path": "c1"}], "edits": [{"path": "e1"}]}));
     assert_eq!(changes_first, ["c1"]);
+    // A `null` `changes` counts as absent: `edits` is read.
+    let null_changes = raw_names(&json!({"changes": null, "edits": [{"path": "e2"}]}));
+    assert_eq!(null_changes, ["e2"]);
     assert!(raw_names(&json!({"changes": "not json"})).is_empty());
     assert!(
         raw_names(&json!({"changes": "{\"path\":\"x\"}"})).is_empty(),
@@ -113,13 +116,16 @@ fn repo_root_is_the_nearest_dot_git_at_or_above_cwd_else_cwd() {
 #[test]
 fn repo_root_is_cached_per_cwd_until_cleared() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = fs::canonicalize(tmp.path()).unwrap().join("plain");
+    let plain = fs::canonicalize(tmp.path()).unwrap().join("plain");
+    let dir = plain.join("sub");
     fs::create_dir_all(&dir).unwrap();
-    let before = repo_root(&dir);
-    fs::create_dir_all(dir.join(".git")).unwrap();
-    assert_eq!(repo_root(&dir), before, "cached");
+    assert_eq!(repo_root(&dir), dir, "no .git above: the cwd itself");
+    // A `git init` one level up changes the answer, but not the cached one.
+    fs::create_dir_all(plain.join(".git")).unwrap();
+    assert_eq!(find_repo_root(&dir), plain);
+    assert_eq!(repo_root(&dir), dir, "cached");
     clear_repo_root_cache();
-    assert_eq!(repo_root(&dir), dir, "re-read after clearing");
+    assert_eq!(repo_root(&dir), plain, "re-read after clearing");
 }
 
 #[test]

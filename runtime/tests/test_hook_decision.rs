@@ -1,8 +1,9 @@
-//! HOOK-3 (decision parsing, fail-open per document, lenient per field) and
-//! HOOK-10..12 (typed outcome, fallback reason, precedence).
+//! HOOK-3 (decision parsing, fail-open per document, lenient per field),
+//! HOOK-10..12 (typed outcome, fallback reason, precedence) and SES-13's
+//! reading of the session hook's orientation.
 
 use pi_gortex_runtime::hook::{
-    outcome, parse_decision, prompt_guidance, HookDecision, HookFailure, HookOutcome,
+    orientation, outcome, parse_decision, prompt_guidance, HookDecision, HookFailure, HookOutcome,
     FALLBACK_BLOCK_REASON,
 };
 
@@ -115,4 +116,17 @@ fn prompt_guidance_is_non_empty_additional_context() {
         prompt_guidance(&decision(r#"{"additional_context":7}"#)),
         None
     );
+}
+
+#[test]
+fn orientation_is_the_session_hooks_non_empty_orientation_text() {
+    let d = decision(r###"{"orientation":"## Gortex Session Orientation\n\nready"}"###);
+    assert_eq!(
+        orientation(&d),
+        Some("## Gortex Session Orientation\n\nready")
+    );
+    // SES-13: an empty, missing or wrong-typed orientation is no orientation.
+    for text in [r#"{"orientation":""}"#, "{}", r#"{"orientation":5}"#] {
+        assert_eq!(orientation(&decision(text)), None, "{text}");
+    }
 }

@@ -419,3 +419,71 @@ async fn tool_10_withdrawn_tools_are_deactivated_and_relisted_ones_come_back() {
     assert_eq!(bridge.daemon_name("trace"), "trace");
     bridge.stop().await;
 }
+
+/// Panic messages seen by this test binary's panic hook (the forced re-sync
+/// panic happens in a task the runtime contains; this is how a test sees it).
+static PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+fn record_panics() {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let message = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            PANICS.lock().unwrap().push(message);
+            previous(info);
+        }));
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
+    // Issue 11 item 5: the debounce runs each re-sync in its own task. A
+    // panic there loses that re-sync and leaves nothing pending; the client
+    // keeps serving calls and the next burst still re-syncs.
+    record_panics();
+    let fake = Fake::new(json!({"faults": [
+        // list_changed after the first listing, which hides `trace` from the second.
+        {"kind": "withdraw", "tools": ["trace"], "after_list": 1},
+        // A second burst, once the first tool call is answered.
+        {"kind": "list_changed_burst", "count": 1, "spacing_ms": 0, "after": "tools/call"}
+    ]}));
+    let bridge = bridge(&fake);
+    let seen = collecting_listener(&bridge);
+    bridge.debug_force_resync_panic();
+    bridge.start().await.unwrap();
+    let forced = || {
+        PANICS
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|m| m.contains("debug_force_resync_panic"))
+    };
+    assert!(
+        common::eventually(Duration::from_secs(10), forced).await,
+        "the first burst's re-sync ran and panicked"
+    );
+    assert_eq!(bridge.client().pending_count(), 0, "nothing left pending");
+    assert!(seen.lock().unwrap().is_empty(), "that re-sync is lost");
+
+    let outcome = bridge
+        .call_tool(
+            "search",
+            json!({"operation": "symbols", "query": "x"}),
+            None,
+        )
+        .await
+        .unwrap();
+    assert!(!outcome.is_error, "{}", outcome.text);
+    assert!(
+        common::eventually(Duration::from_secs(10), || !seen.lock().unwrap().is_empty()).await,
+        "the next burst re-synced"
+    );
+    assert_eq!(seen.lock().unwrap()[0].deactivate, ["trace"]);
+    bridge.stop().await;
+}

@@ -27,16 +27,18 @@ function footers(rpc) {
 }
 
 describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENCY }, () => {
+  // Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0), and Pi 0.87.1, whose only path is the own
+  // client because it has no built-in MCP.
   for (const path of ["native", "own"]) {
-    // Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0); Pi 0.87.1's RPC mode has no
-    // `agent_settled` to wait for, so the own client is driven on 1.6.0 here.
     scenario(
       `STAT-1/2/3: /gortex and the footer on a working bridge; /gortex doctor runs in process (${path})`,
-      { both: false, path },
+      { both: path === "own", path },
       async ({ pi }) => {
         const box = sandbox({ pi, files: SOURCE_FILES });
         const search = toolName(path, "search");
-        const env = path === "own" ? { GORTEX_NATIVE_MCP: "0" } : {};
+        // On 1.6.0 the own client is asked for; on 0.87.1 it is the only path, by default.
+        const ownByChoice = path === "own" && pi === "1.6.0";
+        const env = ownByChoice ? { GORTEX_NATIVE_MCP: "0" } : {};
         const rpc = startRpc(box, {
           script: [{ call: "read", args: { path: "main.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }],
           env,
@@ -60,12 +62,11 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
         const lines = block.message.split("\n");
         assert.equal(lines[0], "Gortex bridge: connected");
         assert.equal(lines[1], `  daemon      ${FAKE_GORTEX} (v${VERSION})`);
-        assert.equal(
-          lines[2],
-          path === "native"
-            ? "  path        native: Pi's built-in MCP owns the connection"
-            : "  path        own client: native_mcp is off",
-        );
+        const why = {
+          native: "native: Pi's built-in MCP owns the connection",
+          own: ownByChoice ? "own client: native_mcp is off" : "own client: this Pi has no built-in MCP (Pi < 0.99)",
+        };
+        assert.equal(lines[2], `  path        ${why[path]}`);
         assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
         if (path === "own") assert.ok(lines[3].includes("read → gortex_read"), lines[3]);
         assert.equal(lines[4], "  hook        deny, enforced on every tool call");
@@ -78,7 +79,8 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
         assert.equal(lines[6], "  config");
         assert.equal(lines[7], `    bin            ${FAKE_GORTEX}  (environment)`);
         assert.match(lines[8], /^ {4}hook_mode {6}deny +\(default\)$/);
-        if (path === "own") assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
+        if (ownByChoice) assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
+        else assert.match(lines[11], /^ {4}native_mcp {5}true +\(default\)$/);
         assert.equal(lines.at(-1), "  last error  none");
 
         // STAT-3: /gortex doctor renders the doctor's report, healthy here.
@@ -92,7 +94,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 
   scenario(
     "STAT-1/2: a down bridge: the footer says down, /gortex names the binary and the last error",
-    { both: false },
+    {},
     async ({ pi }) => {
       const box = sandbox({ pi, files: SOURCE_FILES });
       const missing = join(box.root, "no-such-gortex");

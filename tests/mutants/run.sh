@@ -8,14 +8,19 @@
 # developer's tree is never touched. Results: target/mutants/out/<group>/.
 # Not part of `make test`.
 #
-# Usage: tests/mutants/run.sh [group ...]   (default: every group)
+# Usage: tests/mutants/run.sh [group ...]   (default: every group, in table
+# order; named groups run in the order given)
 # MUTANTS_SOURCE=head copies the committed tree (git archive HEAD) instead of
 # the working tree.
+# MUTANTS_JOBS=2 runs two copies of the tree side by side (src, src2), one
+# taking the groups from the top of the table and one from the bottom; a
+# group is claimed (out/<group>.claim) before it runs, so none runs twice.
+# cargo-mutants' own -j needs a copy per job too, and cannot split by group.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="$ROOT/target/mutants"
-SRC="$WORK/src"
+SRC="${MUTANTS_SRC:-$WORK/src}"
 OUT="$WORK/out"
 
 command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
@@ -28,8 +33,8 @@ command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 GROUPS_TABLE=(
   "hook|hook/decision.rs hook/normalize.rs hook/failure.rs|test_hook_decision test_hook_normalize"
   "version|version.rs|lib test_nat_version_from_briefing"
-  "session|session.rs|test_ses_briefing_context test_ses_first_turn"
-  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored test_cfg_trust_and_text test_cfg_sidecar_schema_member"
+  "session|session.rs|test_ses_briefing_context test_ses_first_turn test_nat_version_from_briefing"
+  "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored test_cfg_trust_and_text test_cfg_sidecar_schema_member test_cfg_bin_absolute"
   "config-files|config/binary.rs config/sidecar_file.rs|test_cfg_bin_absolute test_cfg_sidecar_untrusted_files test_cfg_bin_project_ignored"
   "catalogue|catalogue.rs|lib test_tool_catalogue"
   "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config"
@@ -56,11 +61,28 @@ fi
 (cd "$SRC" && cargo build -q -p fake-gortex)
 export FAKE_GORTEX_BIN="$SRC/target/debug/fake-gortex"
 
-selected=("$@")
+# Claims left by a run that was stopped; the second copy inherits the clean state.
+[[ -z ${MUTANTS_SRC:-} ]] && rm -rf "$OUT"/*.claim
+if (($#)); then order=("$@"); else
+  order=()
+  for row in "${GROUPS_TABLE[@]}"; do order+=("${row%%|*}"); done
+fi
+if [[ ${MUTANTS_JOBS:-1} == 2 && -z ${MUTANTS_SRC:-} ]]; then
+  # The second copy, from the bottom of the order; its target/ starts as a
+  # copy of the first one's, so only the workspace crates are rebuilt.
+  if [[ ! -d $WORK/src2/target && -d $SRC/target ]]; then mkdir -p "$WORK/src2" && cp -a "$SRC/target" "$WORK/src2/target"; fi
+  reversed=()
+  for ((i = ${#order[@]} - 1; i >= 0; i--)); do reversed+=("${order[i]}"); done
+  MUTANTS_SRC="$WORK/src2" MUTANTS_JOBS=1 "$0" "${reversed[@]}" &
+  second=$!
+fi
 start=$(date +%s)
-for row in "${GROUPS_TABLE[@]}"; do
+for name in "${order[@]}"; do
+  row=""
+  for r in "${GROUPS_TABLE[@]}"; do [[ ${r%%|*} == "$name" ]] && row=$r; done
+  [[ -n $row ]] || { echo "unknown group: $name" >&2; exit 2; }
   IFS='|' read -r name files tests <<<"$row"
-  if ((${#selected[@]})) && [[ ! " ${selected[*]} " == *" $name "* ]]; then continue; fi
+  mkdir "$OUT/$name.claim" 2>/dev/null || continue
   args=()
   for f in $files; do args+=(--file "runtime/src/$f"); done
   # The targets go to every cargo invocation (-C), not only to `cargo test`:
@@ -80,6 +102,9 @@ for row in "${GROUPS_TABLE[@]}"; do
      --profile mutants --output "$OUT/$name" --timeout-multiplier 3 --minimum-test-timeout 20) || true
   echo "$(( $(date +%s) - group_start ))" > "$OUT/$name/wall_seconds"
 done
+[[ -n ${second:-} ]] && wait "$second"
+[[ -n ${MUTANTS_SRC:-} ]] && exit 0
+rm -rf "$OUT"/*.claim
 echo "== mutants: wall time $(( $(date +%s) - start )) s"
 # One summary line per group from cargo-mutants' outcomes.json.
 for row in "${GROUPS_TABLE[@]}"; do

@@ -11,6 +11,7 @@ export type {
   CatalogueUpdate,
   ContextEntry,
   PathChoice,
+  SessionBegin,
   ToolCallEvent,
   ToolRegistration,
   ToolWait,

@@ -2,7 +2,7 @@
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
 // is feature-detected before use (PKG-2), and every call Pi may refuse is
 // wrapped so its error is swallowed (FAIL-3).
-import type { Addon, ContextEntry, ToolCallEvent, ToolWait } from "./boundary.ts";
+import type { Addon, ContextEntry, SessionBegin, ToolCallEvent, ToolWait } from "./boundary.ts";
 
 export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
 
@@ -11,6 +11,7 @@ export interface Ctx {
   hasUI?: boolean;
   ui?: { notify?(text: string, level?: string): void; setStatus?(key: string, text: string | undefined): void };
   sessionManager?: { getSessionId?(): string; sessionId?: unknown; buildContextEntries?(): unknown };
+  isProjectTrusted?(): boolean;
 }
 
 /** A `tool_call` event, or a `tool_result` with its result, as far as the glue reads it. */
@@ -84,9 +85,12 @@ export function sessionIdOf(ctx: Ctx | undefined): string {
   return textOf(typeof getter === "function" ? swallow(() => manager?.getSessionId?.()) : manager?.sessionId) ?? "";
 }
 
-/** Names of Pi's commands, undefined when Pi cannot give them (NAT-6 decides). */
-export function commandNames(pi: PiLike): string[] | undefined {
-  return swallow(() => pi.getCommands().map((command) => command.name));
+/** What the core reads at `session_start`: Pi's commands (NAT-6 decides; undefined when Pi
+ * cannot give them) and Pi's project trust (CFG-19; absent on a Pi without the API or when it throws). */
+export function sessionBegin(pi: PiLike, ctx: Ctx | undefined, parkedTurn: boolean): SessionBegin {
+  const commands = swallow(() => pi.getCommands().map((command) => command.name));
+  const trusted = typeof ctx?.isProjectTrusted === "function" ? swallow(() => ctx.isProjectTrusted?.()) : undefined;
+  return { parkedTurn, commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
 }
 
 /** Names of every tool Pi has, undefined when Pi cannot give them. */

@@ -5,7 +5,7 @@
 import { ReadinessBarrier } from "./barrier.ts";
 import type { Addon, PathChoice } from "./boundary.ts";
 import type { Bridge, Ctx, PiLike } from "./host.ts";
-import { awaitTools, commandNames, contextEntries, cwdOf, notifyAll, sessionIdOf, swallow, textOf } from "./host.ts";
+import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { afterStep, registerStatusCommand, showFooter } from "./status.ts";
 import { applyCatalogue } from "./tools.ts";
@@ -17,7 +17,8 @@ function sessionStart(bridge: Bridge, barrier: ReadinessBarrier, serverName: str
   return async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
-      const begin = { parkedTurn: barrier.hasParkedTurn, commands: commandNames(pi) };
+      // CFG-19: Pi's trust answer goes to the core, which narrows the config.
+      const begin = sessionBegin(pi, ctx, barrier.hasParkedTurn);
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
       // NAT-6 steps 1-2: withdraw the registration; the core latched the own client.

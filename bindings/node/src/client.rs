@@ -68,6 +68,24 @@ fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
     }
 }
 
+/// The bridge error of a start that panicked (the panic itself is reported
+/// once per session through FAIL-4).
+const START_PANICKED: &str = "pi-gortex internal error while starting the gortex bridge";
+/// The bridge error of a start for an instance whose configuration was
+/// never resolved (the factory's resolution failed or timed out).
+const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
+
+/// SES-9 for every way a start can fail: records the bridge error the first
+/// turn tells the model (SES-13) and the last error `/gortex` shows
+/// (STAT-2), and answers `Failed` with it.
+fn start_failed(state: &GenerationState, error: String) -> Value {
+    state.set_bridge_error(error.clone());
+    state.status().record_down(error.clone());
+    let mut result = start_result(OwnStartResultStatus::Failed);
+    result.error = Some(error);
+    to_js(&result)
+}
+
 /// Test-only shortening of the handshake and tool-call timeouts, so the
 /// end-to-end fault matrix can show a hung handshake and the wedged-child kill
 /// (MCP-13, MCP-14) in the real Pi CLI without waiting 60 s or 600 s. Only the
@@ -95,84 +113,100 @@ fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig)
     ts_return_type = "Promise<host.OwnStartResult>"
 )]
 pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
+    let on_catalogue = move |update: Value| {
+        on_catalogue.call(update, ThreadsafeFunctionCallMode::NonBlocking);
+    };
+    guarded_start(generation, start(generation, instance, on_catalogue)).await
+}
+
+/// SES-9, issue 11 item 4: a panic anywhere in a start (contained here) is a
+/// failed start like any other: the model and `/gortex` see why.
+async fn guarded_start(generation: u32, work: impl std::future::Future<Output = Value>) -> Value {
     guard::guard_async(
-        || to_js(&start_result(OwnStartResultStatus::Failed)),
-        async move {
-            let state = generation::get(generation);
-            let Some(config) = state.config(instance) else {
-                return to_js(&start_result(OwnStartResultStatus::Failed));
-            };
-            state.clear_registry();
-            state.status().record_connecting();
-            let env: HashMap<String, String> = config::process_env();
-            let mut bridge_config = BridgeConfig::new(config.bin.clone());
-            // MCP-2: an explicit working directory, the session's, for
-            // `daemon start` and `gortex mcp` alike.
-            bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
-            bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
-                .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
-                .collect();
-            apply_test_timeouts(&env, &mut bridge_config);
-            let bridge = OwnClientBridge::new(bridge_config);
-            // SES-7 steps 5-6: claim the slot and take out the previous
-            // client in one locked step, before the first suspension point.
-            let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
-            if let Some(previous) = previous {
-                previous.bridge.stop().await;
-            }
-            let listener_state = Arc::downgrade(&state);
-            bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
-                let Some(state) = listener_state.upgrade() else {
-                    return;
-                };
-                let update = catalogue_update(&state, changes);
-                if !(update.register.is_empty()
-                    && update.deactivate.is_empty()
-                    && update.activate.is_empty())
-                {
-                    on_catalogue.call(to_js(&update), ThreadsafeFunctionCallMode::NonBlocking);
-                }
-            })));
-            let outcome = bridge.start().await;
-            if !state.client().slot.holds(claim) {
-                // SES-8: superseded; the error stays untouched.
-                bridge.stop().await;
-                return to_js(&start_result(OwnStartResultStatus::Superseded));
-            }
-            match outcome {
-                Err(error) => {
-                    bridge.stop().await;
-                    if state.client().slot.release(claim).is_some() {
-                        state.set_bridge_error(error.to_string());
-                        state.status().record_down(error.to_string());
-                    }
-                    let mut result = start_result(OwnStartResultStatus::Failed);
-                    result.error = Some(error.to_string());
-                    to_js(&result)
-                }
-                Ok(report) => {
-                    let mut result = start_result(OwnStartResultStatus::Started);
-                    if let Some(skew) = report.skew {
-                        state.set_version_warning(skew.model_text);
-                        result.user_warning = Some(skew.user_text);
-                    }
-                    result.catalogue = catalogue_update(&state, report.catalogue_changes);
-                    let first: Vec<String> = result
-                        .catalogue
-                        .register
-                        .iter()
-                        .map(|t| t.name.clone())
-                        .collect();
-                    state
-                        .status()
-                        .record_started(&report.server_version, &first);
-                    to_js(&result)
-                }
-            }
-        },
+        move || start_failed(&generation::get(generation), START_PANICKED.to_string()),
+        work,
     )
     .await
+}
+
+/// The body of [`start_own_client`]; `on_catalogue` receives each later
+/// re-sync in the boundary shape.
+async fn start(
+    generation: u32,
+    instance: u32,
+    on_catalogue: impl Fn(Value) + Send + Sync + 'static,
+) -> Value {
+    let state = generation::get(generation);
+    let Some(config) = state.config(instance) else {
+        return start_failed(&state, NO_CONFIG.to_string());
+    };
+    state.clear_registry();
+    state.status().record_connecting();
+    let env: HashMap<String, String> = config::process_env();
+    let mut bridge_config = BridgeConfig::new(config.bin.clone());
+    // MCP-2: an explicit working directory, the session's, for
+    // `daemon start` and `gortex mcp` alike.
+    bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
+    bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    apply_test_timeouts(&env, &mut bridge_config);
+    let bridge = OwnClientBridge::new(bridge_config);
+    // SES-7 steps 5-6: claim the slot and take out the previous
+    // client in one locked step, before the first suspension point.
+    let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
+    if let Some(previous) = previous {
+        previous.bridge.stop().await;
+    }
+    let listener_state = Arc::downgrade(&state);
+    bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
+        let Some(state) = listener_state.upgrade() else {
+            return;
+        };
+        let update = catalogue_update(&state, changes);
+        if !(update.register.is_empty()
+            && update.deactivate.is_empty()
+            && update.activate.is_empty())
+        {
+            on_catalogue(to_js(&update));
+        }
+    })));
+    let outcome = bridge.start().await;
+    if !state.client().slot.holds(claim) {
+        // SES-8: superseded; the error stays untouched.
+        bridge.stop().await;
+        return to_js(&start_result(OwnStartResultStatus::Superseded));
+    }
+    match outcome {
+        Err(error) => {
+            bridge.stop().await;
+            if state.client().slot.release(claim).is_some() {
+                return start_failed(&state, error.to_string());
+            }
+            let mut result = start_result(OwnStartResultStatus::Failed);
+            result.error = Some(error.to_string());
+            to_js(&result)
+        }
+        Ok(report) => {
+            let mut result = start_result(OwnStartResultStatus::Started);
+            if let Some(skew) = report.skew {
+                state.set_version_warning(skew.model_text);
+                result.user_warning = Some(skew.user_text);
+            }
+            result.catalogue = catalogue_update(&state, report.catalogue_changes);
+            let first: Vec<String> = result
+                .catalogue
+                .register
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
+            state
+                .status()
+                .record_started(&report.server_version, &first);
+            to_js(&result)
+        }
+    }
 }
 
 /// SES-16: stops the client in the slot if this instance claimed it.
@@ -383,4 +417,93 @@ pub fn abort_call(generation: u32, call_id: String) {
             }
         },
     )
+}
+
+#[cfg(test)]
+mod start_failures {
+    //! Issue 11 item 4: every way a start fails leaves the bridge error the
+    //! first turn gives the model (SES-13) and the last error `/gortex`
+    //! shows (STAT-2).
+    use super::*;
+    use pi_gortex_runtime::config::ConfigInputs;
+    use pi_gortex_runtime::status::BridgeState;
+
+    /// What the model and `/gortex` would see after a start answered `result`.
+    fn seen(generation: u32, result: &Value) -> (Option<String>, Option<String>, Option<String>) {
+        let state = generation::get(generation);
+        let record = state.status();
+        assert_eq!(record.state, Some(BridgeState::Down), "/gortex says down");
+        let answered = result["error"].as_str().map(str::to_string);
+        assert_eq!(result["status"], "failed");
+        let last = record.last_error.clone();
+        drop(record);
+        (answered, state.take_bridge_error(), last)
+    }
+
+    /// A generation whose instance 1 resolved `env` from an empty folder.
+    fn generation_with(env: &[(&str, &str)]) -> u32 {
+        let generation = generation::create();
+        let dir = std::env::temp_dir();
+        let inputs = ConfigInputs {
+            env: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            cwd: dir.clone(),
+            home: dir.join("pi-gortex-no-home"),
+        };
+        let config = Arc::new(config::resolve(&inputs));
+        generation::get(generation).add_instance(1, config.clone(), config, dir);
+        generation
+    }
+
+    fn assert_all_agree(seen: (Option<String>, Option<String>, Option<String>)) -> String {
+        let (answered, bridge_error, last_error) = seen;
+        let error = answered.expect("the start answered an error");
+        assert!(!error.is_empty());
+        assert_eq!(
+            bridge_error.as_deref(),
+            Some(error.as_str()),
+            "the model's bridge error"
+        );
+        assert_eq!(
+            last_error.as_deref(),
+            Some(error.as_str()),
+            "/gortex's last error"
+        );
+        error
+    }
+
+    #[tokio::test]
+    async fn a_start_that_panics_sets_the_bridge_error() {
+        let generation = generation::create();
+        let result = guarded_start(generation, async { panic!("forced in a test") }).await;
+        let error = assert_all_agree(seen(generation, &result));
+        assert_eq!(error, START_PANICKED);
+        guard::take_recorded();
+    }
+
+    #[tokio::test]
+    async fn a_start_without_configuration_sets_the_bridge_error() {
+        let generation = generation::create();
+        let result = start(generation, 7, |_| {}).await;
+        assert_eq!(assert_all_agree(seen(generation, &result)), NO_CONFIG);
+    }
+
+    #[tokio::test]
+    async fn a_start_whose_binary_is_absent_sets_the_bridge_error() {
+        let generation = generation_with(&[("GORTEX_BIN", "/nonexistent/pi-gortex/gortex")]);
+        let result = start(generation, 1, |_| {}).await;
+        let error = assert_all_agree(seen(generation, &result));
+        assert!(error.contains("spawn"), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
+        // CFG-18: an empty PATH resolves nothing; the bare name is never run.
+        let generation = generation_with(&[("PATH", "")]);
+        let result = start(generation, 1, |_| {}).await;
+        let error = assert_all_agree(seen(generation, &result));
+        assert!(error.contains("gortex"), "{error}");
+    }
 }

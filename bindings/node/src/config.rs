@@ -38,8 +38,15 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
         // keeps a FIFO from blocking, this covers a hung mount.
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
         let session_cwd = inputs.cwd.clone();
-        let read = tokio::task::spawn_blocking(move || config::resolve(&inputs));
-        let Ok(Ok(resolved)) = tokio::time::timeout(READ_TIMEOUT, read).await else {
+        let read = tokio::task::spawn_blocking(move || {
+            // CFG-19: trust is known only at session_start; both now, off
+            // the JS thread, and the session start picks one.
+            (
+                config::resolve_with_trust(&inputs, true),
+                config::resolve_with_trust(&inputs, false),
+            )
+        });
+        let Ok(Ok((resolved, untrusted))) = tokio::time::timeout(READ_TIMEOUT, read).await else {
             let mut host = fallback_config();
             host.warnings.push(format!(
                 "the configuration could not be read within {} s; pi-gortex runs without it",
@@ -51,13 +58,21 @@ pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Valu
         let host = HostConfig {
             bin: resolved.bin.clone(),
             hook_argv: resolved.hook_argv.clone(),
-            enforce: resolved.enforce,
+            // The tool_call handler is registered now, before trust is
+            // known: when either resolution enforces. The core judges each
+            // call by the one in effect (enforce_tool_call).
+            enforce: resolved.enforce || untrusted.enforce,
             tools_preset: resolved.tools_preset.clone(),
             native_mcp: resolved.native_mcp,
             prompt_context: resolved.prompt_context,
             warnings: resolved.warnings.iter().map(|w| w.to_string()).collect(),
         };
-        generation::get(generation).add_instance(instance, resolved, session_cwd);
+        generation::get(generation).add_instance(
+            instance,
+            resolved,
+            Arc::new(untrusted),
+            session_cwd,
+        );
         to_js(&host)
     })
     .await

@@ -24,6 +24,11 @@ pub async fn enforce_tool_call(generation: u32, instance: u32, event: Value) -> 
         else {
             return to_js(&ToolCallAction::None);
         };
+        // CFG-19: registered when either resolution enforces; judged only
+        // while the one in effect does.
+        if !config.enforce {
+            return to_js(&ToolCallAction::None);
+        }
         let context = EnvelopeContext {
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),

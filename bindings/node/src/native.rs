@@ -39,7 +39,9 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
             let Some(me) = state.instance(instance) else {
                 return own("internal_error");
             };
-            let config = &me.config;
+            // The factory's resolution (CFG-19: the session start withdraws
+            // this registration if the one in effect disagrees).
+            let config = me.config_at_load();
             let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
             let caps = HostCapabilities {
                 has_register_mcp_server: request.has_register_mcp_server,

@@ -4,6 +4,7 @@
 //! the hidden message.
 
 use napi_derive::napi;
+use pi_gortex_runtime::config;
 use pi_gortex_runtime::hook::{self, EnvelopeContext};
 use pi_gortex_runtime::instance;
 use pi_gortex_runtime::session::{self, FirstTurn};
@@ -59,9 +60,26 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
         else {
             return no_session();
         };
-        let warnings: Vec<String> = me.config.warnings.iter().map(|w| w.to_string()).collect();
+        // CFG-19: a Pi without the trust API keeps the factory's config.
+        let config = match begin.project_trusted {
+            Some(trusted) => me.apply_trust(trusted),
+            None => me.config(),
+        };
+        let holds = config::native_registration_holds(&me.config_at_load(), &config);
+        let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
         let mut latches = lock(&me.latches);
-        latches.begin_session(begin.parked_turn, begin.commands.as_deref(), &warnings)
+        let withdraw = latches.leave_stale_native(holds);
+        let mut plan =
+            latches.begin_session(begin.parked_turn, begin.commands.as_deref(), &warnings);
+        drop(latches);
+        plan.withdraw_server |= withdraw;
+        if config.project_ignored {
+            let notice = config::untrusted_project_notice(&config.sidecars.project);
+            if state.first_trust_notice(&notice) {
+                plan.notices.push(notice);
+            }
+        }
+        plan
     })
 }
 
@@ -92,7 +110,7 @@ pub fn plan_turn(generation: u32, instance: u32, event: Value) -> Value {
         };
         let (prompt, message_type) = (event.prompt.as_deref(), event.message_type.as_deref());
         let mut latches = lock(&me.latches);
-        latches.plan_turn(me.config.prompt_context, prompt, message_type)
+        latches.plan_turn(me.config().prompt_context, prompt, message_type)
     })
 }
 
@@ -139,7 +157,8 @@ async fn first_turn(
     request: &TurnRequest,
     briefing_in_context: bool,
 ) -> TurnResult {
-    let argv = &me.config.hook_argv;
+    let config = me.config();
+    let argv = &config.hook_argv;
     let run = hook::run(argv, &hook::envelope_for_session_start(&request.cwd)).await;
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
@@ -180,7 +199,8 @@ async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool)
     let briefing = lock(&me.latches).briefing().map(str::to_string);
     let resend =
         session::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
-    let argv = &me.config.hook_argv;
+    let config = me.config();
+    let argv = &config.hook_argv;
     let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
     TurnResult {
         message: instance::later_turn_message(resend, guidance).map(hidden_message),

@@ -33,8 +33,14 @@ pub use pi_gortex_runtime::sync::lock;
 /// latch the instance keeps between Pi events.
 #[derive(Debug)]
 pub struct InstanceState {
-    /// The configuration resolved when the factory ran (CFG-1).
-    pub config: Arc<ResolvedConfig>,
+    /// The configuration in effect: the factory's (CFG-1), narrowed to
+    /// `untrusted` while the host reports the project untrusted (CFG-19).
+    config: Mutex<Arc<ResolvedConfig>>,
+    /// The factory's resolution with the project sidecar honoured: what the
+    /// native registration was made from.
+    trusted: Arc<ResolvedConfig>,
+    /// The same resolution with the project sidecar left out (CFG-19).
+    untrusted: Arc<ResolvedConfig>,
     /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
     pub latches: Mutex<InstanceLatches>,
     /// The session cwd the factory saw: the children's working directory,
@@ -45,6 +51,9 @@ pub struct InstanceState {
 /// The SES-1 state of one generation.
 #[derive(Default)]
 pub struct GenerationState {
+    /// CFG-19: the trust notices this generation gave (one per folder, not
+    /// one per session: `/new` makes a new session, not a new generation).
+    trust_noticed: Mutex<std::collections::HashSet<String>>,
     /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
     bridge_error: Mutex<Option<String>>,
     /// Pending MCP-23 model line, delivered once with the first-turn text.
@@ -59,6 +68,30 @@ pub struct GenerationState {
     watcher: WatcherState,
     /// What the footer status and `/gortex` report (STAT-1, STAT-2).
     status: Mutex<StatusRecord>,
+}
+
+impl InstanceState {
+    /// The configuration in effect.
+    pub fn config(&self) -> Arc<ResolvedConfig> {
+        lock(&self.config).clone()
+    }
+
+    /// The resolution the factory acted on (native registration, CFG-19).
+    pub fn config_at_load(&self) -> Arc<ResolvedConfig> {
+        self.trusted.clone()
+    }
+
+    /// CFG-19: puts the resolution for the host's trust answer in effect
+    /// and returns it.
+    pub fn apply_trust(&self, trusted: bool) -> Arc<ResolvedConfig> {
+        let chosen = if trusted {
+            self.trusted.clone()
+        } else {
+            self.untrusted.clone()
+        };
+        *lock(&self.config) = chosen.clone();
+        chosen
+    }
 }
 
 impl GenerationState {
@@ -96,19 +129,29 @@ impl GenerationState {
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
-    /// Records an instance's configuration and session cwd (CFG-1).
+    /// Records an instance's two resolutions (with and without the project
+    /// sidecar) and session cwd (CFG-1, CFG-19). The first is in effect
+    /// until a session start reports the project untrusted.
     pub fn add_instance(
         &self,
         instance: u32,
-        config: Arc<ResolvedConfig>,
+        trusted: Arc<ResolvedConfig>,
+        untrusted: Arc<ResolvedConfig>,
         cwd: std::path::PathBuf,
     ) {
         let state = InstanceState {
-            config,
+            config: Mutex::new(trusted.clone()),
+            trusted,
+            untrusted,
             latches: Mutex::new(InstanceLatches::default()),
             cwd,
         };
         lock(&self.instances).insert(instance, Arc::new(state));
+    }
+
+    /// CFG-19: true the first time this generation gives `notice`.
+    pub fn first_trust_notice(&self, notice: &str) -> bool {
+        lock(&self.trust_noticed).insert(notice.to_string())
     }
 
     /// An instance, if the factory resolved its configuration.
@@ -118,7 +161,7 @@ impl GenerationState {
 
     /// The configuration of an instance, if the factory resolved one.
     pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
-        self.instance(instance).map(|state| state.config.clone())
+        self.instance(instance).map(|state| state.config())
     }
 
     /// The session cwd of an instance (see [`InstanceState::cwd`]).

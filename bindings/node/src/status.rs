@@ -41,7 +41,7 @@ fn snapshot(
     me: &InstanceState,
     request: &StatusRequest,
 ) -> StatusSnapshot {
-    let config = &me.config;
+    let config = &me.config();
     // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
     let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
     let (native, taken) = {

@@ -8,7 +8,7 @@ export interface HostConfig {
   bin: string;
   /** The hook argv. */
   hookArgv: Array<string>;
-  /** Whether tool calls are judged by the hook. */
+  /** Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect. */
   enforce: boolean;
   /** The tools preset. */
   toolsPreset: string;
@@ -88,6 +88,8 @@ export interface SessionBegin {
   parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
+  /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed). */
+  projectTrusted?: boolean;
 }
 
 /** What a `session_start` does next, decided by the core. */

@@ -311,6 +311,13 @@ pub fn resolve_layers(
     }
 }
 
+/// CFG-19: whether a native registration made from `at_load` (the factory's
+/// resolution, project sidecar honoured) still serves `in_effect`: the path
+/// and the tools preset (which the server's environment carries) agree.
+pub fn native_registration_holds(at_load: &ResolvedConfig, in_effect: &ResolvedConfig) -> bool {
+    at_load.native_mcp == in_effect.native_mcp && at_load.tools_preset == in_effect.tools_preset
+}
+
 /// CFG-19: the one notice for a project sidecar ignored because the host
 /// reported the folder untrusted. It says how to trust the folder, the way
 /// Pi itself gates `.pi/mcp.json`.

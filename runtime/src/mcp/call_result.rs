@@ -63,6 +63,10 @@ struct LazyBlock<'a> {
 pub fn read_call_result(result: &RawResponse) -> CallResultText {
     let bytes = result.json();
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
+    // Bytes that are not UTF-8 in a member it ignores pass this reading
+    // (serde_json validates only what it returns), and then agree with the
+    // slow way only because `decode_lenient` reads them lossily too (found
+    // by fuzzing, see there).
     if first == Some(&b'{') {
         if let Ok(lazy) = serde_json::from_slice::<LazyResult<'_>>(bytes) {
             if let Some(read) = read_lazy(&lazy, bytes) {
@@ -82,10 +86,20 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
 
 /// Decodes a result into a `Value`, reading a lone UTF-16 surrogate escape
 /// as U+FFFD (as a JavaScript string carrying one becomes when Pi encodes
-/// it), where serde_json would refuse the whole result. A daemon reply is
-/// valid JSON for Pi's own client, so it must not turn into `{}` here.
-/// `Value::Null` when the bytes are not JSON even so.
+/// it), where serde_json would refuse the whole result. Bytes that are not
+/// UTF-8 read as U+FFFD too, as Node's UTF-8 decoding of Pi's own client's
+/// pipe reads them. A daemon reply is valid JSON for Pi's own client, so it
+/// must not turn into `{}` here. `Value::Null` when the bytes are not JSON
+/// even so.
 pub fn decode_lenient(bytes: &[u8]) -> Value {
+    let lossy: String;
+    let bytes = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes,
+        Err(_) => {
+            lossy = String::from_utf8_lossy(bytes).into_owned();
+            lossy.as_bytes()
+        }
+    };
     match serde_json::from_slice(bytes) {
         Ok(value) => value,
         Err(_) => repair_lone_surrogates(bytes)
@@ -339,6 +353,25 @@ mod tests {
         assert_eq!(fast.text, "\u{fffd}abcde\\");
         assert_eq!(fast.text, tools::result_text(&decode_lenient(frame)));
         assert_eq!(unescaped_len(r#"\ud800abcde\\"#), 9);
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_read_as_replacement_characters_both_ways() {
+        // Found by fuzzing (`call_result`, docs/testing.md): invalid UTF-8
+        // in an unknown member passed the borrowed reading, which then
+        // showed `structuredContent`, while the slow way refused the whole
+        // reply and showed `{}`.
+        let unknown = b"{\"x\":\"a\x9b\x98\",\"structuredContent\":{\"k\":1}}";
+        let fast = read_call_result(&RawResponse::from_json(unknown.to_vec()));
+        assert_eq!(fast.model_text(), r#"{"k":1}"#);
+        assert_eq!(
+            fast.model_text(),
+            tools::model_text(&decode_lenient(unknown))
+        );
+        let text = b"{\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}";
+        let fast = read_call_result(&RawResponse::from_json(text.to_vec()));
+        assert_eq!(fast.text, "caf\u{fffd}");
+        assert_eq!(fast.text, tools::result_text(&decode_lenient(text)));
     }
 
     #[test]

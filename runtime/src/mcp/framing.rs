@@ -234,4 +234,42 @@ mod tests {
             .unwrap();
         assert_eq!(owned, body.len());
     }
+
+    /// Feeds `len` bytes without a newline, then the newline; returns whether
+    /// the frame came out borrowed.
+    fn reassembled_is_borrowed(decoder: &mut FrameDecoder, len: usize) -> bool {
+        decoder
+            .push(&vec![b'x'; len], |_| panic!("no newline yet"))
+            .unwrap();
+        let mut borrowed = None;
+        decoder
+            .push(b"\n", |frame| {
+                assert_eq!(frame.bytes().len(), len);
+                borrowed = Some(matches!(frame, Frame::Borrowed(_)));
+            })
+            .unwrap();
+        borrowed.expect("one frame")
+    }
+
+    #[test]
+    fn reassembled_frame_below_the_hand_over_size_is_lent_not_moved() {
+        // Moving the buffer out costs a fresh allocation for the next frame, so
+        // only frames of at least HAND_OVER_BYTES (1 MiB) are handed over.
+        let mut decoder = FrameDecoder::default();
+        assert!(reassembled_is_borrowed(&mut decoder, 64 * 1024));
+        assert!(reassembled_is_borrowed(&mut decoder, HAND_OVER_BYTES - 1));
+        assert!(!reassembled_is_borrowed(&mut decoder, HAND_OVER_BYTES));
+    }
+
+    #[test]
+    fn buffer_keeps_up_to_the_retained_capacity_after_a_frame() {
+        let mut decoder = FrameDecoder::default();
+        // A frame under RETAINED_CAPACITY (256 KiB) keeps its buffer for the next one…
+        assert!(reassembled_is_borrowed(&mut decoder, 200 * 1024));
+        assert!(decoder.remainder.capacity() >= 200 * 1024);
+        // …a larger one gives the excess back.
+        assert!(reassembled_is_borrowed(&mut decoder, 600 * 1024));
+        assert!(decoder.remainder.capacity() <= RETAINED_CAPACITY);
+        assert!(decoder.remainder.capacity() >= 200 * 1024);
+    }
 }

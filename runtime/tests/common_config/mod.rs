@@ -21,10 +21,15 @@ fn profile_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Path of the fake-gortex binary, built once per test process if missing.
+/// Path of the fake-gortex binary: `FAKE_GORTEX_BIN` when set (as `make test`
+/// and `make mutants` do; the latter builds its tests in a profile the fake is
+/// not built in), else built once per test process if missing.
 pub fn fake_gortex() -> PathBuf {
     static FAKE: OnceLock<PathBuf> = OnceLock::new();
     FAKE.get_or_init(|| {
+        if let Some(bin) = std::env::var_os("FAKE_GORTEX_BIN") {
+            return PathBuf::from(bin);
+        }
         let name = format!("fake-gortex{}", std::env::consts::EXE_SUFFIX);
         let path = profile_dir().join(&name);
         if !path.is_file() {

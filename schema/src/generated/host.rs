@@ -147,7 +147,7 @@ pub struct HiddenMessageDetails {
 pub struct HostConfig {
     ///The gortex executable.
     pub bin: ::std::string::String,
-    ///Whether tool calls are judged by the hook.
+    ///Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect.
     pub enforce: bool,
     ///The hook argv.
     #[serde(rename = "hookArgv")]
@@ -311,6 +311,12 @@ pub struct SessionBegin {
     ///True while a turn of this instance waits on the readiness promise.
     #[serde(rename = "parkedTurn")]
     pub parked_turn: bool,
+    ///`ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
+    #[serde(
+        rename = "projectTrusted",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub project_trusted: ::std::option::Option<bool>,
 }
 ///What a `session_start` does next, decided by the core.
 #[derive(

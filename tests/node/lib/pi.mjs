@@ -35,8 +35,12 @@ const OWNED_ENV = [
   "PI_CODING_AGENT_DIR",
 ];
 
-/** A fresh `<tmp>/{agent,work}` with an optional fake scenario (E2E-2). */
-export function workspace({ scenario, projectSidecar, globalSidecar } = {}) {
+/**
+ * A fresh `<tmp>/{agent,work}` with an optional fake scenario (E2E-2). `trusted` is what
+ * `ctx.isProjectTrusted()` answers (CFG-19): true by default, as real Pi answers for a folder
+ * whose only `.pi` file is `gortex.json`; a test may change `ws.trusted` between sessions.
+ */
+export function workspace({ scenario, projectSidecar, globalSidecar, trusted = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "pi-gortex-node-"));
   const agentDir = join(dir, "agent");
   const cwd = join(dir, "work");
@@ -57,7 +61,7 @@ export function workspace({ scenario, projectSidecar, globalSidecar } = {}) {
     writeFileSync(join(cwd, ".pi/gortex.json"), JSON.stringify(projectSidecar));
   }
   if (globalSidecar) writeFileSync(join(agentDir, "extensions/gortex.json"), JSON.stringify(globalSidecar));
-  return { dir, agentDir, cwd, env, log: () => fakeLog(env.FAKE_GORTEX_LOG) };
+  return { dir, agentDir, cwd, env, trusted, log: () => fakeLog(env.FAKE_GORTEX_LOG) };
 }
 
 /** FAKE-3 records. */
@@ -189,7 +193,7 @@ function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: noti
       getModel: () => undefined,
       getScopedModels: () => [],
       isIdle: () => true,
-      isProjectTrusted: () => false,
+      isProjectTrusted: () => ws.trusted !== false,
       getSignal: () => undefined,
       abort: () => {},
       hasPendingMessages: () => false,
