@@ -154,6 +154,10 @@ demo: node22 $(PI160) pack
 # committed one. Stable toolchain: RUSTC_BOOTSTRAP=1 admits cargo-fuzz's
 # flags; no sanitizer by default (the code under test is safe Rust, and
 # ASan halves throughput): FUZZ_SANITIZER=address to turn it on.
+# One target: `make fuzz FUZZ_TARGETS=call_result FUZZ_SECONDS=240`. A finding
+# stops the loop and lands in runtime/fuzz/artifacts/<target>/ (replay it with
+# the `cargo fuzz run ... <artifact>` line printed); fix it, then commit the
+# input under runtime/fuzz/corpus/<target>/ so `make test` replays it.
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
 FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine

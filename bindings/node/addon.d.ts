@@ -56,7 +56,14 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
  */
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
-/** Runs the hook for one tool call and returns `ToolCallAction`. */
+/**
+ * Runs the hook for one tool call and returns `ToolCallAction`.
+ *
+ * The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
+ * never Pi's); the call goes from Pi's thread straight to that thread and
+ * its answer straight back (issue 16: no runtime worker in between, so the
+ * cost inside Pi stays near a bare spawn-and-wait of the hook).
+ */
 export declare function enforceToolCall(generation: number, instance: number, event: host.ToolCallEvent): Promise<host.ToolCallAction>
 
 /**
@@ -139,6 +146,8 @@ export declare function watchReset(generation: number): void
 /**
  * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
  * by `watchEdit`, read on the blocking pool with no lock held.
+ *
+ * Settled through `settle` (issue 16: a native edit's per-call cost).
  */
 export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
 

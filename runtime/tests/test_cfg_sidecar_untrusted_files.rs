@@ -128,8 +128,10 @@ fn sidecar_over_64_kib_is_refused_and_one_byte_under_is_read() {
     assert!(text.contains("it is larger than 64 KiB"), "{text}");
     assert_project_fell_through(&config);
 
+    // The padding goes first, so a read cut even one byte short of the cap
+    // loses the closing brace and the file no longer parses.
     let body = r#"{"enforce":false}"#;
-    let at_cap = format!("{body}{}", " ".repeat(64 * 1024 - body.len()));
+    let at_cap = format!("{}{body}", " ".repeat(64 * 1024 - body.len()));
     std::fs::write(&sidecar, at_cap).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
@@ -207,4 +209,32 @@ fn dangling_symlink_is_an_absent_layer_and_non_utf8_is_one_warning() {
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &sidecar);
     assert!(text.contains("it is not UTF-8 text"), "{text}");
+}
+
+#[test]
+fn a_sidecar_symlink_loop_is_a_warning_not_an_absent_file() {
+    // Only "nothing at the path" makes a layer silently absent; a path that
+    // cannot be resolved for another reason (here ELOOP) is reported.
+    let root = temp_dir();
+    let (cwd, home) = setup(root.path());
+    let sidecar = cwd.join(".pi/gortex.json");
+    symlink(&sidecar, &sidecar).unwrap();
+    let config = resolve_within_deadline(&cwd, &home);
+    let text = only_warning(&config, &sidecar);
+    assert!(text.contains("could not be read"), "{text}");
+    assert_project_fell_through(&config);
+}
+
+#[test]
+fn a_sidecar_that_cannot_be_opened_is_unreadable_not_outside_the_project() {
+    // A UNIX socket resolves inside the project but open(2) refuses it
+    // (ENXIO): that is an I/O error, not the symlink swap that ELOOP means.
+    let root = temp_dir();
+    let (cwd, home) = setup(root.path());
+    let sidecar = cwd.join(".pi/gortex.json");
+    let _listener = std::os::unix::net::UnixListener::bind(&sidecar).unwrap();
+    let config = resolve_within_deadline(&cwd, &home);
+    let text = only_warning(&config, &sidecar);
+    assert!(text.contains("could not be read"), "{text}");
+    assert_project_fell_through(&config);
 }

@@ -9,7 +9,7 @@ use pi_gortex_runtime::diff::classify::raw_names;
 use pi_gortex_runtime::diff::edit_candidates;
 use pi_gortex_runtime::diff::paths::{
     candidates, clear_repo_root_cache, display_path, find_repo_root, real_location, repo_root,
-    resolve_name, resolve_pi_path,
+    resolve_name, resolve_pi_path, Boundary,
 };
 use pi_gortex_runtime::diff::{snapshot_all, Snapshot};
 use serde_json::json;
@@ -329,4 +329,26 @@ fn normalize_is_lexical_and_keeps_leading_parent_dirs_of_relative_paths() {
     assert_eq!(normalize(Path::new("/../tmp/x")), PathBuf::from("/tmp/x"));
     assert_eq!(normalize(Path::new("../../x")), PathBuf::from("../../x"));
     assert_eq!(normalize(Path::new("a/../../x")), PathBuf::from("../x"));
+}
+
+#[test]
+fn a_leading_separator_is_no_first_segment_to_strip() {
+    // `\\lead.ts` becomes `/lead.ts`: joined to either base it stays itself,
+    // and there is no repo-name segment in front of it to drop.
+    let got = resolve_name("\\lead.ts", Path::new("/w/repo/pkg"), Path::new("/w/repo"));
+    assert_eq!(got, ["/lead.ts", "/lead.ts"].map(PathBuf::from));
+}
+
+#[test]
+fn the_session_boundary_of_a_cwd_holds_its_repo_root_too() {
+    let l = layout();
+    let boundary = Boundary::for_cwd(&l.cwd);
+    assert!(boundary.contains(&l.cwd.join("src/a.ts")));
+    assert!(
+        boundary.contains(&l.repo.join("top.ts")),
+        "the repo root is inside the boundary (DIFF-7)"
+    );
+    assert!(!boundary.contains(&l.outside.join("x.ts")));
+    // A relative cwd bounds nothing.
+    assert!(!Boundary::for_cwd(Path::new("rel")).contains(&l.cwd.join("src/a.ts")));
 }

@@ -7,7 +7,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common_config::{env_map, temp_dir};
-use pi_gortex_runtime::native::{resolve_binary, resolve_binary_on, Platform};
+use pi_gortex_runtime::native::{
+    has_separator, resolve_binary, resolve_binary_on, skipped_relative_binaries, Platform,
+};
 
 fn make_file(path: &Path, mode: u32) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
@@ -103,4 +105,33 @@ fn windows_rules_use_semicolons_and_pathext_after_the_bare_name() {
         Some(dir.join("gortex")),
         "the bare name comes first"
     );
+}
+
+#[test]
+fn relative_path_entries_holding_the_program_are_reported_as_skipped() {
+    // CFG-18: PATH `:.:rel:<abs>` read from the project; `.`, the empty entry
+    // and `rel` would run the project's `gortex`, the absolute entry is the
+    // real lookup and is not "skipped".
+    let root = temp_dir();
+    let project = root.path().join("project");
+    make_file(&project.join("gortex"), 0o755);
+    make_file(&project.join("rel/gortex"), 0o755);
+    let real = root.path().join("bin");
+    make_file(&real.join("gortex"), 0o755);
+    let path = format!(":.:rel:{}", real.display());
+    let env = env_map(&[("PATH", &path)]);
+    let skipped = skipped_relative_binaries("gortex", &env, &project, Platform::Unix);
+    let entries: Vec<&str> = skipped.iter().map(|(entry, _)| entry.as_str()).collect();
+    assert_eq!(entries, ["", ".", "rel"]);
+    assert_eq!(skipped[2].1, project.join("rel").join("gortex"));
+    // A name with a separator, or no name, is not looked up on PATH at all.
+    assert!(skipped_relative_binaries("./gortex", &env, &project, Platform::Unix).is_empty());
+    assert!(skipped_relative_binaries("", &env, &project, Platform::Unix).is_empty());
+}
+
+#[test]
+fn a_separator_of_either_kind_makes_a_path() {
+    assert!(has_separator("bin/gortex"));
+    assert!(has_separator("bin\\gortex"));
+    assert!(!has_separator("gortex"));
 }

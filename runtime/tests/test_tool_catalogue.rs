@@ -163,3 +163,26 @@ fn tool_11_a_late_registered_alias_still_gets_the_full_note() {
         "Gortex's `write` tool, registered as `gortex_write` because Pi has a built-in `write`."
     ));
 }
+
+#[test]
+fn tool_10_a_listing_that_changes_nothing_is_empty_and_leaves_the_active_tools() {
+    // The bridge calls the catalogue listener only for a non-empty change, and
+    // the glue calls setActiveTools only when a tool is withdrawn or re-activated.
+    let changes_active = |c: &CatalogueChanges| !c.activate.is_empty() || !c.deactivate.is_empty();
+    let mut state = CatalogueState::new();
+    let first = state.apply(&[tool("search"), tool("trace")]);
+    assert!(!first.is_empty(), "registrations alone are a change");
+    assert!(!changes_active(&first), "new tools need no setActiveTools");
+    let same = state.apply(&[tool("search"), tool("trace")]);
+    assert!(same.is_empty());
+    assert!(!changes_active(&same));
+    let withdrawn = state.apply(&[tool("search")]);
+    assert!(!withdrawn.is_empty(), "a withdrawal alone is a change");
+    assert!(changes_active(&withdrawn));
+    let back = state.apply(&[tool("search"), tool("trace")]);
+    assert_eq!(
+        (names(&back), back.activate.as_slice()),
+        (vec!["trace"], &["trace".to_string()][..])
+    );
+    assert!(changes_active(&back));
+}

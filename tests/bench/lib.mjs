@@ -4,7 +4,8 @@
 //! up exactly as a test run: isolated agent dir, no network, the packed extension installed the
 //! way a user installs it. The simulator is fake-gortex built in release mode.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { NODE22, PI, REPO, TARBALL } from "../e2e/lib/hosts.mjs";
@@ -14,6 +15,7 @@ import { SOURCE_FILES } from "../e2e/lib/workspace.mjs";
 export const FAKE_RELEASE = process.env.BENCH_FAKE_GORTEX || join(REPO, "target/release/fake-gortex");
 const PRELOAD = pathToFileURL(join(REPO, "tests/bench/preload.mjs")).href;
 const FAUX_BENCH = join(REPO, "tests/bench/faux-bench.ts");
+const NOOP_HANDLERS = join(REPO, "tests/bench/noop-handlers.ts");
 
 const NATIVE_TOOLS = { search: "mcp__gortex__search", edit: "mcp__gortex__edit", read: "read" };
 const OWN_TOOLS = { search: "search", edit: "gortex_edit", read: "read" };
@@ -32,6 +34,15 @@ function mcpJson() {
 export const CONFIGS = {
   "1.6.0 Pi alone": { pi: "1.6.0", ext: false, tools: NATIVE_TOOLS },
   "1.6.0 mcp.json": { pi: "1.6.0", ext: false, mcpJson: true, tools: NATIVE_TOOLS },
+  // Pi's own cost of dispatching the watcher's per-call events to an extension that does nothing.
+  "1.6.0 mcp.json + no-op handlers": {
+    pi: "1.6.0",
+    ext: false,
+    mcpJson: true,
+    extensions: [NOOP_HANDLERS],
+    tools: NATIVE_TOOLS,
+    base: "1.6.0 mcp.json",
+  },
   "1.6.0 native, enforce off": {
     pi: "1.6.0",
     ext: true,
@@ -78,6 +89,33 @@ export const CONFIGS = {
     base: "0.87.1 Pi alone",
   },
 };
+
+/**
+ * Before and after in one run (issue 16): with `BENCH_BEFORE_TGZ` naming a tarball packed from an
+ * older commit (`npm pack` of its bindings/node with its release addon), each configuration of
+ * `BEFORE_OF` gets a twin `<name> (before)` whose sandbox holds that package in place of the
+ * installed target/pi-gortex.tgz. Everything else (Pi, simulator, baseline) is shared.
+ */
+export const BEFORE_OF = [
+  "1.6.0 native, enforce off",
+  "1.6.0 native, enforce on",
+  "1.6.0 own, enforce on",
+  "0.87.1 own, enforce off",
+  "0.87.1 own, enforce on",
+];
+const BEFORE_TGZ = process.env.BENCH_BEFORE_TGZ;
+if (BEFORE_TGZ) {
+  const unpacked = mkdtempSync(join(tmpdir(), "pi-gortex-before-"));
+  const untar = spawnSync("/bin/tar", ["-xzf", BEFORE_TGZ, "-C", unpacked], { encoding: "utf8" });
+  if (untar.status !== 0) throw new Error(`cannot unpack ${BEFORE_TGZ}: ${untar.stderr}`);
+  const swap = (box) => {
+    const installed = join(box.agent, "npm/node_modules/pi-gortex");
+    rmSync(installed, { recursive: true, force: true });
+    cpSync(join(unpacked, "package"), installed, { recursive: true });
+  };
+  for (const name of BEFORE_OF) CONFIGS[`${name} (before)`] = { ...CONFIGS[name], setup: swap };
+  process.on("exit", () => rmSync(unpacked, { recursive: true, force: true }));
+}
 
 /** Fails with a clear message when a build product the benchmark needs is missing. */
 export function requireBuilt() {
@@ -153,6 +191,7 @@ export function runOnce(name, { calls, mix, extraArgs = [], extraEnv = {} }) {
     PI[config.pi].cli,
     "-e",
     FAUX_BENCH,
+    ...(config.extensions ?? []).flatMap((path) => ["-e", path]),
     "--model",
     "faux/faux-1",
     "--no-session",

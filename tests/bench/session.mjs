@@ -84,12 +84,14 @@ for (const [on, off] of [
   ["1.6.0 native, enforce on", "1.6.0 native, enforce off"],
   ["0.87.1 own, enforce on", "0.87.1 own, enforce off"],
   ["1.6.0 own, enforce on", "1.6.0 own, enforce off"],
+  ["1.6.0 native, enforce on (before)", "1.6.0 native, enforce off (before)"],
+  ["0.87.1 own, enforce on (before)", "0.87.1 own, enforce off (before)"],
 ]) {
   if (!names.includes(on) || !names.includes(off)) continue;
   for (const calls of counts) {
     const cost = (stat(on, calls, "sessionMs") - stat(off, calls, "sessionMs")) / calls;
     lines.push(
-      `Hook cost per call, ${on.split(",")[0]}, N=${calls}: ${fmt(cost)} ms; bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
+      `Hook cost per call, ${on.replace(", enforce on", "")}, N=${calls}: ${fmt(cost)} ms; bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
     );
   }
 }

@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO } from "../e2e/lib/hosts.mjs";
-import { fmt, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
+import { CONFIGS, fmt, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
 
 const STARTUP_CONFIGS = [
   "1.6.0 Pi alone",
@@ -27,7 +27,9 @@ const wanted = (process.env.BENCH_CONFIGS ?? "")
   .split(";")
   .map((s) => s.trim())
   .filter(Boolean);
-const names = STARTUP_CONFIGS.filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
+// With BENCH_BEFORE_TGZ (lib.mjs), the older package's twins of these configurations run too.
+const candidates = [...STARTUP_CONFIGS, ...STARTUP_CONFIGS.map((n) => `${n} (before)`).filter((n) => n in CONFIGS)];
+const names = candidates.filter((n) => !wanted.length || wanted.some((w) => n.includes(w)));
 const prof = process.env.BENCH_CPU_PROF;
 const extraArgs = prof ? ["--cpu-prof", "--cpu-prof-dir", prof] : [];
 
@@ -66,10 +68,17 @@ const lines = [
       `| ${r.name} | ${fmt(r.wallS, 3)} | ${fmt(r.firstRequestS, 3)} | ${fmt(r.cpuS, 3)} | ${fmt(r.maxRssMiB, 1)} | ${r.n} |`,
   ),
   "",
-  `native / own mcp.json (1.6.0): ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json"), 3)} (target <= 1.05); CPU ${fmt(ratio("1.6.0 native, enforce on", "1.6.0 mcp.json", "cpuS"), 3)}`,
-  `own client / Pi alone (1.6.0): ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("1.6.0 own, enforce on", "1.6.0 Pi alone", "cpuS"), 3)}`,
-  `own client / Pi alone (0.87.1): ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio("0.87.1 own, enforce on", "0.87.1 Pi alone", "cpuS"), 3)}`,
-  `peak RSS added by the extension: native vs mcp.json ${fmt(rssAdded("1.6.0 native, enforce on", "1.6.0 mcp.json"), 1)} MiB; own vs Pi alone ${fmt(rssAdded("1.6.0 own, enforce on", "1.6.0 Pi alone"), 1)} MiB (1.6.0), ${fmt(rssAdded("0.87.1 own, enforce on", "0.87.1 Pi alone"), 1)} MiB (0.87.1)`,
+  // The ratios issue 14 sets targets for; with BENCH_BEFORE_TGZ, the older package's too.
+  ...["", " (before)"].flatMap((tag) =>
+    names.includes(`1.6.0 native, enforce on${tag}`) || names.includes(`0.87.1 own, enforce on${tag}`)
+      ? [
+          `native / own mcp.json (1.6.0)${tag}: ${fmt(ratio(`1.6.0 native, enforce on${tag}`, "1.6.0 mcp.json"), 3)} (target <= 1.05); CPU ${fmt(ratio(`1.6.0 native, enforce on${tag}`, "1.6.0 mcp.json", "cpuS"), 3)}`,
+          `own client / Pi alone (1.6.0)${tag}: ${fmt(ratio(`1.6.0 own, enforce on${tag}`, "1.6.0 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio(`1.6.0 own, enforce on${tag}`, "1.6.0 Pi alone", "cpuS"), 3)}`,
+          `own client / Pi alone (0.87.1)${tag}: ${fmt(ratio(`0.87.1 own, enforce on${tag}`, "0.87.1 Pi alone"), 3)} (target <= 1.10); CPU ${fmt(ratio(`0.87.1 own, enforce on${tag}`, "0.87.1 Pi alone", "cpuS"), 3)}`,
+          `peak RSS added by the extension${tag}: native vs mcp.json ${fmt(rssAdded(`1.6.0 native, enforce on${tag}`, "1.6.0 mcp.json"), 1)} MiB; own vs Pi alone ${fmt(rssAdded(`1.6.0 own, enforce on${tag}`, "1.6.0 Pi alone"), 1)} MiB (1.6.0), ${fmt(rssAdded(`0.87.1 own, enforce on${tag}`, "0.87.1 Pi alone"), 1)} MiB (0.87.1)`,
+        ]
+      : [],
+  ),
 ];
 console.log(lines.join("\n"));
 const dir = join(REPO, "target/bench");

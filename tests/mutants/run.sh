@@ -37,7 +37,7 @@ GROUPS_TABLE=(
   "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored test_cfg_trust_and_text test_cfg_sidecar_schema_member test_cfg_bin_absolute"
   "config-files|config/binary.rs config/sidecar_file.rs|test_cfg_bin_absolute test_cfg_sidecar_untrusted_files test_cfg_bin_project_ignored"
   "catalogue|catalogue.rs|lib test_tool_catalogue"
-  "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config"
+  "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config test_cfg_bin_absolute"
   "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
   "mcp|mcp/framing.rs mcp/routing.rs|lib test_mcp_framing test_mcp_envelope_schema"
   "hook-bridge|hook/bridge.rs|test_hook_faults test_hook_live_events"

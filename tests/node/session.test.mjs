@@ -284,6 +284,36 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     }
   });
 
+  test("SES-17: a pending own-client tool call holds the process open until its answer, and no longer", async () => {
+    // The call's promise is settled through a channel that is unref'd while idle (issue 16): it
+    // must still hold Node's loop open while the call is pending, or Node would exit mid-call
+    // with the top-level await unsettled (exit code 13) instead of printing the answer.
+    const script = `
+      import { start, workspace } from ${JSON.stringify(new URL("./lib/pi.mjs", import.meta.url).href)};
+      const ws = workspace({ scenario: { calls: { search: { text: "slow answer", delay_ms: 700 } } } });
+      const s = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE: "0" } });
+      await s.sessionStart();
+      const result = await s.execute("search", { query: "x" });
+      process.stdout.write(JSON.stringify(result.content) + "\\n");
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const overall = setTimeout(() => child.kill("SIGKILL"), 120000);
+    try {
+      const { code, signal } = await new Promise((resolve) =>
+        child.on("exit", (code, signal) => resolve({ code, signal })),
+      );
+      assert.equal(signal, null, "killed: the process did not exit after the call");
+      assert.equal(code, 0, `exit ${code}: ${stderr}`);
+      assert.ok(stdout.includes("slow answer"), stdout);
+    } finally {
+      clearTimeout(overall);
+    }
+  });
+
   test("HOOK-15/CFG-15: with prompt context on, the prompt goes to the hook and its guidance joins the hidden message", async () => {
     const guidance = "## Gortex — relevant indexed symbols for your request\n- f";
     const ws = workspace({

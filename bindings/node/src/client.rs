@@ -263,8 +263,8 @@ pub fn execute_tool<'env>(
         || Execution::Done(internal_error()),
         || begin_execution(generation, request),
     );
-    env.spawn_future(async move {
-        Ok(guard::guard_async(internal_error, finish_execution(execution)).await)
+    crate::settle::spawn_promise(env, async move {
+        guard::guard_async(internal_error, finish_execution(execution)).await
     })
 }
 

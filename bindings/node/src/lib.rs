@@ -20,6 +20,7 @@ mod guard;
 mod native;
 mod render;
 mod session;
+mod settle;
 mod state;
 mod status;
 mod watcher;

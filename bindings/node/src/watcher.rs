@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
+use napi::bindgen_prelude::{FromNapiValue, JsValue, PromiseRaw, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::diff::{self, ToolCall};
@@ -124,8 +124,21 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
 
 /// DIFF-17 for a native Gortex edit: the before snapshot of the claim made
 /// by `watchEdit`, read on the blocking pool with no lock held.
-#[napi]
-pub async fn watch_snapshot(generation: u32, tool_call_id: String) {
+///
+/// Settled through `settle` (issue 16: a native edit's per-call cost).
+#[napi(ts_return_type = "Promise<void>")]
+pub fn watch_snapshot(
+    env: &Env,
+    generation: u32,
+    tool_call_id: String,
+) -> napi::Result<PromiseRaw<'_, Value>> {
+    crate::settle::spawn_promise(env, async move {
+        snapshot(generation, tool_call_id).await;
+        Value::Null
+    })
+}
+
+async fn snapshot(generation: u32, tool_call_id: String) {
     guard::guard_async(|| (), async move {
         let state = generation::get(generation);
         let Some(ticket) = lock(&state.watcher().tickets).remove(&tool_call_id) else {
@@ -188,7 +201,15 @@ fn promoted_tools(text: &str) -> Vec<String> {
     ts_args_type = "generation: number, event: host.WatchToolResult",
     ts_return_type = "Promise<host.WatchResultAction>"
 )]
-pub async fn watch_tool_result(generation: u32, event: Value) -> Value {
+pub fn watch_tool_result(
+    env: &Env,
+    generation: u32,
+    event: Value,
+) -> napi::Result<PromiseRaw<'_, Value>> {
+    crate::settle::spawn_promise(env, tool_result(generation, event))
+}
+
+async fn tool_result(generation: u32, event: Value) -> Value {
     guard::guard_async(|| to_js(&WatchResultAction::default()), async move {
         let Some(event) = from_js::<WatchToolResult>(event) else {
             return to_js(&WatchResultAction::default());

@@ -73,6 +73,27 @@ pub async fn run_with_limits(argv: &[String], event: &HookEvent, limits: HookLim
             error: error.to_string(),
         }),
     };
+    hook_run(started, result)
+}
+
+/// [`run`] on the calling thread, which it blocks for the exchange (at most
+/// the HOOK-2 limits). For a caller already on a blocking thread: the addon
+/// runs a `tool_call`'s hook this way, straight from Pi's thread to one
+/// blocking thread and back, without a runtime worker in between (issue 16).
+#[cfg(unix)]
+pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
+    let started = Instant::now();
+    let result = match serde_json::to_vec(event) {
+        Ok(envelope) => blocking::exchange(argv, &envelope, HookLimits::default()),
+        Err(error) => Err(HookFailure::Io {
+            error: error.to_string(),
+        }),
+    };
+    hook_run(started, result)
+}
+
+/// The run from an exchange's outcome (HOOK-10: any failure is no decision).
+fn hook_run(started: Instant, result: Result<Vec<u8>, HookFailure>) -> HookRun {
     let latency = started.elapsed();
     match result.and_then(|stdout| parse_decision(&stdout)) {
         Ok(decision) => HookRun {

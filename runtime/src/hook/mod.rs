@@ -10,6 +10,8 @@ pub mod decision;
 pub mod failure;
 pub mod normalize;
 
+#[cfg(unix)]
+pub use bridge::run_blocking;
 pub use bridge::{run, run_with_limits, HookLimits, HookRun, HOOK_STDOUT_CAP, HOOK_TIMEOUT};
 pub use decision::{
     empty_decision, orientation, outcome, parse_decision, prompt_guidance, HookOutcome,

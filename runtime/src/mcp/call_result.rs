@@ -375,6 +375,17 @@ mod tests {
     }
 
     #[test]
+    fn a_number_beyond_f64_in_a_member_not_read_costs_nothing() {
+        // Found by fuzzing: serde_json's `Value` refuses the whole reply, as
+        // it would read `{}`; the borrowed reading skips the member, as Pi's
+        // own client (`JSON.parse`: `Infinity`) reads the rest.
+        let frame = br#"{"x":1e99999,"structuredContent":{"k":1}}"#;
+        let fast = read_call_result(&RawResponse::from_json(frame.to_vec()));
+        assert_eq!(fast.model_text(), r#"{"k":1}"#);
+        assert!(decode_lenient(frame).is_null());
+    }
+
+    #[test]
     fn only_lone_surrogate_escapes_inside_strings_are_repaired() {
         let repair = |json: &str| {
             repair_lone_surrogates(json.as_bytes()).map(|out| String::from_utf8(out).unwrap())

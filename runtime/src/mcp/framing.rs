@@ -235,6 +235,46 @@ mod tests {
         assert_eq!(owned, body.len());
     }
 
+    #[test]
+    fn cap_counts_a_frame_completed_across_chunks() {
+        // One byte held, then eight more and the newline: nine bytes > 8.
+        let mut decoder = FrameDecoder::new(8);
+        decoder.push(b"a", |_| panic!("no newline yet")).unwrap();
+        let err = decoder
+            .push(b"12345678\n", |_| panic!("over the cap"))
+            .expect_err("9 bytes > 8");
+        assert!(matches!(err, FramingError::FrameTooLarge { limit: 8 }));
+        // Exactly the cap is delivered.
+        let mut decoder = FrameDecoder::new(8);
+        decoder.push(b"a", |_| panic!("no newline yet")).unwrap();
+        let mut frames = Vec::new();
+        decoder
+            .push(b"1234567\n", |frame| frames.push(frame.into_owned()))
+            .unwrap();
+        assert_eq!(frames, [b"a1234567".to_vec()]);
+    }
+
+    #[test]
+    fn an_unterminated_frame_grows_its_buffer_by_half_not_by_doubling() {
+        let mut decoder = FrameDecoder::default();
+        for chunk in [1000, 1000] {
+            decoder
+                .push(&vec![b'x'; chunk], |_| panic!("no newline yet"))
+                .unwrap();
+        }
+        assert_eq!(
+            decoder.remainder.capacity(),
+            2000,
+            "exactly what was needed"
+        );
+        decoder.push(b"x", |_| panic!("no newline yet")).unwrap();
+        assert_eq!(
+            decoder.remainder.capacity(),
+            3000,
+            "one and a half times, not two"
+        );
+    }
+
     /// Feeds `len` bytes without a newline, then the newline; returns whether
     /// the frame came out borrowed.
     fn reassembled_is_borrowed(decoder: &mut FrameDecoder, len: usize) -> bool {

@@ -1,8 +1,10 @@
 // Own-client tool call seen from JavaScript (issue 16 item 3): Pi's `execute` of a registered
 // gortex tool (ExtensionRunner -> glue -> addon -> gortex mcp simulator -> back), p50 per call,
 // against a Node pipe echo to `cat` of a line of the same size in the same run, interleaved in
-// blocks. Prints a JSON report. Enforcement is off and the call is not an edit, so only the
-// call path itself is measured.
+// blocks. Also interleaved: the same `tools/call` sent by Node straight to the simulator over its
+// pipes (no extension, no Pi): the floor any client of this simulator has, since the simulator's
+// own work is part of every call. Prints a JSON report. Enforcement is off and the call is not an
+// edit, so only the call path itself is measured.
 //
 // Run: FAKE_GORTEX_BIN=target/release/fake-gortex $NODE22 tests/node/bench/call_path.mjs
 // Knobs: BENCH_CALLS (default 2000), BENCH_BLOCK (default 100). BENCH_CPU_PROF=1 runs only the
@@ -12,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { PKG_DIR, start, workspace } from "../lib/pi.mjs";
+import { FAKE, PKG_DIR, start, workspace } from "../lib/pi.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 100);
@@ -25,7 +27,7 @@ function p(values, q) {
 
 /** One line in, the same line back: the cheapest round trip through a child's pipes. */
 function catEcho() {
-  const child = spawn("cat", [], { stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn("/bin/cat", [], { stdio: ["pipe", "pipe", "ignore"] });
   let waiting;
   let buffered = "";
   child.stdout.setEncoding("utf8");
@@ -43,6 +45,43 @@ function catEcho() {
         waiting = resolve;
         child.stdin.write(line);
       }),
+    stop: () => child.kill(),
+  };
+}
+
+/** The simulator (`fake-gortex mcp`) driven by Node directly: handshake, then one `tools/call` per call. */
+async function simulatorDirect() {
+  const child = spawn(FAKE, ["mcp"], { stdio: ["pipe", "pipe", "ignore"] });
+  let waiting;
+  let buffered = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    let end = buffered.indexOf("\n");
+    while (end >= 0) {
+      const line = buffered.slice(0, end);
+      buffered = buffered.slice(end + 1);
+      const resolve = waiting;
+      waiting = undefined;
+      resolve?.(line);
+      end = buffered.indexOf("\n");
+    }
+  });
+  let id = 0;
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      waiting = resolve;
+      id += 1;
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    });
+  await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  });
+  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+  return {
+    call: () => request("tools/call", { name: "search", arguments: ARGS }),
     stop: () => child.kill(),
   };
 }
@@ -82,13 +121,16 @@ const session = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE:
 await session.sessionStart();
 if (!session.toolNames().includes("search")) throw new Error(`own client not started: ${session.toolNames()}`);
 const echo = catEcho();
+const direct = await simulatorDirect();
 const piTimes = [];
 const echoTimes = [];
+const directTimes = [];
 const only = process.env.BENCH_CPU_PROF === "1";
 // Warm-up of both paths (JIT, first respawn-free calls).
 for (let i = 0; i < 50; i++) {
   await session.execute("search", ARGS);
   await echo.call();
+  await direct.call();
 }
 for (let done = 0; done < CALLS; done += BLOCK) {
   for (let i = 0; i < BLOCK; i++) {
@@ -102,8 +144,14 @@ for (let done = 0; done < CALLS; done += BLOCK) {
     await echo.call();
     echoTimes.push(performance.now() - began);
   }
+  for (let i = 0; i < BLOCK; i++) {
+    const began = performance.now();
+    await direct.call();
+    directTimes.push(performance.now() - began);
+  }
 }
 echo.stop();
+direct.stop();
 await session.shutdown();
 const us = (ms) => Math.round(ms * 1000);
 const report = {
@@ -116,6 +164,8 @@ const report = {
         catEchoP50Us: us(p(echoTimes, 0.5)),
         catEchoP90Us: us(p(echoTimes, 0.9)),
         ratioP50: Number((p(piTimes, 0.5) / p(echoTimes, 0.5)).toFixed(2)),
+        simulatorDirectP50Us: us(p(directTimes, 0.5)),
+        simulatorDirectRatioToEchoP50: Number((p(directTimes, 0.5) / p(echoTimes, 0.5)).toFixed(2)),
       }),
 };
 if (parts) {
