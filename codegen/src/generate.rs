@@ -48,32 +48,22 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("schema/src/generated/validation.rs"),
         contents: emit_validation_rs(),
     });
-    // The npm package ships the schema files (for editors and generic validators), verbatim.
-    for file in files {
-        let source = root.join("schema").join(&file.file_name);
-        out.push(GeneratedFile {
-            path: PathBuf::from("bindings/node/schema").join(&file.file_name),
-            contents: std::fs::read_to_string(&source).map_err(|source_error| {
-                CodegenError::Io {
+    // The npm package ships the schema files (for editors and generic validators), verbatim; and
+    // the codegen crate embeds them, so an installed validator needs no checkout (the crate builds
+    // from its own directory, so the copies live inside it).
+    for dir in ["bindings/node/schema", "codegen/schemas"] {
+        for file in files {
+            let source = root.join("schema").join(&file.file_name);
+            let contents =
+                std::fs::read_to_string(&source).map_err(|source_error| CodegenError::Io {
                     path: source,
                     source: source_error,
-                }
-            })?,
-        });
-    }
-    // And the codegen crate embeds them, so an installed validator needs no checkout (the crate
-    // builds from its own directory, so the copies live inside it).
-    for file in files {
-        let source = root.join("schema").join(&file.file_name);
-        out.push(GeneratedFile {
-            path: PathBuf::from("codegen/schemas").join(&file.file_name),
-            contents: std::fs::read_to_string(&source).map_err(|source_error| {
-                CodegenError::Io {
-                    path: source,
-                    source: source_error,
-                }
-            })?,
-        });
+                })?;
+            out.push(GeneratedFile {
+                path: PathBuf::from(dir).join(&file.file_name),
+                contents,
+            });
+        }
     }
     out.push(GeneratedFile {
         path: PathBuf::from("codegen/src/embedded_schemas.rs"),

@@ -238,9 +238,10 @@ impl McpClient {
     ) -> Result<RawResponse, McpError> {
         refuse_if_aborted(abort)?;
         let connection = self.shared.ensure_running().await?;
-        self.shared
-            .send_request(&connection, method, params, abort)
-            .await
+        let sent = self
+            .shared
+            .begin_request(&connection, method, params, abort)?;
+        sent.settled(abort).await
     }
 
     /// The request written now, on the caller's thread, when the child is
@@ -556,9 +557,8 @@ impl Shared {
         connection: &Arc<Connection>,
     ) -> Result<HandshakeInfo, McpError> {
         let params = handshake::initialize_params();
-        let result = self
-            .send_request(connection, "initialize", &params, None)
-            .await?;
+        let sent = self.begin_request(connection, "initialize", &params, None)?;
+        let result = sent.settled(None).await?;
         let info = handshake::read_handshake(result.json());
         let empty = RawValue::from_string("{}".to_string()).expect("valid JSON");
         connection.outbound.send(envelope::notification_frame(
@@ -662,18 +662,6 @@ impl Shared {
         reject_all(&mut state, &reason);
         state.phase = Phase::Exited(reason);
         Some(current)
-    }
-
-    async fn send_request(
-        self: &Arc<Self>,
-        connection: &Arc<Connection>,
-        method: &str,
-        params: &RawValue,
-        abort: Option<&CancellationToken>,
-    ) -> Result<RawResponse, McpError> {
-        self.begin_request(connection, method, params, abort)?
-            .settled(abort)
-            .await
     }
 
     /// The synchronous half of a request: registers it as pending and
