@@ -258,3 +258,37 @@ async fn timeout_also_kills_what_a_wrapper_script_started() {
     });
     assert!(gone, "grandchild {pid} still alive");
 }
+
+#[tokio::test]
+async fn a_hook_that_never_reads_its_input_is_still_cut_off_at_the_timeout() {
+    // The envelope (a 1 MiB edit) is larger than a pipe holds, and the hook
+    // never reads it: only a non-blocking write lets the timeout fire while
+    // the envelope is still being written.
+    let big = "x".repeat(1024 * 1024);
+    let envelope = envelope_for_tool_call(
+        "write",
+        &json!({"path": "src/a.go", "content": big}),
+        &EnvelopeContext {
+            cwd: "/repo".into(),
+            session_id: "s1".into(),
+        },
+        |_| None,
+    );
+    let limits = pi_gortex_runtime::hook::HookLimits {
+        timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let run = pi_gortex_runtime::hook::run_with_limits(
+        &["/bin/sh".into(), "-c".into(), "exec sleep 20".into()],
+        &envelope,
+        limits,
+    )
+    .await;
+    assert_eq!(run.failure, Some(HookFailure::Timeout { limit_ms: 300 }));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "cut off at the timeout, not when the hook exited: {:?}",
+        started.elapsed()
+    );
+}

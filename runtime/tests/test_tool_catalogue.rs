@@ -171,6 +171,9 @@ fn tool_10_a_listing_that_changes_nothing_is_empty_and_leaves_the_active_tools()
     let changes_active = |c: &CatalogueChanges| !c.activate.is_empty() || !c.deactivate.is_empty();
     let mut state = CatalogueState::new();
     let first = state.apply(&[tool("search"), tool("trace")]);
+    let mut registered: Vec<&str> = state.registered().collect();
+    registered.sort_unstable();
+    assert_eq!(registered, ["search", "trace"]);
     assert!(!first.is_empty(), "registrations alone are a change");
     assert!(!changes_active(&first), "new tools need no setActiveTools");
     let same = state.apply(&[tool("search"), tool("trace")]);

@@ -273,6 +273,12 @@ mod tests {
             3000,
             "one and a half times, not two"
         );
+        // The buffer is kept for the next frame; filling it exactly needs no growth.
+        decoder.push(b"\n", |_| {}).unwrap();
+        decoder
+            .push(&vec![b'x'; 3000], |_| panic!("no newline yet"))
+            .unwrap();
+        assert_eq!(decoder.remainder.capacity(), 3000, "full, not grown");
     }
 
     /// Feeds `len` bytes without a newline, then the newline; returns whether

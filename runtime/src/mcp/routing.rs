@@ -129,6 +129,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_server_ping_is_answered_and_any_other_request_is_method_not_found() {
+        let reply = |frame: &[u8]| match route(Frame::Borrowed(frame)) {
+            Routed::Reply(bytes) => String::from_utf8(bytes).unwrap(),
+            other => panic!("a reply, got {other:?}"),
+        };
+        assert_eq!(
+            reply(br#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#),
+            "{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}\n"
+        );
+        assert!(reply(br#"{"jsonrpc":"2.0","id":6,"method":"roots/list"}"#).contains("-32601"));
+    }
+
+    #[test]
+    fn only_tools_list_changed_is_a_list_change() {
+        let changed = br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+        assert!(matches!(
+            route(Frame::Borrowed(changed)),
+            Routed::ListChanged
+        ));
+        let other = br#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#;
+        assert!(matches!(route(Frame::Borrowed(other)), Routed::Ignored));
+    }
+
+    #[test]
+    fn a_raw_response_decodes_leniently_and_compares_by_its_json() {
+        let response = RawResponse::from_json(br#"{"a":[1,2]}"#.to_vec());
+        assert_eq!(response.to_value(), serde_json::json!({"a": [1, 2]}));
+        assert_eq!(
+            RawResponse::from_json(b"not json".to_vec()).to_value(),
+            serde_json::Value::Null
+        );
+        assert_eq!(response, RawResponse::from_json(br#"{"a":[1,2]}"#.to_vec()));
+        assert_ne!(response, RawResponse::from_json(br#"{"a":[2,1]}"#.to_vec()));
+    }
+
+    #[test]
     fn a_borrowed_response_keeps_only_its_result() {
         let frame = br#"{"jsonrpc":"2.0","id":7,"result":{"a":[1,2]}}"#;
         let Routed::Response { id, outcome } = route(Frame::Borrowed(frame)) else {
