@@ -5,7 +5,9 @@
 //! panic guard so a Rust bug fails open instead of reaching Node (FAIL-4).
 //! Exports that may wait on a child process or the file system are async and
 //! run on napi's shared tokio runtime; pure decisions are synchronous, because
-//! a Promise round trip would cost more than the decision itself.
+//! a Promise round trip would cost more than the decision itself. The async
+//! exports that run once per tool call return promises from `settle`, which
+//! cost less to cross than napi-rs's `async fn` (issue 16).
 
 // napi-derive registers exports only outside test builds, so unit-test
 // builds see the adapters as unused.

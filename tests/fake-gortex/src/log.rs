@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -15,6 +16,11 @@ pub struct Log {
 }
 
 static LOG: OnceLock<Log> = OnceLock::new();
+
+/// A process exits once, so it logs one `exit`. Without this, a stop that
+/// closes stdin and sends SIGTERM at once (MCP-15) could make the EOF path and
+/// the SIGTERM thread both log one while the process was on its way out.
+static EXIT_LOGGED: AtomicBool = AtomicBool::new(false);
 
 /// Opens the log once per process; later calls are no-ops.
 pub fn init(verb: &str) {
@@ -44,6 +50,9 @@ fn now_ms() -> u64 {
 pub fn record(ev: &str, fields: Value) {
     let Some(log) = LOG.get() else { return };
     let Some(file) = &log.file else { return };
+    if ev == "exit" && EXIT_LOGGED.swap(true, Ordering::SeqCst) {
+        return;
+    }
     let mut obj = Map::new();
     obj.insert("t".into(), now_ms().into());
     obj.insert("pid".into(), log.pid.into());
