@@ -134,6 +134,9 @@ pub struct InstanceLatches {
     refusal: Option<String>,
     /// NAT-6: the native registration was withdrawn for want of a connector.
     withdrawn: bool,
+    /// CFG-19: the native registration was withdrawn because it came from a
+    /// project sidecar that this untrusted folder does not honour.
+    left_untrusted: bool,
 }
 
 impl InstanceLatches {
@@ -167,6 +170,9 @@ impl InstanceLatches {
         if let Some(refusal) = &self.refusal {
             return Some(PathWhy::Refused(refusal.clone()));
         }
+        if self.left_untrusted {
+            return Some(PathWhy::ProjectUntrusted);
+        }
         self.withdrawn
             .then_some(PathWhy::Own(OwnClientReason::NoMcpConnector))
     }
@@ -183,6 +189,7 @@ impl InstanceLatches {
             return false;
         }
         self.native = false;
+        self.left_untrusted = true;
         true
     }
 
@@ -317,6 +324,14 @@ mod tests {
         assert_eq!(
             withdrawn.path_taken(),
             Some(PathWhy::Own(OwnClientReason::NoMcpConnector))
+        );
+        let mut untrusted = InstanceLatches::new(true);
+        assert!(untrusted.leave_stale_native(false));
+        untrusted.begin_session(false, Some(&names(&["mcp"])), &[]);
+        assert_eq!(
+            untrusted.path_taken(),
+            Some(PathWhy::ProjectUntrusted),
+            "CFG-19: /gortex names trust, not a missing connector"
         );
     }
 
