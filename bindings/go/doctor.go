@@ -12,17 +12,17 @@ type DoctorReport struct {
 	Ok bool `json:"ok"`
 	// Why the bridge would be down; present when `ok` is false. Names the binary when it does not resolve.
 	Reason *string `json:"reason,omitempty"`
-	// The resolved configuration, with provenance and warnings (CFG-*).
+	// The resolved configuration, with provenance and warnings.
 	Config DoctorConfig `json:"config"`
-	// Where `bin` resolves (NAT-3).
+	// Where `bin` resolves.
 	Binary DoctorBinary `json:"binary"`
-	// The MCP handshake with `<bin> mcp` (MCP-17..MCP-21).
+	// The MCP handshake with `<bin> mcp`.
 	Handshake DoctorHandshake `json:"handshake"`
-	// The tool surface the own client would register (TOOL-*).
+	// The tool surface the own client would register.
 	Tools DoctorTools `json:"tools"`
-	// One hook round trip with a sample `tool_call` envelope (HOOK-*).
+	// One hook round trip with a sample `tool_call` envelope.
 	Hook DoctorHook `json:"hook"`
-	// The tool channel Pi >= 0.99 would use (NAT-2).
+	// The tool channel Pi >= 0.99 would use.
 	Native DoctorNative `json:"native"`
 }
 
@@ -55,25 +55,25 @@ func (DoctorReport) schemaType() (file, def string) {
 	return "doctor", "DoctorReport"
 }
 
-// DoctorConfig: The resolved configuration (CFG-13 plus `prompt_context`), where each value came from, and every warning met while resolving it.
+// DoctorConfig: The resolved configuration (the sidecar keys plus `prompt_context`), where each value came from, and every warning met while resolving it.
 type DoctorConfig struct {
-	// The gortex executable (CFG-6).
+	// The gortex executable.
 	Bin string `json:"bin"`
-	// The normalized hook posture (CFG-7): `deny`, `enrich`, `consult-unlock` or `nudge`.
+	// The normalized hook posture: `deny`, `enrich`, `consult-unlock` or `nudge`.
 	HookMode string `json:"hook_mode"`
-	// The hook argv (CFG-8).
+	// The hook argv.
 	HookArgv []string `json:"hook_argv"`
-	// Whether tool calls are judged by the hook (CFG-10).
+	// Whether tool calls are judged by the hook.
 	Enforce bool `json:"enforce"`
-	// The tools preset (CFG-11).
+	// The tools preset.
 	ToolsPreset string `json:"tools_preset"`
-	// Whether the native path is attempted (CFG-12).
+	// Whether the native path is attempted.
 	NativeMCP bool `json:"native_mcp"`
-	// Whether user prompts go to the hook (CFG-15).
+	// Whether user prompts go to the hook.
 	PromptContext bool `json:"prompt_context"`
 	// The layer that supplied each value.
 	Provenance DoctorProvenance `json:"provenance"`
-	// Pi's agent dir (CFG-3).
+	// Pi's agent dir.
 	AgentDir string `json:"agent_dir"`
 	// Where the project sidecar was looked for (`<cwd>/.pi/gortex.json`).
 	ProjectSidecar string `json:"project_sidecar"`
@@ -112,9 +112,9 @@ func (DoctorConfig) schemaType() (file, def string) {
 	return "doctor", "DoctorConfig"
 }
 
-// DoctorProvenance: The layer behind each resolved value (CFG-2).
+// DoctorProvenance: The layer behind each resolved value.
 type DoctorProvenance struct {
-	// Source of `bin`; never `project` (CFG-6).
+	// Source of `bin`; never `project`.
 	Bin ConfigLayer `json:"bin"`
 	// Source of `hook_mode`.
 	HookMode ConfigLayer `json:"hook_mode"`
@@ -157,7 +157,7 @@ func (DoctorProvenance) schemaType() (file, def string) {
 	return "doctor", "DoctorProvenance"
 }
 
-// ConfigLayer: A configuration layer (CFG-2): an environment variable, the project sidecar, the global sidecar or the built-in default.
+// ConfigLayer: A configuration layer: an environment variable, the project sidecar, the global sidecar or the built-in default.
 type ConfigLayer string
 
 // Values of ConfigLayer.
@@ -191,7 +191,7 @@ func (ConfigLayer) schemaType() (file, def string) {
 	return "doctor", "ConfigLayer"
 }
 
-// DoctorBinary: Binary resolution (NAT-3).
+// DoctorBinary: Binary resolution.
 type DoctorBinary struct {
 	// `bin` as configured.
 	Configured string `json:"configured"`
@@ -266,7 +266,7 @@ func (CheckStatus) schemaType() (file, def string) {
 	return "doctor", "CheckStatus"
 }
 
-// DoctorHandshake: The MCP handshake (MCP-17, MCP-18) and its verdict against the version floor (MCP-21).
+// DoctorHandshake: The MCP handshake and its verdict against the version floor.
 type DoctorHandshake struct {
 	// How the handshake went.
 	Status CheckStatus `json:"status"`
@@ -280,7 +280,7 @@ type DoctorHandshake struct {
 	Floor string `json:"floor"`
 	// True when the daemon is older than `floor`.
 	BelowFloor *bool `json:"below_floor,omitempty"`
-	// The MCP-22 user warning, when the version or protocol is off.
+	// The user warning shown when the daemon's version or protocol is off.
 	SkewWarning *string `json:"skew_warning,omitempty"`
 	// Why the handshake failed, when it did.
 	Error *string `json:"error,omitempty"`
@@ -317,7 +317,7 @@ func (DoctorHandshake) schemaType() (file, def string) {
 	return "doctor", "DoctorHandshake"
 }
 
-// DoctorTools: The tools the own client would register from the first listing (TOOL-1..TOOL-5).
+// DoctorTools: The tools the own client would register from the first listing.
 type DoctorTools struct {
 	// Whether the listing was obtained.
 	Status CheckStatus `json:"status"`
@@ -325,7 +325,7 @@ type DoctorTools struct {
 	Count uint32 `json:"count"`
 	// The registered Pi tool names, in listing order.
 	Names []string `json:"names"`
-	// Tools registered under an alias because their daemon name collides with a Pi built-in (TOOL-2).
+	// Tools registered under an alias because their daemon name collides with a Pi built-in.
 	Aliased []DoctorAlias `json:"aliased"`
 }
 
@@ -358,7 +358,7 @@ func (DoctorTools) schemaType() (file, def string) {
 	return "doctor", "DoctorTools"
 }
 
-// DoctorAlias: One aliased tool (TOOL-2).
+// DoctorAlias: One aliased tool.
 type DoctorAlias struct {
 	// The name Pi registers, e.g. `gortex_read`.
 	Name string `json:"name"`
@@ -395,7 +395,7 @@ func (DoctorAlias) schemaType() (file, def string) {
 	return "doctor", "DoctorAlias"
 }
 
-// HookVerdict: What the extension would do with the sample decision (HOOK-10..HOOK-12).
+// HookVerdict: What the extension would do with the sample decision.
 type HookVerdict string
 
 // Values of HookVerdict.
@@ -428,9 +428,9 @@ func (HookVerdict) schemaType() (file, def string) {
 	return "doctor", "HookVerdict"
 }
 
-// DoctorHook: One hook round trip (HOOK-1..HOOK-3) with a sample `tool_call` envelope.
+// DoctorHook: One hook round trip with a sample `tool_call` envelope.
 type DoctorHook struct {
-	// The hook argv run (CFG-8).
+	// The hook argv run.
 	Argv []string `json:"argv"`
 	// The envelope written to stdin (a `HookEvent`).
 	Envelope map[string]json.RawMessage `json:"envelope"`
@@ -473,7 +473,7 @@ func (DoctorHook) schemaType() (file, def string) {
 	return "doctor", "DoctorHook"
 }
 
-// DoctorNative: The channel choice on Pi >= 0.99, with a connector loaded (NAT-2, NAT-6).
+// DoctorNative: The channel choice on Pi >= 0.99, with a connector loaded.
 type DoctorNative struct {
 	// `native` (Pi's MCP owns the connection) or `own_client`.
 	Path ToolChannel `json:"path"`

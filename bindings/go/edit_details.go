@@ -2,19 +2,19 @@
 
 package gortexproto
 
-// Types of schema/edit-details.schema.json (Edit details): The diff details pi-gortex stores in the `details` of a Pi tool result after a graph edit (protocols.md WIRE-20, WIRE-21; behaviour.md DIFF-*).
+// Types of schema/edit-details.schema.json (Edit details): The diff details pi-gortex stores in the `details` of a Pi tool result after a graph edit.
 
-// FileDiff: The change to one file (WIRE-20).
+// FileDiff: The change to one file.
 type FileDiff struct {
-	// Path relative to the session cwd; absolute when the relative form is empty (DIFF-14).
+	// Path relative to the session cwd; absolute when the relative form is empty.
 	Path string `json:"path"`
-	// Pi display diff (DIFF-13); empty when `note` is set.
+	// Pi display diff; empty when `note` is set.
 	Diff string `json:"diff"`
-	// Unified patch with headers (DIFF-13); empty when `note` is set.
+	// Unified patch with headers; empty when `note` is set.
 	Patch string `json:"patch"`
 	// First changed line in the new file, 1-based.
 	FirstChangedLine *uint32 `json:"firstChangedLine,omitempty"`
-	// Why no diff is drawn, e.g. `not diffed: over 1 MiB` or `line endings CRLF -> LF` (DIFF-10, DIFF-11, DIFF-15).
+	// Why no diff is drawn, e.g. `not diffed: over 1 MiB` or `line endings CRLF -> LF`.
 	Note *string `json:"note,omitempty"`
 }
 
@@ -47,7 +47,7 @@ func (FileDiff) schemaType() (file, def string) {
 	return "edit-details", "FileDiff"
 }
 
-// EditDetails: A tool result's `details` after an edit (WIRE-21); `{}` when there are no entries. On the native path these keys are merged into the details Pi's MCP result already carries.
+// EditDetails: A tool result's `details` after an edit; `{}` when there are no entries. On the native path these keys are merged into the details Pi's MCP result already carries.
 type EditDetails struct {
 	// One entry per changed file; present when there is at least one.
 	Diffs *[]FileDiff `json:"diffs,omitempty"`

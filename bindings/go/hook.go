@@ -2,25 +2,25 @@
 
 package gortexproto
 
-// Types of schema/hook.schema.json (Hook bridge): The envelope the extension writes to `gortex hook --agent=pi` and the decision it reads back (protocols.md WIRE-12 to WIRE-16). Both mirror Go types of the daemon (`hooks.BridgeEvent`, `hooks.BridgeDecision`), which ignore unknown fields, so these objects are open.
+// Types of schema/hook.schema.json (Hook bridge): The envelope the extension writes to `gortex hook --agent=pi` and the decision it reads back. Both mirror Go types of the daemon (`hooks.BridgeEvent`, `hooks.BridgeDecision`), which ignore unknown fields, so these objects are open.
 
 import "encoding/json"
 
-// BridgeEvent: One hook envelope, Go `hooks.BridgeEvent` (WIRE-13): written to the hook's stdin. Unknown fields are ignored; there is no version field.
+// BridgeEvent: One hook envelope, Go `hooks.BridgeEvent`: written to the hook's stdin. Unknown fields are ignored; there is no version field.
 type BridgeEvent struct {
-	// Event name: `session_start`, `tool_call` or `prompt` (WIRE-14). The Go side trims, lower-cases and maps `.`, `-` and space to `_`.
+	// Event name: `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`.
 	Event string `json:"event"`
 	// Tool name of a `tool_call`: Pi's tool name (e.g. `Read`) or the daemon's bare name for a graph call.
 	ToolName string `json:"tool_name,omitempty"`
-	// Tool arguments of a `tool_call` (free-form object, normalized per HOOK-7).
+	// Tool arguments of a `tool_call` (a free-form object, normalized before the hook sees it).
 	ToolInput map[string]json.RawMessage `json:"tool_input,omitempty"`
 	// The session's working directory.
 	CWD string `json:"cwd,omitempty"`
 	// Pi's session id; may be empty.
 	SessionID string `json:"session_id,omitempty"`
-	// The user's prompt, for the `prompt` event (HOOK-15, CFG-15).
+	// The user's prompt, for the `prompt` event.
 	Prompt string `json:"prompt,omitempty"`
-	// True when the call is a Gortex graph tool (HOOK-5); such calls always get `{}`.
+	// True when the call is a Gortex graph tool; such calls always get `{}`.
 	IsGortexTool bool `json:"is_gortex_tool,omitempty"`
 }
 
@@ -59,15 +59,15 @@ type HookEvent = BridgeEvent
 // PiEvent is the same type as BridgeEvent.
 type PiEvent = BridgeEvent
 
-// BridgeDecision: The hook's answer, Go `hooks.BridgeDecision` (WIRE-15): all fields optional, `{}` means do nothing. One kind per answer. At runtime a field of the wrong type is ignored (HOOK-3), but such a decision is still invalid here.
+// BridgeDecision: The hook's answer, Go `hooks.BridgeDecision`: all fields optional, `{}` means do nothing. One kind per answer. At runtime a field of the wrong type is ignored, but such a decision is still invalid here.
 type BridgeDecision struct {
-	// Deny the call (HOOK-10); only JSON `true` blocks.
+	// Deny the call; only JSON `true` blocks.
 	Block bool `json:"block,omitempty"`
 	// Deny text the model reads; starts `[Gortex] `.
 	Reason string `json:"reason,omitempty"`
-	// Soft guidance for the model (HOOK-11).
+	// Soft guidance for the model.
 	AdditionalContext string `json:"additional_context,omitempty"`
-	// Session briefing (SES-13).
+	// Session briefing.
 	Orientation string `json:"orientation,omitempty"`
 }
 
@@ -106,7 +106,7 @@ type HookDecision = BridgeDecision
 // PiDecision is the same type as BridgeDecision.
 type PiDecision = BridgeDecision
 
-// HookMode: The hook posture, Go `hooks.Mode` (WIRE-16). Known values: `deny` (default), `enrich`, `consult-unlock`, `nudge`, and the alias `adaptive-nudge`; any other string is accepted and means `deny` (CFG-7).
+// HookMode: The hook posture, Go `hooks.Mode`. Known values: `deny` (default), `enrich`, `consult-unlock`, `nudge`, and the alias `adaptive-nudge`; any other string is accepted and means `deny`.
 type HookMode string
 
 // Values of HookMode that are documented; others are valid too.

@@ -6,19 +6,19 @@ package gortexproto
 
 import "encoding/json"
 
-// HostConfig: The resolved configuration as the glue sees it (CFG-13 plus CFG-15), resolved once when the factory runs (CFG-1).
+// HostConfig: The resolved configuration as the glue sees it, resolved once when the factory runs.
 type HostConfig struct {
-	// The gortex executable (CFG-6).
+	// The gortex executable.
 	Bin string `json:"bin"`
-	// The hook argv (CFG-8).
+	// The hook argv.
 	HookArgv []string `json:"hookArgv"`
-	// Whether to register the `tool_call` handler (CFG-10): true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start` (CFG-19); the core judges each call by the one in effect.
+	// Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect.
 	Enforce bool `json:"enforce"`
-	// The tools preset (CFG-11).
+	// The tools preset.
 	ToolsPreset string `json:"toolsPreset"`
-	// Whether the native path is attempted (CFG-12).
+	// Whether the native path is attempted.
 	NativeMCP bool `json:"nativeMcp"`
-	// Whether user prompts go to the hook (CFG-15).
+	// Whether user prompts go to the hook.
 	PromptContext bool `json:"promptContext"`
 	// Configuration problems met while resolving, as one line each; never fatal.
 	Warnings []string `json:"warnings"`
@@ -53,9 +53,9 @@ func (HostConfig) schemaType() (file, def string) {
 	return "host", "HostConfig"
 }
 
-// PathRequest: Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2).
+// PathRequest: Input of the native-versus-own-client choice at factory time.
 type PathRequest struct {
-	// `pi.registerMcpServer` is a function (NAT-1).
+	// `pi.registerMcpServer` is a function.
 	HasRegisterMCPServer bool `json:"hasRegisterMcpServer"`
 }
 
@@ -88,13 +88,13 @@ func (PathRequest) schemaType() (file, def string) {
 	return "host", "PathRequest"
 }
 
-// PathChoice: The tool channel chosen at factory time (NAT-2). When `native` is true the glue registers `serverConfig`; a throw there is a refusal (NAT-5).
+// PathChoice: The tool channel chosen at factory time. When `native` is true the glue registers `serverConfig`; a throw there is a refusal.
 type PathChoice struct {
 	// True when the native path is chosen.
 	Native bool `json:"native"`
 	// Why the own client is used (`native_disabled`, `host_lacks_native_mcp`, `binary_does_not_resolve`), or `native`.
 	Reason string `json:"reason"`
-	// The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true.
+	// The `registerMcpServer("gortex", …)` config, present when `native` is true.
 	ServerConfig *map[string]json.RawMessage `json:"serverConfig,omitempty"`
 	// The MCP server name to register and withdraw, `gortex`.
 	ServerName string `json:"serverName"`
@@ -131,7 +131,7 @@ func (PathChoice) schemaType() (file, def string) {
 	return "host", "PathChoice"
 }
 
-// ToolCallEvent: One Pi `tool_call` event as the glue forwards it (PI-2), with the HOOK-9 context.
+// ToolCallEvent: One Pi `tool_call` event as the glue forwards it, with the session's cwd and id.
 type ToolCallEvent struct {
 	// Pi's id of the call.
 	ToolCallID string `json:"toolCallId"`
@@ -139,11 +139,11 @@ type ToolCallEvent struct {
 	ToolName string `json:"toolName"`
 	// The call's arguments as Pi passed them (any JSON; a non-object is treated as `{}`).
 	Input json.RawMessage `json:"input"`
-	// Set for a codemode sub-call (Pi 1.6, HOOK-13, DIFF-17).
+	// Set for a codemode sub-call (Pi 1.6).
 	ParentToolCallID *string `json:"parentToolCallId,omitempty"`
-	// `ctx.cwd`, else `pi.cwd`, else the process working directory (HOOK-9).
+	// `ctx.cwd`, else `pi.cwd`, else the process working directory.
 	CWD string `json:"cwd"`
-	// Pi's session id, or `""` (HOOK-9).
+	// Pi's session id, or `""`.
 	SessionID string `json:"sessionId"`
 }
 
@@ -176,7 +176,7 @@ func (ToolCallEvent) schemaType() (file, def string) {
 	return "host", "ToolCallEvent"
 }
 
-// ToolCallAction: What the enforcement handler does with one tool call (HOOK-10..12). A oneOf on `action`.
+// ToolCallAction: What the enforcement handler does with one tool call. A oneOf on `action`.
 type ToolCallAction struct {
 	// Raw is the JSON of the value, exactly as received.
 	Raw json.RawMessage
@@ -255,7 +255,7 @@ type SessionBegin struct {
 	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
-	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (CFG-19: the project sidecar then counts as before).
+	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
 	ProjectTrusted *bool `json:"projectTrusted,omitempty"`
 }
 
@@ -528,11 +528,11 @@ func (TurnResult) schemaType() (file, def string) {
 	return "host", "TurnResult"
 }
 
-// HiddenMessage: The `message` of `before_agent_start`'s return value (WIRE-23, SES-14).
+// HiddenMessage: The `message` of `before_agent_start`'s return value.
 type HiddenMessage struct {
 	// Always `gortex`.
 	CustomType string `json:"customType"`
-	// The joined text (SES-13).
+	// The joined text.
 	Content string `json:"content"`
 	// Always false.
 	Display bool `json:"display"`
@@ -569,7 +569,7 @@ func (HiddenMessage) schemaType() (file, def string) {
 	return "host", "HiddenMessage"
 }
 
-// ContextEntry: The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads (SES-14).
+// ContextEntry: The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads.
 type ContextEntry struct {
 	// Entry type, e.g. `custom_message`.
 	Type *string `json:"type,omitempty"`
@@ -621,15 +621,15 @@ func (ContextEntry) schemaType() (file, def string) {
 	return "host", "ContextEntry"
 }
 
-// OwnStartResult: The outcome of one own-client `session_start` (SES-7..9).
+// OwnStartResult: The outcome of one own-client `session_start`.
 type OwnStartResult struct {
-	// `started`, `failed` (the bridge error is recorded for the first turn) or `superseded` (SES-8).
+	// `started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
 	Status string `json:"status"`
 	// The failure message when `status` is `failed`.
 	Error *string `json:"error,omitempty"`
-	// The skew user text (MCP-22), when the handshake showed skew.
+	// The skew user text, when the handshake showed skew.
 	UserWarning *string `json:"userWarning,omitempty"`
-	// The first listing's registrations (TOOL-4, TOOL-10).
+	// The first listing's registrations.
 	Catalogue CatalogueUpdate `json:"catalogue"`
 }
 
@@ -662,7 +662,7 @@ func (OwnStartResult) schemaType() (file, def string) {
 	return "host", "OwnStartResult"
 }
 
-// CatalogueUpdate: What a listing asks the glue to do in Pi (TOOL-4, TOOL-8, TOOL-10).
+// CatalogueUpdate: What a listing asks the glue to do in Pi.
 type CatalogueUpdate struct {
 	// Tools to register with `pi.registerTool`.
 	Register []ToolRegistration `json:"register"`
@@ -701,15 +701,15 @@ func (CatalogueUpdate) schemaType() (file, def string) {
 	return "host", "CatalogueUpdate"
 }
 
-// ToolRegistration: One Pi tool definition's data (TOOL-4); the glue adds `execute` and the renderers.
+// ToolRegistration: One Pi tool definition's data; the glue adds `execute` and the renderers.
 type ToolRegistration struct {
-	// The registered name and label (TOOL-2).
+	// The registered name and label.
 	Name string `json:"name"`
 	// The daemon's bare tool name.
 	DaemonName string `json:"daemonName"`
-	// The description (TOOL-3).
+	// The description.
 	Description string `json:"description"`
-	// The MCP `inputSchema`, verbatim, or an empty object schema (TOOL-4).
+	// The MCP `inputSchema`, verbatim, or an empty object schema.
 	Parameters map[string]json.RawMessage `json:"parameters"`
 }
 
@@ -742,17 +742,17 @@ func (ToolRegistration) schemaType() (file, def string) {
 	return "host", "ToolRegistration"
 }
 
-// ToolExecuteRequest: One own-client tool execution (TOOL-6).
+// ToolExecuteRequest: One own-client tool execution.
 type ToolExecuteRequest struct {
-	// Pi's tool call id; `abortCall` names it (MCP-30).
+	// Pi's tool call id; `abortCall` names it.
 	CallID string `json:"callId"`
 	// The registered name.
 	Name string `json:"name"`
 	// The arguments, or `{}`.
 	Args json.RawMessage `json:"args"`
-	// The session cwd (DIFF-8, DIFF-14).
+	// The session cwd.
 	CWD string `json:"cwd"`
-	// True when the glue holds the DIFF-16 locks and the call should be snapshotted.
+	// True when the glue holds Pi's per-file locks for the candidate files and the call should be snapshotted.
 	Diff bool `json:"diff"`
 }
 
@@ -785,15 +785,15 @@ func (ToolExecuteRequest) schemaType() (file, def string) {
 	return "host", "ToolExecuteRequest"
 }
 
-// ToolExecuteResult: The outcome of one own-client execution: either a result or the error text to throw (TOOL-6).
+// ToolExecuteResult: The outcome of one own-client execution: either a result or the error text to throw.
 type ToolExecuteResult struct {
 	// False when the glue must throw `text`.
 	Ok bool `json:"ok"`
-	// The result text (TOOL-6 step 6), or the error message.
+	// The result text, or the error message.
 	Text string `json:"text"`
-	// EditDetails (WIRE-21), `{}` when none.
+	// EditDetails, `{}` when none.
 	Details map[string]json.RawMessage `json:"details"`
-	// Registrations from the re-sync a `tools_search` call awaited (TOOL-6 step 5).
+	// Registrations from the re-sync a `tools_search` call awaited.
 	Catalogue *CatalogueUpdate `json:"catalogue,omitempty"`
 }
 
@@ -826,7 +826,7 @@ func (ToolExecuteResult) schemaType() (file, def string) {
 	return "host", "ToolExecuteResult"
 }
 
-// WatchToolResult: A `tool_result` event for the native edit watcher (DIFF-19) and NAT-15.
+// WatchToolResult: A `tool_result` event for the native edit watcher and the `tools_search` hold.
 type WatchToolResult struct {
 	// Pi's id of the call.
 	ToolCallID string `json:"toolCallId"`
@@ -834,11 +834,11 @@ type WatchToolResult struct {
 	ToolName string `json:"toolName"`
 	// Whether the result is an error.
 	IsError bool `json:"isError"`
-	// The session cwd (DIFF-14).
+	// The session cwd.
 	CWD string `json:"cwd"`
 	// The result's existing details (any JSON).
 	Details json.RawMessage `json:"details,omitempty"`
-	// The result text, read for NAT-15 `promoted` names.
+	// The result text, read for the tool names a `tools_search` promoted.
 	Text *string `json:"text,omitempty"`
 }
 
@@ -871,7 +871,7 @@ func (WatchToolResult) schemaType() (file, def string) {
 	return "host", "WatchToolResult"
 }
 
-// WatchResultAction: What the `tool_result` handler returns and waits for (DIFF-19, NAT-15).
+// WatchResultAction: What the `tool_result` handler returns and waits for.
 type WatchResultAction struct {
 	// Replacement details: the existing object merged with EditDetails.
 	Details *map[string]json.RawMessage `json:"details,omitempty"`
@@ -912,7 +912,7 @@ func (WatchResultAction) schemaType() (file, def string) {
 type CallLine struct {
 	// Operation, subject, `to <target>` and the remaining `key=value` pairs, joined by spaces; values already cut when collapsed. Empty when there is nothing after the label.
 	Rest string `json:"rest"`
-	// Set when the call is drawn by Pi's read renderer (REN-4).
+	// Set when the call is drawn by Pi's read renderer.
 	Read *map[string]json.RawMessage `json:"read,omitempty"`
 }
 
@@ -984,22 +984,16 @@ func (CliOutput) schemaType() (file, def string) {
 	return "host", "CliOutput"
 }
 
-// StatusRequest: What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+// StatusRequest: What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now.
 type StatusRequest struct {
-	// The native path is in use (Pi's MCP owns the connection).
-	Native bool `json:"native"`
-	// Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
-	Fallback *string `json:"fallback,omitempty"`
-	// The error `registerMcpServer` threw (NAT-5).
-	Refusal *string `json:"refusal,omitempty"`
-	// The `mcp__gortex__*` tool names Pi has now (native path).
-	NativeTools []string `json:"nativeTools"`
+	// Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix.
+	PiTools []string `json:"piTools"`
 }
 
 var shapeOfStatusRequest = objectShape{
 	typeName: "StatusRequest",
-	declared: []string{"native", "fallback", "refusal", "nativeTools"},
-	required: []string{"native", "nativeTools"},
+	declared: []string{"piTools"},
+	required: []string{"piTools"},
 	closed:   true,
 	keep:     false,
 }
@@ -1025,7 +1019,7 @@ func (StatusRequest) schemaType() (file, def string) {
 	return "host", "StatusRequest"
 }
 
-// StatusView: The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+// StatusView: The bridge's state as text: the compact footer status and the `/gortex` block.
 type StatusView struct {
 	// For `setStatus("gortex", ...)`: state, path and daemon version.
 	Footer string `json:"footer"`

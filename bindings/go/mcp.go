@@ -2,11 +2,11 @@
 
 package gortexproto
 
-// Types of schema/mcp.schema.json (MCP subset): The subset of the Model Context Protocol (JSON-RPC 2.0 over stdio) that pi-gortex speaks with `gortex mcp` (protocols.md WIRE-1 to WIRE-11). MCP objects are open: unknown members such as `_meta` are accepted and kept. The JSON-RPC envelopes are closed, because JSON-RPC 2.0 fixes their members and the frame kinds are told apart by which members are present.
+// Types of schema/mcp.schema.json (MCP subset): The subset of the Model Context Protocol (JSON-RPC 2.0 over stdio) that pi-gortex speaks with `gortex mcp`. MCP objects are open: unknown members such as `_meta` are accepted and kept. The JSON-RPC envelopes are closed, because JSON-RPC 2.0 fixes their members and the frame kinds are told apart by which members are present.
 
 import "encoding/json"
 
-// JSONRPCMessage: Any single JSON-RPC 2.0 frame on the wire: a request, a notification, a result response or an error response (WIRE-1). Exactly one variant matches, because the envelopes are closed.
+// JSONRPCMessage: Any single JSON-RPC 2.0 frame on the wire: a request, a notification, a result response or an error response. Exactly one variant matches, because the envelopes are closed.
 type JSONRPCMessage struct {
 	// Raw is the JSON of the value, exactly as received.
 	Raw json.RawMessage
@@ -86,7 +86,7 @@ func (JSONRPCVersion) schemaType() (file, def string) {
 // Deprecated: use JSONRPCVersion; this alias will be removed in the next release.
 type JsonRpcVersion = JSONRPCVersion
 
-// RequestID: A JSON-RPC request id: an integer (the extension counts up from 1, MCP-12) or a string (servers may use e.g. `srv-1`).
+// RequestID: A JSON-RPC request id: an integer (the extension counts up from 1) or a string (servers may use e.g. `srv-1`).
 type RequestID struct {
 	// Raw is the JSON of the value, exactly as received.
 	Raw json.RawMessage
@@ -259,7 +259,7 @@ func (JSONRPCResultResponse) schemaType() (file, def string) {
 // Deprecated: use JSONRPCResultResponse; this alias will be removed in the next release.
 type JsonRpcResultResponse = JSONRPCResultResponse
 
-// JSONRPCErrorResponse: A failed response (WIRE-8). The rejection text is `error.message` (MCP-9).
+// JSONRPCErrorResponse: A failed response. The rejection text is `error.message`.
 type JSONRPCErrorResponse struct {
 	// Protocol version marker.
 	Jsonrpc JSONRPCVersion `json:"jsonrpc"`
@@ -362,9 +362,9 @@ type JsonRpcError = JSONRPCError
 
 // Implementation: Name and version of an MCP client (`clientInfo`) or server (`serverInfo`).
 type Implementation struct {
-	// Program name; the daemon selects the GCX wire format and the facade surface when the client name is `pi` (WIRE-2).
+	// Program name; the daemon selects the GCX wire format and the facade surface when the client name is `pi`.
 	Name string `json:"name"`
-	// Program version; for the Gortex server a bare semver such as `0.64.4` (WIRE-3).
+	// Program version; for the Gortex server a bare semver such as `0.64.4`.
 	Version string `json:"version"`
 	// Optional display name.
 	Title *string `json:"title,omitempty"`
@@ -414,7 +414,7 @@ func (Implementation) schemaType() (file, def string) {
 
 // ClientCapabilities: Capabilities the client announces in `initialize`.
 type ClientCapabilities struct {
-	// Non-standard capabilities; the extension sends `{"gortex/wire":["gcx"]}` (WIRE-2).
+	// Non-standard capabilities; the extension sends `{"gortex/wire":["gcx"]}`.
 	Experimental *map[string]json.RawMessage `json:"experimental,omitempty"`
 	// Roots support, when the client offers it.
 	Roots *map[string]json.RawMessage `json:"roots,omitempty"`
@@ -526,7 +526,7 @@ func (ServerCapabilities) schemaType() (file, def string) {
 
 // ToolsCapability: The server's tool capability.
 type ToolsCapability struct {
-	// True when the server sends `notifications/tools/list_changed` (WIRE-9).
+	// True when the server sends `notifications/tools/list_changed`.
 	ListChanged *bool `json:"listChanged,omitempty"`
 	// Extra holds members this version does not declare, kept for re-encoding.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -572,7 +572,7 @@ func (ToolsCapability) schemaType() (file, def string) {
 	return "mcp", "ToolsCapability"
 }
 
-// InitializeRequestParams: Params of the `initialize` request, the first frame the client sends (WIRE-2).
+// InitializeRequestParams: Params of the `initialize` request, the first frame the client sends.
 type InitializeRequestParams struct {
 	// The protocol version the client asks for; the extension sends `2025-06-18`, Pi's own MCP client `2025-11-25`.
 	ProtocolVersion string `json:"protocolVersion"`
@@ -624,7 +624,7 @@ func (InitializeRequestParams) schemaType() (file, def string) {
 	return "mcp", "InitializeRequestParams"
 }
 
-// InitializeResult: Result of `initialize` (WIRE-3). Only `protocolVersion` and `serverInfo.version` are read, and both are tolerated missing (a pre-0.61.2 daemon may omit `serverInfo`).
+// InitializeResult: Result of `initialize`. Only `protocolVersion` and `serverInfo.version` are read, and both are tolerated missing (a pre-0.61.2 daemon may omit `serverInfo`).
 type InitializeResult struct {
 	// The negotiated protocol version, e.g. `2025-06-18`.
 	ProtocolVersion *string `json:"protocolVersion,omitempty"`
@@ -678,7 +678,7 @@ func (InitializeResult) schemaType() (file, def string) {
 	return "mcp", "InitializeResult"
 }
 
-// ListToolsRequestParams: Params of `tools/list` (WIRE-5); the first page sends `{}`.
+// ListToolsRequestParams: Params of `tools/list`; the first page sends `{}`.
 type ListToolsRequestParams struct {
 	// The `nextCursor` of the previous page.
 	Cursor *string `json:"cursor,omitempty"`
@@ -726,7 +726,7 @@ func (ListToolsRequestParams) schemaType() (file, def string) {
 	return "mcp", "ListToolsRequestParams"
 }
 
-// ListToolsResult: One page of the `tools/list` result (WIRE-5, MCP-25).
+// ListToolsResult: One page of the `tools/list` result.
 type ListToolsResult struct {
 	// The tools of this page.
 	Tools []Tool `json:"tools"`
@@ -776,7 +776,7 @@ func (ListToolsResult) schemaType() (file, def string) {
 	return "mcp", "ListToolsResult"
 }
 
-// Tool: A tool the server offers (WIRE-6). The extension uses `name`, `description` and `inputSchema`; everything else is passed over.
+// Tool: A tool the server offers. The extension uses `name`, `description` and `inputSchema`; everything else is passed over.
 type Tool struct {
 	// The daemon's bare tool name, e.g. `search` (never `gortex_search`).
 	Name string `json:"name"`
@@ -890,7 +890,7 @@ func (ToolAnnotations) schemaType() (file, def string) {
 	return "mcp", "ToolAnnotations"
 }
 
-// CallToolRequestParams: Params of `tools/call` (WIRE-7).
+// CallToolRequestParams: Params of `tools/call`.
 type CallToolRequestParams struct {
 	// The daemon's bare tool name, e.g. `edit`.
 	Name string `json:"name"`
@@ -940,7 +940,7 @@ func (CallToolRequestParams) schemaType() (file, def string) {
 	return "mcp", "CallToolRequestParams"
 }
 
-// CallToolResult: Result of `tools/call` (WIRE-7). Only `text` blocks contribute text (MCP-27); `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
+// CallToolResult: Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
 type CallToolResult struct {
 	// The result blocks, tagged by `type`.
 	Content []ContentBlock `json:"content"`
@@ -1040,7 +1040,7 @@ func (ContentBlock) schemaType() (file, def string) {
 	return "mcp", "ContentBlock"
 }
 
-// TextContent: A text block; the only kind whose text reaches the model (MCP-27).
+// TextContent: A text block; the only kind whose text reaches the model.
 type TextContent struct {
 	// Block tag.
 	Type string `json:"type"`
@@ -1552,7 +1552,7 @@ func (Annotations) schemaType() (file, def string) {
 	return "mcp", "Annotations"
 }
 
-// CancelledNotificationParams: Params of `notifications/cancelled`, sent by the client when a call is aborted (MCP-30).
+// CancelledNotificationParams: Params of `notifications/cancelled`, sent by the client when a call is aborted.
 type CancelledNotificationParams struct {
 	// The id of the request being cancelled.
 	RequestID RequestID `json:"requestId"`
@@ -1602,7 +1602,7 @@ func (CancelledNotificationParams) schemaType() (file, def string) {
 	return "mcp", "CancelledNotificationParams"
 }
 
-// ToolsSearchResult: The JSON payload in the text content of a `tools_search` result (WIRE-11), on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable (NAT-15, TOOL-8). Open: newer daemons may add members.
+// ToolsSearchResult: The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
 type ToolsSearchResult struct {
 	// The query as the daemon understood it, e.g. `select:find_usages`.
 	Query *string `json:"query,omitempty"`
@@ -1660,7 +1660,7 @@ func (ToolsSearchResult) schemaType() (file, def string) {
 	return "mcp", "ToolsSearchResult"
 }
 
-// ToolsSearchEntry: One tool a `tools_search` result names (WIRE-11).
+// ToolsSearchEntry: One tool a `tools_search` result names.
 type ToolsSearchEntry struct {
 	// The daemon's bare tool name.
 	Name string `json:"name"`

@@ -2,17 +2,17 @@
 
 package gortexproto
 
-// Types of schema/pi.schema.json (Pi-facing shapes): Objects pi-gortex hands to the Pi host (protocols.md WIRE-22, WIRE-23).
+// Types of schema/pi.schema.json (Pi-facing shapes): Objects pi-gortex hands to the Pi host.
 
 import "encoding/json"
 
-// NativeMCPServerConfig: The config passed to `pi.registerMcpServer("gortex", config)` on the native path (WIRE-22, NAT-4); a subset of Pi's `McpServerConfig`.
+// NativeMCPServerConfig: The config passed to `pi.registerMcpServer("gortex", config)` on the native path; a subset of Pi's `McpServerConfig`.
 type NativeMCPServerConfig struct {
-	// The gortex binary (`bin`, CFG-6).
+	// The gortex binary (`bin`).
 	Command string `json:"command"`
 	// Arguments; always `["mcp"]`.
 	Args *[]string `json:"args,omitempty"`
-	// Extra environment for the server process (CFG-14); `{}` for `core` and `full`.
+	// Extra environment for the server process; `{}` for `core` and `full`.
 	Env *map[string]string `json:"env,omitempty"`
 	// How Pi exposes the tools; pi-gortex sends `direct` (Pi's default is `codemode`).
 	Exposure *string `json:"exposure,omitempty"`
@@ -64,7 +64,7 @@ func (NativeMCPServerConfig) schemaType() (file, def string) {
 // Deprecated: use NativeMCPServerConfig; this alias will be removed in the next release.
 type NativeMcpServerConfig = NativeMCPServerConfig
 
-// GortexMessageDetails: The `details` of the hidden `gortex` custom message returned from `before_agent_start` (WIRE-23, SES-14).
+// GortexMessageDetails: The `details` of the hidden `gortex` custom message returned from `before_agent_start`.
 type GortexMessageDetails struct {
 	// True when the message content includes the session orientation.
 	Briefing bool `json:"briefing"`

@@ -2,23 +2,23 @@
 
 package gortexproto
 
-// Types of schema/sidecar.schema.json (Sidecar gortex.json): The sidecar configuration file `gortex.json` (protocols.md WIRE-18): project `<cwd>/.pi/gortex.json` and global `<agentDir>/extensions/gortex.json`.
+// Types of schema/sidecar.schema.json (Sidecar gortex.json): The sidecar configuration file `gortex.json`: project `<cwd>/.pi/gortex.json` and global `<agentDir>/extensions/gortex.json`.
 
-// SidecarConfig: One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type (CFG-4, CFG-5, CFG-9).
+// SidecarConfig: One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type.
 type SidecarConfig struct {
 	// Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it.
 	Schema *string `json:"$schema,omitempty"`
-	// Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar (CFG-6).
+	// Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar.
 	Bin *string `json:"bin,omitempty"`
-	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny` (CFG-7).
+	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`.
 	HookMode *string `json:"hook_mode,omitempty"`
-	// Run the read-discipline hook on tool calls (env `GORTEX_ENFORCE`, default true, CFG-10).
+	// Run the read-discipline hook on tool calls (env `GORTEX_ENFORCE`, default true).
 	Enforce *bool `json:"enforce,omitempty"`
-	// Tool surface preset (env `GORTEX_TOOLS`, default `core`, CFG-11); known values `core`, `full`, `edit`, `nav`, `readonly`.
+	// Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`.
 	ToolsPreset *string `json:"tools_preset,omitempty"`
-	// Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true, CFG-12).
+	// Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true).
 	NativeMCP *bool `json:"native_mcp,omitempty"`
-	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false, CFG-15).
+	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false).
 	PromptContext *bool `json:"prompt_context,omitempty"`
 }
 

@@ -1,7 +1,7 @@
 // pi-gortex: Gortex code intelligence for Pi. The entry module Pi loads
 // (pi.extensions). All decisions live in the Rust core; the glue in ./glue
 // only turns Pi events into core calls and core answers into Pi calls.
-import { loadAddon } from "./glue/addon.ts";
+import { loadAddon } from "./glue/boundary.ts";
 import { createDegraded } from "./glue/degraded.ts";
 import type { PiLike } from "./glue/host.ts";
 import { createInstance } from "./glue/instance.ts";

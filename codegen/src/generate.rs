@@ -48,32 +48,22 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
         path: PathBuf::from("schema/src/generated/validation.rs"),
         contents: emit_validation_rs(),
     });
-    // The npm package ships the schema files (for editors and generic validators), verbatim.
-    for file in files {
-        let source = root.join("schema").join(&file.file_name);
-        out.push(GeneratedFile {
-            path: PathBuf::from("bindings/node/schema").join(&file.file_name),
-            contents: std::fs::read_to_string(&source).map_err(|source_error| {
-                CodegenError::Io {
+    // The npm package ships the schema files (for editors and generic validators), verbatim; and
+    // the codegen crate embeds them, so an installed validator needs no checkout (the crate builds
+    // from its own directory, so the copies live inside it).
+    for dir in ["bindings/node/schema", "codegen/schemas"] {
+        for file in files {
+            let source = root.join("schema").join(&file.file_name);
+            let contents =
+                std::fs::read_to_string(&source).map_err(|source_error| CodegenError::Io {
                     path: source,
                     source: source_error,
-                }
-            })?,
-        });
-    }
-    // And the codegen crate embeds them, so an installed validator needs no checkout (the crate
-    // builds from its own directory, so the copies live inside it).
-    for file in files {
-        let source = root.join("schema").join(&file.file_name);
-        out.push(GeneratedFile {
-            path: PathBuf::from("codegen/schemas").join(&file.file_name),
-            contents: std::fs::read_to_string(&source).map_err(|source_error| {
-                CodegenError::Io {
-                    path: source,
-                    source: source_error,
-                }
-            })?,
-        });
+                })?;
+            out.push(GeneratedFile {
+                path: PathBuf::from(dir).join(&file.file_name),
+                contents,
+            });
+        }
     }
     out.push(GeneratedFile {
         path: PathBuf::from("codegen/src/embedded_schemas.rs"),
@@ -139,11 +129,7 @@ pub fn valid_vectors(root: &Path) -> Result<Vec<(String, String, Value)>, Codege
     let mut type_dirs: Vec<PathBuf> = type_dirs.filter_map(|e| e.ok().map(|e| e.path())).collect();
     type_dirs.sort();
     for type_dir in type_dirs {
-        let type_name = type_dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
+        let type_name = text_of(type_dir.file_name());
         let Ok(entries) = std::fs::read_dir(type_dir.join("valid")) else {
             continue;
         };
@@ -153,11 +139,7 @@ pub fn valid_vectors(root: &Path) -> Result<Vec<(String, String, Value)>, Codege
             .collect();
         paths.sort();
         for path in paths {
-            let stem = path
-                .file_stem()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default()
-                .to_string();
+            let stem = text_of(path.file_stem());
             out.push((type_name.clone(), stem, read_json(&path)?));
         }
     }
@@ -182,4 +164,11 @@ pub fn write_all(root: &Path, files: &[GeneratedFile]) -> Result<(), CodegenErro
             .map_err(|source| CodegenError::Io { path, source })?;
     }
     Ok(())
+}
+
+/// A file-name part as text; a name that is not UTF-8 reads as empty.
+fn text_of(part: Option<&std::ffi::OsStr>) -> String {
+    part.and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_string()
 }

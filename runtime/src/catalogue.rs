@@ -49,11 +49,6 @@ impl CatalogueChanges {
         self.register.is_empty() && self.activate.is_empty() && self.deactivate.is_empty()
     }
 
-    /// True when `setActiveTools` must be called.
-    pub fn changes_active_tools(&self) -> bool {
-        !self.activate.is_empty() || !self.deactivate.is_empty()
-    }
-
     /// Applies the changes to Pi's current active tool names, keeping order.
     pub fn apply_to_active(&self, active: &[String]) -> Vec<String> {
         let dropped: HashSet<&str> = self.deactivate.iter().map(String::as_str).collect();
@@ -149,11 +144,13 @@ impl CatalogueState {
     }
 
     /// Registered names of the tools currently listed.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn registered(&self) -> impl Iterator<Item = &str> {
         self.registry.keys().map(String::as_str)
     }
 
     /// True when the name was withdrawn and not listed since.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn is_withdrawn(&self, registered: &str) -> bool {
         self.withdrawn.contains(registered)
     }

@@ -11,8 +11,9 @@ use pi_gortex_schema::host::{
     SessionPlan, SteerMessage, SteerMessageCustomType, ToolWait, TurnPlan, TurnPlanTurn,
 };
 
-use crate::native;
+use crate::native::{self, OwnClientReason};
 use crate::session::{self, HiddenMessage};
+use crate::status::PathWhy;
 
 /// SES-11: the cap of the first turn's readiness wait.
 pub const READY_WAIT_MS: u32 = 15_000;
@@ -131,6 +132,11 @@ pub struct InstanceLatches {
     native: bool,
     /// NAT-5: why `registerMcpServer` refused, told at each session start.
     refusal: Option<String>,
+    /// NAT-6: the native registration was withdrawn for want of a connector.
+    withdrawn: bool,
+    /// CFG-19: the native registration was withdrawn because it came from a
+    /// project sidecar that this untrusted folder does not honour.
+    left_untrusted: bool,
 }
 
 impl InstanceLatches {
@@ -148,14 +154,27 @@ impl InstanceLatches {
         self.refusal = Some(reason);
     }
 
-    /// NAT-5: why `registerMcpServer` refused, if it did (for `/gortex`'s path line).
-    pub fn refusal(&self) -> Option<&str> {
-        self.refusal.as_deref()
-    }
-
     /// Whether the instance is on the native path.
     pub fn is_native(&self) -> bool {
         self.native
+    }
+
+    /// STAT-2: the path as the latches know it: native, refused (NAT-5) or
+    /// withdrawn for want of a connector (NAT-6). `None` when the instance
+    /// took the own client at factory time; the status then reads why from
+    /// the configuration.
+    pub fn path_taken(&self) -> Option<PathWhy> {
+        if self.native {
+            return Some(PathWhy::Native);
+        }
+        if let Some(refusal) = &self.refusal {
+            return Some(PathWhy::Refused(refusal.clone()));
+        }
+        if self.left_untrusted {
+            return Some(PathWhy::ProjectUntrusted);
+        }
+        self.withdrawn
+            .then_some(PathWhy::Own(OwnClientReason::NoMcpConnector))
     }
 
     /// CFG-19: the native registration is made at load, before trust is
@@ -170,6 +189,7 @@ impl InstanceLatches {
             return false;
         }
         self.native = false;
+        self.left_untrusted = true;
         true
     }
 
@@ -205,6 +225,7 @@ impl InstanceLatches {
             }
             // NAT-6 steps 1-2: no connector; withdraw and latch the own client.
             self.native = false;
+            self.withdrawn = true;
             plan.withdraw_server = true;
         }
         if let Some(reason) = &self.refusal {
@@ -283,6 +304,35 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|name| name.to_string()).collect()
+    }
+
+    #[test]
+    fn stat_2_the_path_taken_follows_the_native_refusal_and_withdrawal_latches() {
+        let own = InstanceLatches::new(false);
+        assert_eq!(own.path_taken(), None, "own client from the start");
+        let mut native = InstanceLatches::new(true);
+        native.begin_session(false, Some(&names(&["mcp"])), &[]);
+        assert_eq!(native.path_taken(), Some(PathWhy::Native));
+        let mut refused = InstanceLatches::new(true);
+        refused.refuse_native("duplicate server".into());
+        assert_eq!(
+            refused.path_taken(),
+            Some(PathWhy::Refused("duplicate server".into()))
+        );
+        let mut withdrawn = InstanceLatches::new(true);
+        withdrawn.begin_session(false, Some(&names(&["other"])), &[]);
+        assert_eq!(
+            withdrawn.path_taken(),
+            Some(PathWhy::Own(OwnClientReason::NoMcpConnector))
+        );
+        let mut untrusted = InstanceLatches::new(true);
+        assert!(untrusted.leave_stale_native(false));
+        untrusted.begin_session(false, Some(&names(&["mcp"])), &[]);
+        assert_eq!(
+            untrusted.path_taken(),
+            Some(PathWhy::ProjectUntrusted),
+            "CFG-19: /gortex names trust, not a missing connector"
+        );
     }
 
     #[test]

@@ -41,5 +41,6 @@ pub mod mcp;
 pub mod native;
 pub mod session;
 pub mod status;
+pub mod sync;
 pub mod terminal_text;
 pub mod version;

@@ -109,6 +109,7 @@ pub fn first_turn_message(turn: &FirstTurn<'_>) -> Option<HiddenMessage> {
 }
 
 /// SES-13 as text only (the content of [`first_turn_message`]).
+#[cfg(any(test, feature = "test-support"))]
 pub fn first_turn_text(turn: &FirstTurn<'_>) -> Option<String> {
     first_turn_message(turn).map(|message| message.content)
 }

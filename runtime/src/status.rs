@@ -44,6 +44,9 @@ pub enum PathWhy {
     Own(OwnClientReason),
     /// Pi threw from `registerMcpServer` (NAT-5).
     Refused(String),
+    /// The native server came from a project sidecar that an untrusted
+    /// folder does not honour, so it was withdrawn (CFG-19).
+    ProjectUntrusted,
 }
 
 impl PathWhy {
@@ -69,6 +72,9 @@ impl PathWhy {
                 }
             ),
             PathWhy::Refused(error) => format!("own client: Pi refused the MCP server ({error})"),
+            PathWhy::ProjectUntrusted => "own client: the native server came from this project's \
+                 .pi/gortex.json, which an untrusted folder does not honour"
+                .to_string(),
         }
     }
 }
@@ -430,5 +436,16 @@ mod tests {
         assert!(text.contains("own client: Pi refused the MCP server (duplicate server)"));
         assert!(text.contains("not enforced (enforce=false)"));
         assert!(text.contains("  last error  gortex binary not found\n"));
+    }
+
+    #[test]
+    fn cfg_19_the_path_line_names_an_untrusted_project_sidecar() {
+        let mut s = snapshot();
+        s.path = PathWhy::ProjectUntrusted;
+        let text = render(&s);
+        assert!(text.contains(
+            "own client: the native server came from this project's .pi/gortex.json, \
+             which an untrusted folder does not honour"
+        ));
     }
 }

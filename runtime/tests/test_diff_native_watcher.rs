@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use pi_gortex_runtime::diff::{edit_candidates, NativeWatcher, ToolCall};
+use pi_gortex_runtime::diff::{edit_candidates, merge_details, NativeWatcher, ToolCall};
 use serde_json::{json, Value};
 
 struct Repo {
@@ -31,24 +31,46 @@ fn call<'a>(id: &'a str, tool: &'a str, input: &'a Value) -> ToolCall<'a> {
     }
 }
 
-fn on_call(w: &mut NativeWatcher, c: ToolCall<'_>, cwd: &Path) {
-    w.on_tool_call(c, true, cwd, edit_candidates);
+/// `tool_call` as the addon runs it: the claim under the watcher
+/// (`watchEdit`), the before side read outside it (`watchSnapshot`).
+async fn on_call(w: &mut NativeWatcher, c: ToolCall<'_>, cwd: &Path) {
+    if let Some(ticket) = w.begin_tool_call(c, true, cwd, edit_candidates) {
+        let before = ticket.read_before().await;
+        w.complete_claim(ticket, before);
+    }
+}
+
+/// `tool_result` as the addon's `watchToolResult` runs it: the pending
+/// comparison taken out, the after side read, the details merged when a
+/// diff came out.
+async fn on_result(
+    w: &mut NativeWatcher,
+    id: &str,
+    is_error: bool,
+    existing: &Value,
+    cwd: &Path,
+) -> Option<Value> {
+    let pending = w.take_result(id, is_error)?;
+    let after = pending.read_after().await;
+    let details = pending.finish(&after, &w.shell, cwd);
+    details.diffs.as_ref()?;
+    Some(merge_details(existing, &details))
 }
 
 fn gortex_edit(path: &str) -> Value {
     json!({"operation": "file", "path": path})
 }
 
-#[test]
-fn a_gortex_edit_is_diffed_and_merged_into_pi_details() {
+#[tokio::test]
+async fn a_gortex_edit_is_diffed_and_merged_into_pi_details() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     assert!(w.has_claim("g1"));
     fs::write(r.cwd.join("a.txt"), "one\nTWO\n").unwrap();
-    let details = w
-        .on_tool_result("g1", false, &json!({"server": "gortex"}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({"server": "gortex"}), &r.cwd)
+        .await
         .expect("a diff");
     assert_eq!(details["server"], json!("gortex"));
     assert_eq!(details["diff"], json!(" 1 one\n-2 two\n+2 TWO"));
@@ -58,88 +80,92 @@ fn a_gortex_edit_is_diffed_and_merged_into_pi_details() {
     assert!(!w.has_claim("g1"));
 }
 
-#[test]
-fn an_inferred_edit_without_operation_is_diffed() {
+#[tokio::test]
+async fn an_inferred_edit_without_operation_is_diffed() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = json!({"target": {"file": "b.txt"}, "content": "BEE\n"});
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     fs::write(r.cwd.join("b.txt"), "BEE\n").unwrap();
-    let details = w
-        .on_tool_result("g1", false, &json!({}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({}), &r.cwd)
+        .await
         .expect("a diff");
     assert_eq!(details["diff"], json!("-1 bee\n+1 BEE"));
 }
 
-#[test]
-fn nothing_is_claimed_off_the_native_path_for_sub_calls_or_non_edits() {
+#[tokio::test]
+async fn nothing_is_claimed_off_the_native_path_for_sub_calls_or_non_edits() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
-    w.on_tool_call(
+    let own_client = w.begin_tool_call(
         call("own", "mcp__gortex__edit", &input),
         false,
         &r.cwd,
         edit_candidates,
     );
+    assert!(own_client.is_none());
     assert!(!w.has_claim("own"));
     let mut sub = call("sub", "mcp__gortex__edit", &input);
     sub.parent_tool_call_id = Some("parent");
-    on_call(&mut w, sub, &r.cwd);
+    on_call(&mut w, sub, &r.cwd).await;
     assert!(!w.has_claim("sub"));
     let search = json!({"path": "a.txt"});
-    on_call(&mut w, call("s", "mcp__gortex__search", &search), &r.cwd);
+    on_call(&mut w, call("s", "mcp__gortex__search", &search), &r.cwd).await;
     assert!(!w.has_claim("s"));
     let dry = json!({"operation": "file", "path": "a.txt", "dry_run": true});
-    on_call(&mut w, call("d", "mcp__gortex__edit", &dry), &r.cwd);
+    on_call(&mut w, call("d", "mcp__gortex__edit", &dry), &r.cwd).await;
     assert!(!w.has_claim("d"));
     let nameless = json!({"operation": "file"});
-    on_call(&mut w, call("n", "mcp__gortex__edit", &nameless), &r.cwd);
+    on_call(&mut w, call("n", "mcp__gortex__edit", &nameless), &r.cwd).await;
     assert!(
         !w.has_claim("n"),
         "an edit without candidates claims nothing"
     );
     let other_server = gortex_edit("a.txt");
-    on_call(&mut w, call("o", "mcp__other__edit", &other_server), &r.cwd);
+    on_call(&mut w, call("o", "mcp__other__edit", &other_server), &r.cwd).await;
     assert!(!w.has_claim("o"));
 }
 
-#[test]
-fn error_results_and_pi_own_edits_produce_nothing() {
+#[tokio::test]
+async fn error_results_and_pi_own_edits_produce_nothing() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     fs::write(r.cwd.join("a.txt"), "changed\n").unwrap();
-    assert_eq!(w.on_tool_result("g1", true, &json!({}), &r.cwd), None);
+    assert_eq!(
+        on_result(&mut w, "g1", true, &json!({}), &r.cwd).await,
+        None
+    );
 
     let own = json!({"path": "b.txt", "oldText": "bee", "newText": "BEE"});
-    on_call(&mut w, call("p1", "edit", &own), &r.cwd);
+    on_call(&mut w, call("p1", "edit", &own), &r.cwd).await;
     assert!(w.has_claim("p1"), "Pi's own edit claims its path");
     fs::write(r.cwd.join("b.txt"), "BEE\n").unwrap();
     assert_eq!(
-        w.on_tool_result("p1", false, &json!({}), &r.cwd),
+        on_result(&mut w, "p1", false, &json!({}), &r.cwd).await,
         None,
         "no snapshot"
     );
 }
 
-#[test]
-fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
+#[tokio::test]
+async fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let gortex = json!({"operation": "batch", "changes": [{"path": "a.txt"}, {"path": "b.txt"}]});
     let pi_write = json!({"path": "@a.txt", "content": "x"});
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd);
-    on_call(&mut w, call("p1", "write", &pi_write), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd).await;
+    on_call(&mut w, call("p1", "write", &pi_write), &r.cwd).await;
     assert_eq!(w.contested_paths("g1"), [r.cwd.join("a.txt")]);
     assert_eq!(w.contested_paths("p1"), [r.cwd.join("a.txt")]);
     fs::write(r.cwd.join("a.txt"), "x").unwrap();
     fs::write(r.cwd.join("b.txt"), "BEE\n").unwrap();
-    let _ = w.on_tool_result("p1", false, &json!({}), &r.cwd);
+    let _ = on_result(&mut w, "p1", false, &json!({}), &r.cwd).await;
     w.on_tool_execution_end("p1");
-    let details = w
-        .on_tool_result("g1", false, &json!({}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({}), &r.cwd)
+        .await
         .expect("b.txt diff");
     let diffs = details["diffs"].as_array().unwrap();
     assert_eq!(
@@ -150,56 +176,63 @@ fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
     assert_eq!(diffs[0]["path"], json!("b.txt"));
 }
 
-#[test]
-fn a_claim_that_never_ran_stops_contesting_when_released() {
+#[tokio::test]
+async fn a_claim_that_never_ran_stops_contesting_when_released() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let gortex = gortex_edit("a.txt");
     let pi_edit = json!({"path": "a.txt"});
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd);
-    on_call(&mut w, call("p1", "edit", &pi_edit), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd).await;
+    on_call(&mut w, call("p1", "edit", &pi_edit), &r.cwd).await;
     assert!(!w.contested_paths("g1").is_empty());
     // p1 was blocked: it ends without a result.
     w.on_tool_execution_end("p1");
     assert!(w.contested_paths("g1").is_empty());
     fs::write(r.cwd.join("a.txt"), "one\n").unwrap();
-    let details = w
-        .on_tool_result("g1", false, &json!({}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({}), &r.cwd)
+        .await
         .expect("diff");
     assert_eq!(details["diff"], json!(" 1 one\n-2 two"));
 }
 
-#[test]
-fn two_gortex_edits_of_one_file_contest_each_other() {
+#[tokio::test]
+async fn two_gortex_edits_of_one_file_contest_each_other() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let first = gortex_edit("a.txt");
     let second = json!({"target": {"symbol": "a.txt::f"}});
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &first), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &first), &r.cwd).await;
     on_call(
         &mut w,
         call("g2", "mcp__gortex__edit_symbol", &second),
         &r.cwd,
-    );
+    )
+    .await;
     fs::write(r.cwd.join("a.txt"), "changed\n").unwrap();
-    assert_eq!(w.on_tool_result("g1", false, &json!({}), &r.cwd), None);
+    assert_eq!(
+        on_result(&mut w, "g1", false, &json!({}), &r.cwd).await,
+        None
+    );
     w.on_tool_execution_end("g1");
     // g1 ran, so it still contests g2.
-    assert_eq!(w.on_tool_result("g2", false, &json!({}), &r.cwd), None);
+    assert_eq!(
+        on_result(&mut w, "g2", false, &json!({}), &r.cwd).await,
+        None
+    );
 }
 
-#[test]
-fn a_shell_call_during_a_native_edit_replaces_the_diff_with_a_note() {
+#[tokio::test]
+async fn a_shell_call_during_a_native_edit_replaces_the_diff_with_a_note() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     let bash = json!({"command": "sed -i s/two/2/ a.txt"});
-    on_call(&mut w, call("b1", "bash", &bash), &r.cwd);
+    on_call(&mut w, call("b1", "bash", &bash), &r.cwd).await;
     fs::write(r.cwd.join("a.txt"), "one\n2\n").unwrap();
     w.on_tool_execution_end("b1");
-    let details = w
-        .on_tool_result("g1", false, &json!({}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({}), &r.cwd)
+        .await
         .expect("a note");
     assert_eq!(
         details["diffs"],
@@ -208,35 +241,38 @@ fn a_shell_call_during_a_native_edit_replaces_the_diff_with_a_note() {
     assert!(details.get("diff").is_none() && details.get("patch").is_none());
 }
 
-#[test]
-fn turn_end_clears_claims_and_running_shells() {
+#[tokio::test]
+async fn turn_end_clears_claims_and_running_shells() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
     let bash = json!({"command": "true"});
-    on_call(&mut w, call("b1", "bash", &bash), &r.cwd);
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
+    on_call(&mut w, call("b1", "bash", &bash), &r.cwd).await;
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     w.on_turn_end();
     assert!(!w.has_claim("g1"));
     assert!(!w.shell.is_running());
     fs::write(r.cwd.join("a.txt"), "x\n").unwrap();
-    assert_eq!(w.on_tool_result("g1", false, &json!({}), &r.cwd), None);
-}
-
-#[test]
-fn unchanged_files_produce_no_details() {
-    let r = repo();
-    let mut w = NativeWatcher::new();
-    let input = gortex_edit("a.txt");
-    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd);
     assert_eq!(
-        w.on_tool_result("g1", false, &json!({"server": "gortex"}), &r.cwd),
+        on_result(&mut w, "g1", false, &json!({}), &r.cwd).await,
         None
     );
 }
 
-#[test]
-fn a_claim_can_be_snapshotted_outside_the_watcher() {
+#[tokio::test]
+async fn unchanged_files_produce_no_details() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = gortex_edit("a.txt");
+    on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
+    assert_eq!(
+        on_result(&mut w, "g1", false, &json!({"server": "gortex"}), &r.cwd).await,
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_claim_can_be_snapshotted_outside_the_watcher() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = gortex_edit("a.txt");
@@ -250,11 +286,11 @@ fn a_claim_can_be_snapshotted_outside_the_watcher() {
         .expect("a Gortex edit with candidates");
     assert!(w.has_claim("g1"), "claimed before the files are read");
     assert!(ticket.paths().contains(&r.cwd.join("a.txt")));
-    let before = pi_gortex_runtime::diff::snapshot_all(ticket.paths());
+    let before = ticket.read_before().await;
     w.complete_claim(ticket, before);
     fs::write(r.cwd.join("a.txt"), "one\n").unwrap();
-    let details = w
-        .on_tool_result("g1", false, &json!({}), &r.cwd)
+    let details = on_result(&mut w, "g1", false, &json!({}), &r.cwd)
+        .await
         .expect("diff");
     assert_eq!(details["diff"], json!(" 1 one\n-2 two"));
 

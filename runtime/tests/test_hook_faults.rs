@@ -292,3 +292,35 @@ async fn a_hook_that_never_reads_its_input_is_still_cut_off_at_the_timeout() {
         started.elapsed()
     );
 }
+
+#[tokio::test]
+async fn a_megabyte_envelope_reaches_the_hook_whole() {
+    // Larger than a pipe holds: the envelope goes out in many non-blocking
+    // writes, each resumed after EAGAIN, never cut short.
+    let dir = temp_dir();
+    let big = "y".repeat(1024 * 1024);
+    let envelope = envelope_for_tool_call(
+        "read",
+        &json!({"path": "src/a.go", "note": big}),
+        &EnvelopeContext {
+            cwd: "/repo".into(),
+            session_id: "s1".into(),
+        },
+        |_| None,
+    );
+    let run = run(&argv(dir.path(), json!([])), &envelope).await;
+    assert_eq!(run.failure, None);
+    assert!(matches!(outcome(&run.decision), HookOutcome::Block { .. }));
+    let log = std::fs::read_to_string(dir.path().join("log.jsonl")).expect("log");
+    let hook = log
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .find(|rec| rec["ev"] == "hook")
+        .expect("the hook parsed the envelope");
+    assert_eq!(
+        hook["envelope"]["tool_input"]["note"]
+            .as_str()
+            .map(str::len),
+        Some(1024 * 1024)
+    );
+}

@@ -37,7 +37,7 @@ done"#,
         trigger.cancel();
     });
     let started = Instant::now();
-    let error = tools::call_tool(&client, "search", json!({"q": 1}), Some(&abort))
+    let error = tools::call_tool_raw(&client, "search", json!({"q": 1}), Some(&abort))
         .await
         .unwrap_err();
     assert_eq!(error, McpError::Aborted);

@@ -27,14 +27,9 @@ async fn mcp_4_a_child_exit_rejects_the_pending_call_with_status_and_stderr_tail
     let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1, "exit_code": 3}]}));
     let client = client(&fake);
     client.start().await.unwrap();
-    let error = tools::call_tool(
-        &client,
-        "search",
-        json!({"operation":"text","query":"x"}),
-        None,
-    )
-    .await
-    .expect_err("the child crashed");
+    let error = tools::call_tool(&client, "search", json!({"operation":"text","query":"x"}))
+        .await
+        .expect_err("the child crashed");
     let text = error.to_string();
     assert!(
         text.starts_with("gortex mcp exited with status 3"),

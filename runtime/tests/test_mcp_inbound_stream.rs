@@ -14,7 +14,7 @@ use serde_json::json;
 async fn echo_text(fake: &Fake) -> String {
     let client = client(fake);
     client.start().await.unwrap();
-    let result = tools::call_tool(&client, "search", json!({"query": "café ✓ 😀"}), None)
+    let result = tools::call_tool(&client, "search", json!({"query": "café ✓ 😀"}))
         .await
         .unwrap();
     client.stop().await;
@@ -137,7 +137,7 @@ async fn mcp_7_an_oversized_frame_fails_pending_kills_the_child_and_the_next_req
         );
         client.start().await.unwrap();
         let pid = client.pid().unwrap();
-        let error = tools::call_tool(&client, "search", json!({}), None)
+        let error = tools::call_tool(&client, "search", json!({}))
             .await
             .unwrap_err();
         assert_eq!(error, McpError::FrameTooLarge { limit: 67_108_864 });

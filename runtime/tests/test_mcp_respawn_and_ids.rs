@@ -16,7 +16,7 @@ async fn mcp_12_ids_start_at_1_and_continue_across_a_respawn() {
     let client = client(&fake);
     client.start().await.unwrap();
     tools::list_tools(&client).await.unwrap();
-    assert!(tools::call_tool(&client, "search", json!({}), None)
+    assert!(tools::call_tool(&client, "search", json!({}))
         .await
         .is_err());
     tools::list_tools(&client).await.unwrap();
@@ -40,7 +40,7 @@ async fn mcp_16_concurrent_callers_share_one_respawn() {
     ]}));
     let client = client(&fake);
     client.start().await.unwrap();
-    assert!(tools::call_tool(&client, "search", json!({}), None)
+    assert!(tools::call_tool(&client, "search", json!({}))
         .await
         .is_err());
     assert!(common::eventually(Duration::from_secs(2), || client.exit_reason().is_some()).await);
@@ -52,13 +52,7 @@ async fn mcp_16_concurrent_callers_share_one_respawn() {
             let barrier = barrier.clone();
             tokio::spawn(async move {
                 barrier.wait().await;
-                tools::call_tool(
-                    &client,
-                    "explore",
-                    json!({"operation": format!("o{i}")}),
-                    None,
-                )
-                .await
+                tools::call_tool(&client, "explore", json!({"operation": format!("o{i}")})).await
             })
         })
         .collect();
@@ -99,7 +93,7 @@ async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
     let client = McpClient::new(config);
     client.start().await.unwrap();
     std::fs::write(&marker, b"").unwrap();
-    assert!(tools::call_tool(&client, "search", json!({}), None)
+    assert!(tools::call_tool(&client, "search", json!({}))
         .await
         .is_err());
     let calls: Vec<_> = (0..5)

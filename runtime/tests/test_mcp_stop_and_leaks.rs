@@ -19,7 +19,7 @@ async fn mcp_28_stop_rejects_pending_kills_the_child_and_is_final() {
     let pid = client.pid().unwrap();
     let pending = {
         let client = client.clone();
-        tokio::spawn(async move { tools::call_tool(&client, "search", json!({}), None).await })
+        tokio::spawn(async move { tools::call_tool(&client, "search", json!({})).await })
     };
     assert!(common::eventually(Duration::from_secs(2), || client.pending_count() == 1).await);
     client.stop().await;
@@ -169,7 +169,7 @@ async fn mcp_29_a_storm_of_calls_aborts_and_a_stop_settles_every_request_once() 
                 }
                 tokio::time::sleep(Duration::from_millis(i * 2)).await;
                 let tool = if i % 2 == 0 { "search" } else { "explore" };
-                tools::call_tool(&client, tool, json!({}), Some(&abort)).await
+                tools::call_tool_raw(&client, tool, json!({}), Some(&abort)).await
             })
         })
         .collect();

@@ -44,13 +44,10 @@ async fn mcp_14_a_silent_child_is_killed_every_pending_request_fails_and_the_nex
     let client = client_with(&fake, short_call());
     client.start().await.unwrap();
     let first_pid = client.pid().unwrap();
-    let (hung, also_hung) = tokio::join!(
-        tools::call_tool(&client, "search", json!({}), None),
-        async {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            tools::call_tool(&client, "explore", json!({}), None).await
-        }
-    );
+    let (hung, also_hung) = tokio::join!(tools::call_tool(&client, "search", json!({})), async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        tools::call_tool(&client, "explore", json!({})).await
+    });
     assert_eq!(
         hung.unwrap_err().to_string(),
         "tools/call timed out after 400ms"
@@ -87,10 +84,7 @@ async fn mcp_14_a_slow_call_on_a_talking_child_only_fails_itself() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    let (hung, ()) = tokio::join!(
-        tools::call_tool(&client, "search", json!({}), None),
-        chatter
-    );
+    let (hung, ()) = tokio::join!(tools::call_tool(&client, "search", json!({})), chatter);
     assert_eq!(
         hung.unwrap_err().to_string(),
         "tools/call timed out after 400ms"
@@ -112,13 +106,10 @@ async fn mcp_13_a_late_reply_after_a_timeout_is_ignored() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    let (late, ()) = tokio::join!(
-        tools::call_tool(&client, "search", json!({}), None),
-        chatter
-    );
+    let (late, ()) = tokio::join!(tools::call_tool(&client, "search", json!({})), chatter);
     assert!(late.is_err());
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let next = tools::call_tool(&client, "explore", json!({"operation": "x"}), None)
+    let next = tools::call_tool(&client, "explore", json!({"operation": "x"}))
         .await
         .unwrap();
     assert!(

@@ -84,7 +84,7 @@ async fn mcp_26_27_tools_call_sends_name_and_arguments_and_joins_text_items() {
     let fake = Fake::new(json!({"calls": {"explore": {"text": "line one"}}}));
     let client = client(&fake);
     client.start().await.unwrap();
-    let result = tools::call_tool(&client, "search", serde_json::Value::Null, None)
+    let result = tools::call_tool(&client, "search", serde_json::Value::Null)
         .await
         .unwrap();
     assert_eq!(
@@ -92,7 +92,7 @@ async fn mcp_26_27_tools_call_sends_name_and_arguments_and_joins_text_items() {
         "[fake-gortex] search - {}",
         "null arguments become {{}}"
     );
-    let result = tools::call_tool(&client, "explore", json!({"operation":"symbol"}), None)
+    let result = tools::call_tool(&client, "explore", json!({"operation":"symbol"}))
         .await
         .unwrap();
     assert_eq!(tools::result_text(&result), "line one");
@@ -105,7 +105,7 @@ async fn mcp_9_error_responses_reject_with_the_message_or_the_code() {
     let fake = Fake::new(json!({"tracked": false}));
     let client = client(&fake);
     client.start().await.unwrap();
-    let error = tools::call_tool(&client, "search", json!({}), None)
+    let error = tools::call_tool(&client, "search", json!({}))
         .await
         .unwrap_err();
     let McpError::Rpc { code, message } = &error else {

@@ -45,6 +45,17 @@ function servers(s) {
   return s.loader.getExtensions().runtime.mcpServers.list();
 }
 
+/** STAT-2: the `path` line of the `/gortex` block, as the user would read it. */
+async function statusPath(s) {
+  const before = s.host.notifications.length;
+  await s.runner.getCommand("gortex").handler("", s.runner.createCommandContext());
+  const [shown] = s.host.notifications.splice(before);
+  return String(shown?.message ?? "")
+    .split("\n")
+    .find((line) => line.trimStart().startsWith("path"))
+    ?.trim();
+}
+
 describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 has no registerMcpServer" }, () => {
   test("NAT-2/4/WIRE-22: registerMcpServer gets gortex with direct exposure and a 600 s timeout", async () => {
     const ws = workspace({ projectSidecar: { tools_preset: "nav" } });
@@ -74,6 +85,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.ok(!servers(s).some((entry) => entry.name === "gortex"), "unregistered");
     assert.ok(s.toolNames().includes("gortex_read"));
     assert.deepEqual(s.host.notifications, [], "the fallback is silent");
+    assert.match(await statusPath(s), /^path +own client: .*\/mcp/, "the path the core latched at the withdrawal");
     await s.shutdown();
   });
 

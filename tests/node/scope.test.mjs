@@ -29,6 +29,24 @@ const session = `
   await s.shutdown();
 `;
 
+/**
+ * The paths of the successful execs, in order: `<pid> execve("<path>", ...) = 0`. With `-f`,
+ * strace splits a call that another process interrupts into `<pid> execve("<path>", ...
+ * <unfinished ...>` and a later `<pid> <... execve resumed>) = 0`; both forms count.
+ */
+function successfulExecs(lines) {
+  const unfinished = new Map();
+  const execs = [];
+  for (const line of lines) {
+    const call = line.match(/^(\d+) +execve\("([^"]*)"/);
+    if (call && / = 0$/.test(line)) execs.push(call[2]);
+    else if (call && /<unfinished \.\.\.>$/.test(line)) unfinished.set(call[1], call[2]);
+    const resumed = line.match(/^(\d+) +<\.\.\. execve resumed>.* = 0$/);
+    if (resumed && unfinished.has(resumed[1])) execs.push(unfinished.get(resumed[1]));
+  }
+  return execs;
+}
+
 describe(`scope on Pi ${PI_VERSION}`, () => {
   test("PKG-7: a session execs only the configured binary and connects to no network address", () => {
     const log = join(mkdtempSync(join(tmpdir(), "pi-gortex-strace-")), "trace");
@@ -43,10 +61,7 @@ describe(`scope on Pi ${PI_VERSION}`, () => {
     assert.equal(run.error, undefined, `strace must be installed (make tools): ${run.error}`);
     assert.equal(run.status, 0, run.stderr);
     const lines = readFileSync(log, "utf8").split("\n");
-    // Successful execs only: `<pid> execve("<path>", [...], ...) = 0`.
-    const execs = lines
-      .filter((l) => / execve\(/.test(l) && / = 0$/.test(l))
-      .map((l) => l.match(/execve\("([^"]*)"/)[1]);
+    const execs = successfulExecs(lines);
     assert.equal(realpathSync(execs[0]), realpathSync(process.execPath), "the first exec is the session's Node");
     const others = execs.slice(1).map((path) => realpathSync(path));
     assert.ok(others.length >= 4, `mcp, daemon launcher and hooks were spawned: ${JSON.stringify(others)}`);

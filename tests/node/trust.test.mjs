@@ -90,6 +90,11 @@ describe(`project trust (CFG-19) on Pi ${PI_VERSION}`, () => {
     const mcp = ws.log().filter((r) => r.verb === "mcp" && r.ev === "start");
     assert.equal(mcp.length, 1);
     assert.notEqual(mcp[0].env?.GORTEX_TOOLS, "full", JSON.stringify(mcp[0]));
+    assert.match(
+      await gortexStatus(s),
+      /path {8}own client: the native server came from this project's \.pi\/gortex\.json, which an untrusted folder does not honour/,
+      "/gortex says why the native path was left",
+    );
     await s.shutdown();
 
     const trustedWs = workspace({ projectSidecar: { tools_preset: "full" } });

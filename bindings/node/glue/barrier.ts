@@ -4,20 +4,16 @@
 import { sleep } from "./host.ts";
 
 export class ReadinessBarrier {
-  private promise!: Promise<void>;
-  private resolver!: () => void;
+  private resolver = () => {};
+  private promise = this.arm();
   private settled = false;
   private parked = 0;
   /** The newest session_start invocation; only it may release the promise. */
   private newest = 0;
 
-  constructor() {
-    this.arm();
-  }
-
-  private arm(): void {
+  private arm(): Promise<void> {
     this.settled = false;
-    this.promise = new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       this.resolver = resolve;
     });
   }
@@ -27,15 +23,10 @@ export class ReadinessBarrier {
     return this.parked > 0 && !this.settled;
   }
 
-  /**
-   * SES-4/5: called when session_start begins. Returns the resolver this
-   * invocation must call on every exit path.
-   */
+  /** SES-4/5: session_start begins; returns the resolver it must call on every exit path. */
   beginSession(): () => void {
-    if (!this.hasParkedTurn) this.arm();
-    const resolve = this.resolver;
-    const promise = this.promise;
-    const invocation = ++this.newest;
+    if (!this.hasParkedTurn) this.promise = this.arm();
+    const [resolve, promise, invocation] = [this.resolver, this.promise, ++this.newest];
     return () => {
       // SES-5: an adopted promise (SES-4) belongs to the newest invocation;
       // an older one that settles first (superseded by the newer start) must
@@ -51,8 +42,7 @@ export class ReadinessBarrier {
     if (this.settled) return true;
     this.parked += 1;
     try {
-      const ready = await Promise.race([this.promise.then(() => true), sleep(capMs).then(() => false)]);
-      return ready;
+      return await Promise.race([this.promise.then(() => true), sleep(capMs).then(() => false)]);
     } finally {
       this.parked -= 1;
     }

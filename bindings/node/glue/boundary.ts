@@ -1,15 +1,27 @@
 // The addon's API as the glue calls it: the declarations napi generates from
 // bindings/node/src (addon.d.ts), whose object shapes are the generated types
-// of schema/host.schema.json. Nothing here is declared by hand.
+// of schema/host.schema.json. Nothing here is declared by hand. Loading goes
+// through glue/load.mjs (shared with the bin): a failure never throws, the
+// extension degrades to "bridge unavailable" and tells the user (PKG-4).
 import type * as Native from "../addon.d.ts";
+import { loadCore } from "./load.mjs";
 
 export type Addon = typeof Native;
 export type {
   CatalogueUpdate,
   ContextEntry,
   PathChoice,
+  SessionBegin,
   ToolCallEvent,
-  ToolExecuteResult,
   ToolRegistration,
   ToolWait,
 } from "../types/host.d.ts";
+
+export type LoadedAddon =
+  | { addon: Addon; error?: undefined; tag: string }
+  | { addon?: undefined; error: string; tag: string; supported: string[] };
+
+export function loadAddon(): LoadedAddon {
+  const loaded = loadCore();
+  return "addon" in loaded ? { addon: loaded.addon as Addon, tag: loaded.tag } : loaded;
+}

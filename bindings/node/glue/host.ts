@@ -2,64 +2,35 @@
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
 // is feature-detected before use (PKG-2), and every call Pi may refuse is
 // wrapped so its error is swallowed (FAIL-3).
+import type { Addon, ContextEntry, SessionBegin, ToolCallEvent, ToolWait } from "./boundary.ts";
 
-export interface Theme {
-  fg(color: string, text: string): string;
-  bold(text: string): string;
-}
-
-import type { Addon, ContextEntry, ToolCallEvent, ToolWait } from "./boundary.ts";
-
-export interface SessionManagerLike {
-  getSessionId?: () => string;
-  sessionId?: unknown;
-  buildContextEntries?: () => { type?: unknown; customType?: unknown; details?: unknown }[] | unknown;
-}
-
-export interface ToolCallEventLike {
-  toolCallId?: string;
-  toolName?: string;
-  input?: unknown;
-  parentToolCallId?: string;
-}
+export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
 
 export interface Ctx {
   cwd?: string;
   hasUI?: boolean;
-  ui?: {
-    notify?: (text: string, level?: string) => void;
-    setStatus?: (key: string, text: string | undefined) => void;
-  };
-  sessionManager?: SessionManagerLike;
-  isProjectTrusted?: () => boolean;
+  ui?: { notify?(text: string, level?: string): void; setStatus?(key: string, text: string | undefined): void };
+  sessionManager?: { getSessionId?(): string; sessionId?: unknown; buildContextEntries?(): unknown };
+  isProjectTrusted?(): boolean;
 }
 
-export interface ToolResultLike {
+/** A `tool_call` event, or a `tool_result` with its result, as far as the glue reads it. */
+export interface ToolEventLike {
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  parentToolCallId?: string;
   content?: { type: string; text?: string }[];
   details?: unknown;
   isError?: boolean;
 }
 
-export interface ToolDef {
-  name: string;
-  label: string;
-  description: string;
-  parameters: unknown;
-  execute: (
-    toolCallId: string,
-    params: unknown,
-    signal: AbortSignal | undefined,
-    onUpdate: unknown,
-    ctx: Ctx | undefined,
-  ) => Promise<{ content: { type: "text"; text: string }[]; details: unknown }>;
-  renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown;
-  renderResult?: (
-    result: ToolResultLike,
-    options: { expanded?: boolean; isPartial?: boolean },
-    theme: Theme,
-    context?: { isError?: boolean } & Record<string, unknown>,
-  ) => unknown;
-}
+export type RenderResult = (
+  result: ToolEventLike,
+  options: { expanded?: boolean },
+  theme: Theme,
+  context?: Record<string, unknown>,
+) => unknown;
 
 // Pi's handler signature: (event, ctx) => result. Each handler declares the event
 // shape it reads; `never` admits any of them (only Pi calls these).
@@ -67,21 +38,21 @@ export type Handler = (event: never, ctx: Ctx) => unknown;
 
 export interface PiLike {
   on(event: string, handler: Handler): void;
-  registerTool(tool: ToolDef): void;
+  registerTool(tool: object): void;
   sendMessage(message: unknown, options?: unknown): void;
   getActiveTools(): string[];
   setActiveTools(names: string[]): void;
-  getAllTools(): { name: string }[] | string[];
+  getAllTools(): ({ name: string } | string)[];
   getCommands(): { name: string }[];
-  registerMcpServer?: (name: string, config: unknown) => void;
-  unregisterMcpServer?: (name: string) => void;
-  registerToolRenderer?: (resolver: (toolName: string, next: () => unknown) => unknown) => void;
-  registerCommand?: (
-    name: string,
-    options: { description?: string; handler: (args: string, ctx: Ctx) => Promise<void> },
-  ) => void;
+  registerMcpServer?(name: string, config: unknown): void;
+  unregisterMcpServer?(name: string): void;
+  registerToolRenderer?(resolver: (toolName: string, next: () => unknown) => unknown): void;
+  registerCommand?(name: string, options: { description?: string; handler(args: string, ctx: Ctx): unknown }): void;
   cwd?: unknown;
 }
+
+/** One instance's handle on the core: what every handler forwards with. */
+export type Bridge = { pi: PiLike; addon: Addon; generation: number; instance: number };
 
 /** Runs `work`, swallowing any error (FAIL-3). */
 export function swallow<T>(work: () => T): T | undefined {
@@ -92,36 +63,9 @@ export function swallow<T>(work: () => T): T | undefined {
   }
 }
 
-/** MCP-22: a user warning, only with a UI; errors swallowed. */
-export function notifyWarning(ctx: Ctx | undefined, text: string): void {
-  if (!ctx?.hasUI) return;
-  swallow(() => ctx.ui?.notify?.(text, "warning"));
-}
-
-/** HOOK-9 cwd: `ctx.cwd`, else `pi.cwd`, else the process cwd. */
-export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
-  if (typeof ctx?.cwd === "string" && ctx.cwd) return ctx.cwd;
-  const piCwd = swallow(() => pi.cwd);
-  if (typeof piCwd === "string" && piCwd) return piCwd;
-  return process.cwd();
-}
-
-/** CFG-19: Pi's project trust, or undefined on a Pi without the API (or when it throws). */
-export function projectTrustOf(ctx: Ctx | undefined): boolean | undefined {
-  if (typeof ctx?.isProjectTrusted !== "function") return undefined;
-  const trusted = swallow(() => ctx.isProjectTrusted?.());
-  return typeof trusted === "boolean" ? trusted : undefined;
-}
-
-/** HOOK-9 session id. */
-export function sessionIdOf(ctx: Ctx | undefined): string {
-  const manager = ctx?.sessionManager;
-  if (!manager) return "";
-  if (typeof manager.getSessionId === "function") {
-    const id = swallow(() => manager.getSessionId?.());
-    return typeof id === "string" ? id : "";
-  }
-  return typeof manager.sessionId === "string" ? manager.sessionId : "";
+/** MCP-22: each present text as a user warning, only with a UI; errors swallowed. */
+export function notifyAll(ctx: Ctx | undefined, texts: (string | null | undefined)[]): void {
+  for (const text of texts) if (text && ctx?.hasUI) swallow(() => ctx.ui?.notify?.(text, "warning"));
 }
 
 /** A string value of a Pi event field, else undefined. */
@@ -129,37 +73,46 @@ export function textOf(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** Shows each present text as a warning (MCP-22). */
-export function notifyAll(ctx: Ctx | undefined, texts: (string | null | undefined)[]): void {
-  for (const text of texts) if (text) notifyWarning(ctx, text);
+/** HOOK-9 cwd: `ctx.cwd`, else `pi.cwd`, else the process cwd. */
+export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
+  return textOf(ctx?.cwd) || textOf(swallow(() => pi.cwd)) || process.cwd();
 }
 
-/** Names of Pi's commands, undefined when Pi cannot give them (NAT-6 decides). */
-export function commandNames(pi: PiLike): string[] | undefined {
-  return swallow(() => pi.getCommands().map((command) => command.name));
+/** HOOK-9 session id: `getSessionId()` where Pi has it, else the field. */
+export function sessionIdOf(ctx: Ctx | undefined): string {
+  const manager = ctx?.sessionManager;
+  const getter = manager?.getSessionId;
+  return textOf(typeof getter === "function" ? swallow(() => manager?.getSessionId?.()) : manager?.sessionId) ?? "";
+}
+
+/** What the core reads at `session_start`: Pi's commands (NAT-6 decides; undefined when Pi
+ * cannot give them) and Pi's project trust (CFG-19; absent on a Pi without the API or when it throws). */
+export function sessionBegin(pi: PiLike, ctx: Ctx | undefined, parkedTurn: boolean): SessionBegin {
+  const commands = swallow(() => pi.getCommands().map((command) => command.name));
+  const trusted = typeof ctx?.isProjectTrusted === "function" ? swallow(() => ctx.isProjectTrusted?.()) : undefined;
+  return { parkedTurn, commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
+}
+
+/** Names of every tool Pi has, undefined when Pi cannot give them. */
+export function toolNames(pi: PiLike): string[] | undefined {
+  return swallow(() => pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name)));
 }
 
 /** SES-14: the session's context entries, projected to what the core reads. */
 export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
   const entries = swallow(() => ctx.sessionManager?.buildContextEntries?.());
   if (!Array.isArray(entries)) return undefined;
-  return entries.map((entry) => ({
-    type: textOf(entry?.type),
-    customType: textOf(entry?.customType),
-    details: entry?.details,
-  }));
+  return entries.map((e) => ({ type: textOf(e?.type), customType: textOf(e?.customType), details: e?.details }));
 }
 
 /** The text parts of a tool result, joined by newlines. */
-export function resultText(result: ToolResultLike): string {
-  return (result.content ?? [])
-    .filter((item) => item.type === "text" && typeof item.text === "string")
-    .map((item) => item.text)
-    .join("\n");
+export function resultText(result: ToolEventLike): string {
+  const texts = (result.content ?? []).filter((item) => item.type === "text" && typeof item.text === "string");
+  return texts.map((item) => item.text).join("\n");
 }
 
 /** One Pi `tool_call` event with the HOOK-9 context, in the boundary's shape. */
-export function toolCallEvent(pi: PiLike, event: ToolCallEventLike, ctx: Ctx): ToolCallEvent {
+export function toolCallEvent(pi: PiLike, event: ToolEventLike, ctx: Ctx): ToolCallEvent {
   return {
     toolCallId: String(event.toolCallId ?? ""),
     toolName: String(event.toolName ?? ""),
@@ -171,10 +124,10 @@ export function toolCallEvent(pi: PiLike, event: ToolCallEventLike, ctx: Ctx): T
 }
 
 /** NAT-9/NAT-15: polls `getAllTools()` within the core's budget until the core says the wait is met. */
-export async function awaitTools(pi: PiLike, addon: Addon, wait: ToolWait): Promise<boolean> {
+export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise<boolean> {
   const deadline = Date.now() + wait.budgetMs;
   for (;;) {
-    const names = swallow(() => pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name)));
+    const names = toolNames(pi);
     if (names && addon.toolsReady(wait, names)) return true;
     if (Date.now() >= deadline) return false;
     await pollDelay(wait.pollMs);

@@ -3,96 +3,56 @@
 // (the instance's latches, keyed by its handle); these handlers read Pi,
 // forward to the addon and apply its answer.
 import { ReadinessBarrier } from "./barrier.ts";
-import type { Addon } from "./boundary.ts";
-import { enforcementHandler } from "./enforce.ts";
-import type { Ctx, PiLike } from "./host.ts";
-import {
-  awaitTools,
-  commandNames,
-  contextEntries,
-  cwdOf,
-  notifyAll,
-  projectTrustOf,
-  sessionIdOf,
-  swallow,
-  textOf,
-} from "./host.ts";
-import { registerNative, withdrawServer } from "./native.ts";
+import type { Addon, PathChoice } from "./boundary.ts";
+import type { Bridge, Ctx, PiLike } from "./host.ts";
+import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
 import { nativeRendererResolver } from "./render.ts";
-import { type PathFacts, StatusReporter } from "./status.ts";
-import { OwnTools } from "./tools.ts";
-import { registerWatcher } from "./watcher.ts";
-
-interface Instance {
-  pi: PiLike;
-  addon: Addon;
-  generation: number;
-  instance: number;
-  barrier: ReadinessBarrier;
-  status: StatusReporter;
-  path: PathFacts;
-}
-
-function reportPanics({ addon, generation, instance }: Instance, ctx: Ctx | undefined): void {
-  notifyAll(ctx, [swallow(() => addon.panicNotice(generation, instance))]);
-}
+import { afterStep, registerStatusCommand, showFooter } from "./status.ts";
+import { applyCatalogue } from "./tools.ts";
+import { registerToolEvents } from "./watcher.ts";
 
 /** SES-4..9, NAT-5, NAT-6: the plan comes from the core; this applies it. */
-function sessionStart(self: Instance, tools: OwnTools, serverName: string) {
-  const { pi, addon, generation, instance, barrier } = self;
+function sessionStart(bridge: Bridge, barrier: ReadinessBarrier, serverName: string) {
+  const { pi, addon, generation, instance } = bridge;
   return async (_event: unknown, ctx: Ctx) => {
     const release = barrier.beginSession();
     try {
       // CFG-19: Pi's trust answer goes to the core, which narrows the config.
-      const trusted = projectTrustOf(ctx);
-      const begin = {
-        parkedTurn: barrier.hasParkedTurn,
-        commands: commandNames(pi),
-        ...(trusted === undefined ? {} : { projectTrusted: trusted }),
-      };
+      const begin = sessionBegin(pi, ctx, barrier.hasParkedTurn);
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
-      if (plan.withdrawServer) {
-        withdrawServer(pi, serverName);
-        self.path.native = false;
-        self.path.fallback = "no_mcp_connector";
-      }
+      // NAT-6 steps 1-2: withdraw the registration; the core latched the own client.
+      if (plan.withdrawServer) swallow(() => pi.unregisterMcpServer?.(serverName));
       if (!plan.startOwnClient) return;
-      self.status.footer(ctx);
-      const started = await addon.startOwnClient(generation, instance, (update) => tools.apply(update));
+      showFooter(bridge, ctx);
+      const started = await addon.startOwnClient(generation, instance, (update) => applyCatalogue(bridge, update));
       if (started.status !== "started") return;
       notifyAll(ctx, [started.userWarning]);
-      tools.apply(started.catalogue);
+      applyCatalogue(bridge, started.catalogue);
     } catch {
       // FAIL-1: the session goes on without the bridge.
     } finally {
       release();
-      reportPanics(self, ctx);
-      self.status.footer(ctx);
+      afterStep(bridge, ctx);
     }
   };
 }
 
 /** SES-10..15, HOOK-15: the core plans the turn before any await; this waits and forwards. */
-function beforeAgentStart(self: Instance) {
-  const { pi, addon, generation, instance, barrier } = self;
+function beforeAgentStart(bridge: Bridge, barrier: ReadinessBarrier) {
+  const { pi, addon, generation, instance } = bridge;
   return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
-      const plan = addon.planTurn(generation, instance, {
-        prompt: textOf(event.prompt),
-        messageType: textOf(event.messageType),
-      });
+      const turn = { prompt: textOf(event.prompt), messageType: textOf(event.messageType) };
+      const plan = addon.planTurn(generation, instance, turn);
       if (plan.turn === "none") return undefined;
       let ready = plan.readyWaitMs === undefined || (await barrier.wait(plan.readyWaitMs));
-      if (plan.nativeWait) ready = await awaitTools(pi, addon, plan.nativeWait);
+      if (plan.nativeWait) ready = await awaitTools(bridge, plan.nativeWait);
       const entries = plan.readContext ? contextEntries(ctx) : undefined;
       const request = { plan, cwd: cwdOf(pi, ctx), sessionId: sessionIdOf(ctx), ready, contextEntries: entries };
       const result = await addon.runTurn(generation, instance, request);
       notifyAll(ctx, result.notices);
-      if (plan.turn === "first") {
-        reportPanics(self, ctx);
-        self.status.footer(ctx);
-      }
+      if (plan.turn === "first") afterStep(bridge, ctx);
       return result.message ? { message: result.message } : undefined;
     } catch {
       return undefined;
@@ -100,26 +60,33 @@ function beforeAgentStart(self: Instance) {
   };
 }
 
+/** NAT-2 at factory time; a throwing registerMcpServer is a refusal the core latches (NAT-5). */
+function registerNative({ pi, addon, generation, instance }: Bridge): PathChoice {
+  const hasRegisterMcpServer = typeof pi.registerMcpServer === "function";
+  const choice = addon.choosePath(generation, instance, { hasRegisterMcpServer });
+  if (!choice.native) return choice;
+  try {
+    pi.registerMcpServer?.(choice.serverName, choice.serverConfig);
+    return choice;
+  } catch (error) {
+    addon.refuseNative(generation, instance, error instanceof Error ? error.message : String(error));
+    return { ...choice, native: false };
+  }
+}
+
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
+  const bridge: Bridge = { pi, addon, generation, instance };
   // SES-3: armed before the first suspension point of the factory.
-  const facts: PathFacts = { native: false };
-  const status = new StatusReporter(pi, addon, generation, instance, facts);
-  const self: Instance = { pi, addon, generation, instance, barrier: new ReadinessBarrier(), status, path: facts };
+  const barrier = new ReadinessBarrier();
   const config = await addon.resolveConfig(generation, instance, process.cwd());
-  const path = registerNative(pi, addon, generation, instance);
-  facts.native = path.native;
-  facts.toolPrefix = path.toolPrefix;
-  status.register();
-  pi.on("session_start", sessionStart(self, new OwnTools(pi, addon, generation), path.serverName));
+  const path = registerNative(bridge);
+  registerStatusCommand(bridge);
+  pi.on("session_start", sessionStart(bridge, barrier, path.serverName));
   pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
-  pi.on("before_agent_start", beforeAgentStart(self));
-  pi.on("session_shutdown", async () => {
-    // SES-16: only this instance's client; a second shutdown finds nothing.
-    await addon.stopOwnClient(generation, instance).catch(() => undefined);
-    return undefined;
-  });
-  if (config.enforce) pi.on("tool_call", enforcementHandler(pi, addon, generation, instance));
-  registerWatcher(pi, addon, generation, instance);
+  pi.on("before_agent_start", beforeAgentStart(bridge, barrier));
+  // SES-16: only this instance's client; a second shutdown finds nothing.
+  pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
+  registerToolEvents(bridge, config.enforce);
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

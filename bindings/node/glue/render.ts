@@ -4,68 +4,45 @@ import { createReadToolDefinition, renderDiff } from "@earendil-works/pi-coding-
 import { Container, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";
 
 import type { Addon } from "./boundary.ts";
-import type { Theme, ToolResultLike } from "./host.ts";
+import type { RenderResult, Theme, ToolEventLike } from "./host.ts";
 import { resultText, swallow } from "./host.ts";
 
-interface FileDiffLike {
-  path?: string;
-  diff?: string;
-  note?: string;
-}
+type Component = { render(width: number): string[]; invalidate?(): void };
+type ReadDefinition = { renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown };
 
 /** A component that cuts a single styled row to the terminal width (REN-3). */
-class OneRow {
-  private readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
-  render(width: number): string[] {
-    return [truncateToWidth(this.text, width)];
-  }
-  invalidate(): void {}
-}
+const oneRow = (text: string): Component => ({ render: (width) => [truncateToWidth(text, width)], invalidate() {} });
 
 /** REN-1..4: the call line of a tool registered as `label`. */
 export function renderCall(addon: Addon, label: string, daemonName: string, cwd: string) {
   return (args: unknown, theme: Theme, context?: unknown): unknown => {
     const expanded = Boolean((context as { expanded?: boolean } | undefined)?.expanded);
-    const line = addon.callLine(daemonName, args ?? {}, expanded);
-    const read = line.read;
-    if (read) {
-      const definition = swallow(
-        () => createReadToolDefinition(cwd) as { renderCall?: (a: unknown, t: Theme, c?: unknown) => unknown },
-      );
-      const delegated = swallow(() => definition?.renderCall?.(read, theme, context));
-      if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated);
-    }
-    const text = line.rest ? `${theme.bold(label)} ${line.rest}` : theme.bold(label);
-    return expanded ? new Text(text, 0, 0) : new OneRow(text);
+    const { read, rest } = addon.callLine(daemonName, args ?? {}, expanded);
+    const readCall = () => (createReadToolDefinition(cwd) as ReadDefinition).renderCall?.(read, theme, context);
+    const delegated = read ? swallow(readCall) : undefined;
+    if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated as Component);
+    const text = rest ? `${theme.bold(label)} ${rest}` : theme.bold(label);
+    return expanded ? new Text(text, 0, 0) : oneRow(text);
   };
 }
 
 /** Prefixes the first row of Pi's read call component (REN-4). */
-function prefixed(prefix: string, inner: unknown): unknown {
-  const component = inner as { render(width: number): string[]; invalidate?(): void };
+function prefixed(prefix: string, inner: Component): Component {
   return {
-    render(width: number): string[] {
-      const rows = component.render(Math.max(1, width - 7));
-      if (rows.length === 0) return [prefix];
-      return [truncateToWidth(prefix + rows[0], width), ...rows.slice(1)];
+    render(width) {
+      const [first, ...rest] = inner.render(Math.max(1, width - 7));
+      return first === undefined ? [prefix] : [truncateToWidth(prefix + first, width), ...rest];
     },
-    invalidate(): void {
-      component.invalidate?.();
-    },
+    invalidate: () => inner.invalidate?.(),
   };
 }
 
-function diffsOf(result: ToolResultLike): FileDiffLike[] {
-  const details = result.details as { diffs?: unknown } | undefined;
-  return Array.isArray(details?.diffs) ? (details.diffs as FileDiffLike[]) : [];
-}
-
 /** REN-6: the diff view, or undefined when there is nothing to draw. */
-function diffView(result: ToolResultLike, theme: Theme | undefined, isError: boolean): Container | undefined {
-  const diffs = diffsOf(result);
+function diffView(result: ToolEventLike, theme: Theme | undefined, isError: boolean): Container | undefined {
+  const details = result.details as { diffs?: unknown } | undefined;
+  const diffs = Array.isArray(details?.diffs)
+    ? (details.diffs as { path?: string; diff?: string; note?: string }[])
+    : [];
   if (diffs.length === 0 || !theme || isError) return undefined;
   const container = new Container();
   for (const entry of diffs) {
@@ -81,56 +58,34 @@ function diffView(result: ToolResultLike, theme: Theme | undefined, isError: boo
   return container;
 }
 
-/** REN-5/6: own-client results. */
-export function renderResult() {
-  return (
-    result: ToolResultLike,
-    options: { expanded?: boolean; isPartial?: boolean },
-    theme: Theme,
-    context?: { isError?: boolean },
-  ): unknown => {
-    const view = diffView(result, theme, Boolean(context?.isError));
-    const text = options.expanded ? resultText(result) : "";
-    if (!view) return new Text(text, 0, 0);
-    if (text) view.addChild(new Text(text, 0, 0));
-    return view;
-  };
+/** REN-5/6: the diff view with what the tool shows below it, or that alone. */
+function withDiffs(result: ToolEventLike, theme: Theme, isError: boolean, below: unknown): unknown {
+  const view = diffView(result, theme, isError);
+  if (!view) return below ?? new Text("", 0, 0);
+  if (below) view.addChild(below as never);
+  return view;
 }
 
-interface BaseRenderer {
-  renderCall?: unknown;
-  renderResult?: (
-    result: ToolResultLike,
-    options: { expanded?: boolean },
-    theme: Theme,
-    context?: Record<string, unknown>,
-  ) => unknown;
-}
+/** REN-5/6: own-client results: the text when expanded. */
+export const renderResult: RenderResult = (result, options, theme, context) => {
+  const text = options.expanded ? resultText(result) : "";
+  return withDiffs(result, theme, Boolean(context?.isError), text ? new Text(text, 0, 0) : undefined);
+};
 
-/** REN-7: the native renderer resolver. */
+/** REN-7: the native renderer resolver: Pi's own result below the diffs. */
 export function nativeRendererResolver(prefix: string) {
   return (toolName: string, next: () => unknown): unknown => {
-    const base = swallow(() => next()) as BaseRenderer | undefined;
-    if (!toolName.startsWith(prefix) || !base || typeof base.renderResult !== "function") return base;
-    const baseResult = base.renderResult;
-    return {
-      ...base,
-      renderResult(
-        result: ToolResultLike,
-        options: { expanded?: boolean },
-        theme: Theme,
-        context?: Record<string, unknown>,
-      ) {
-        const isError = Boolean(context?.isError);
-        const view = diffView(result, theme, isError);
-        const showBase = Boolean(options.expanded) || isError;
-        const below = showBase
+    const base = swallow(() => next()) as { renderResult?: RenderResult } | undefined;
+    const baseResult = base?.renderResult;
+    if (!toolName.startsWith(prefix) || typeof baseResult !== "function") return base;
+    const renderResult: RenderResult = (result, options, theme, context) => {
+      const isError = Boolean(context?.isError);
+      const below =
+        options.expanded || isError
           ? baseResult(result, options, theme, { ...context, lastComponent: undefined })
           : undefined;
-        if (!view) return below ?? new Text("", 0, 0);
-        if (below) view.addChild(below as never);
-        return view;
-      },
+      return withDiffs(result, theme, isError, below);
     };
+    return { ...base, renderResult };
   };
 }

@@ -1,22 +1,13 @@
-// The edit watcher's Pi handlers (DIFF-15, DIFF-17..20) and the native
-// tools_search hold (NAT-15). The core keeps the claims and snapshots and
+// The tool event handlers: read discipline on tool_call (HOOK-4..16), the
+// edit watcher (DIFF-15, DIFF-17..20) and the native tools_search hold
+// (NAT-15). The core keeps the claims and snapshots and
 // decides from the tool's name and ids whether a call needs anything; only
 // then do arguments or result text cross into it. Errors are swallowed
 // (DIFF-22, HOOK-16).
-import type { Addon } from "./boundary.ts";
-import type { Ctx, PiLike, ToolCallEventLike, ToolResultLike } from "./host.ts";
+import type { Bridge, Ctx, ToolEventLike } from "./host.ts";
 import { awaitTools, cwdOf, resultText, swallow, toolCallEvent } from "./host.ts";
 
-type ToolResultEventLike = ToolCallEventLike & ToolResultLike;
-
-async function claimEdit(
-  pi: PiLike,
-  addon: Addon,
-  generation: number,
-  instance: number,
-  event: ToolCallEventLike,
-  ctx: Ctx,
-) {
+async function claimEdit({ pi, addon, generation, instance }: Bridge, event: ToolEventLike, ctx: Ctx) {
   try {
     if (addon.watchEdit(generation, instance, toolCallEvent(pi, event, ctx)))
       await addon.watchSnapshot(generation, String(event.toolCallId));
@@ -26,17 +17,17 @@ async function claimEdit(
   return undefined;
 }
 
-async function finishResult(pi: PiLike, addon: Addon, generation: number, event: ToolResultEventLike, ctx: Ctx) {
+async function finishResult(bridge: Bridge, event: ToolEventLike, ctx: Ctx) {
+  const { pi, addon, generation } = bridge;
   try {
     const action = await addon.watchToolResult(generation, {
-      toolCallId: String(event.toolCallId ?? ""),
-      toolName: String(event.toolName ?? ""),
+      ...ids(event),
       isError: Boolean(event.isError),
       cwd: cwdOf(pi, ctx),
       details: event.details ?? null,
       text: resultText(event),
     });
-    if (action.awaitTools) await awaitTools(pi, addon, action.awaitTools);
+    if (action.awaitTools) await awaitTools(bridge, action.awaitTools);
     if (action.details) return { details: action.details };
   } catch {
     // DIFF-22
@@ -44,29 +35,47 @@ async function finishResult(pi: PiLike, addon: Addon, generation: number, event:
   return undefined;
 }
 
-export function registerWatcher(pi: PiLike, addon: Addon, generation: number, instance: number): void {
+/** HOOK-4..16: the core runs the hook and shapes the answer. A throwing tool_call handler makes Pi block the call, so this fails open (HOOK-16). */
+function enforcement({ pi, addon, generation, instance }: Bridge) {
+  return async (event: ToolEventLike, ctx: Ctx) => {
+    try {
+      const action = await addon.enforceToolCall(generation, instance, toolCallEvent(pi, event, ctx));
+      if (action.action === "block") return { block: true, reason: action.reason };
+      if (action.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
+    } catch {
+      // HOOK-16: fail open.
+    }
+    return undefined;
+  };
+}
+
+const ids = (event: ToolEventLike) => ({
+  toolCallId: String(event.toolCallId ?? ""),
+  toolName: String(event.toolName ?? ""),
+});
+
+export function registerToolEvents(bridge: Bridge, enforce: boolean): void {
+  const { pi, addon, generation, instance } = bridge;
+  if (enforce) pi.on("tool_call", enforcement(bridge));
   // The fast paths stay synchronous: no promise, no argument or text copy.
-  pi.on("tool_call", (event: ToolCallEventLike, ctx: Ctx) => {
+  pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {
+    const { toolCallId, toolName } = ids(event);
     const parent = typeof event.parentToolCallId === "string" ? event.parentToolCallId : undefined;
-    const id = String(event.toolCallId ?? "");
-    if (!swallow(() => addon.watchToolCall(generation, instance, id, String(event.toolName ?? ""), parent)))
-      return undefined;
-    return claimEdit(pi, addon, generation, instance, event, ctx);
+    const claims = swallow(() => addon.watchToolCall(generation, instance, toolCallId, toolName, parent));
+    return claims ? claimEdit(bridge, event, ctx) : undefined;
   });
-  pi.on("tool_result", (event: ToolResultEventLike, ctx: Ctx) => {
-    const id = String(event.toolCallId ?? "");
-    if (
-      !swallow(() =>
-        addon.resultNeedsWork(generation, instance, id, String(event.toolName ?? ""), Boolean(event.isError)),
-      )
-    )
-      return undefined;
-    return finishResult(pi, addon, generation, event, ctx);
+  pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
+    const { toolCallId, toolName } = ids(event);
+    const needsWork = swallow(() =>
+      addon.resultNeedsWork(generation, instance, toolCallId, toolName, Boolean(event.isError)),
+    );
+    return needsWork ? finishResult(bridge, event, ctx) : undefined;
   });
+  const reset = () => void swallow(() => addon.watchReset(generation));
   pi.on(
     "tool_execution_end",
-    (event: ToolCallEventLike) => void swallow(() => addon.watchToolEnd(generation, String(event.toolCallId ?? ""))),
+    (event: ToolEventLike) => void swallow(() => addon.watchToolEnd(generation, ids(event).toolCallId)),
   );
-  pi.on("turn_end", () => void swallow(() => addon.watchReset(generation)));
-  pi.on("session_shutdown", () => void swallow(() => addon.watchReset(generation)));
+  pi.on("turn_end", reset);
+  pi.on("session_shutdown", reset);
 }

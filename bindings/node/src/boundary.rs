@@ -42,6 +42,16 @@ pub fn failed_execution(text: String) -> ToolExecuteResult {
     }
 }
 
+/// A synchronous export whose answer is a boundary value: `work` runs under
+/// the panic guard (FAIL-4), `fallback` answers for a panic or an unreadable
+/// request, and whichever answers is serialised once, here.
+pub fn guarded_answer<T: serde::Serialize>(
+    fallback: impl Fn() -> T,
+    work: impl FnOnce() -> T,
+) -> Value {
+    to_js(&crate::guard::guard_sync(&fallback, work))
+}
+
 /// Serializes a boundary answer; a failure (impossible for these types)
 /// fails open to `null`.
 pub fn to_js<T: serde::Serialize>(value: &T) -> Value {

@@ -7,8 +7,7 @@
 //! the instance that claimed it, so shutdown stops only its own (SES-16).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::PromiseRaw;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -30,76 +29,6 @@ use crate::state::{lock, GenerationState};
 
 /// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
 pub type WeakCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
-
-/// The generation's client slot entry: who claimed it and the bridge.
-#[derive(Clone)]
-pub struct SlotEntry {
-    pub owner: u32,
-    pub bridge: OwnClientBridge,
-    /// Distinguishes claims, so a superseded start can tell (SES-8).
-    pub claim: u64,
-}
-
-/// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
-/// one locked step: a start claims the slot and takes out its predecessor
-/// together, so an older start still stopping its predecessor can never
-/// displace the claim of a newer one (issue 11 item 8a).
-#[derive(Default)]
-pub struct ClientSlot {
-    entry: Mutex<Option<SlotEntry>>,
-    next_claim: AtomicU64,
-}
-
-impl ClientSlot {
-    /// Claims the slot for `owner`; returns the claim and the entry it
-    /// displaced, which the caller stops.
-    pub fn claim(&self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
-        let claim = self.next_claim.fetch_add(1, Ordering::SeqCst);
-        let entry = SlotEntry {
-            owner,
-            bridge,
-            claim,
-        };
-        (claim, lock(&self.entry).replace(entry))
-    }
-
-    /// True while `claim` still holds the slot.
-    pub fn holds(&self, claim: u64) -> bool {
-        lock(&self.entry)
-            .as_ref()
-            .is_some_and(|entry| entry.claim == claim)
-    }
-
-    /// Takes the entry out if `claim` still holds it.
-    pub fn release(&self, claim: u64) -> Option<SlotEntry> {
-        let mut entry = lock(&self.entry);
-        entry.as_ref().filter(|e| e.claim == claim)?;
-        entry.take()
-    }
-
-    /// Takes the entry out if `owner` claimed it (SES-16).
-    pub fn take_owned_by(&self, owner: u32) -> Option<SlotEntry> {
-        let mut entry = lock(&self.entry);
-        entry.as_ref().filter(|e| e.owner == owner)?;
-        entry.take()
-    }
-
-    /// The bridge in the slot, if any.
-    pub fn bridge(&self) -> Option<OwnClientBridge> {
-        lock(&self.entry).as_ref().map(|e| e.bridge.clone())
-    }
-}
-
-/// Client-related generation state.
-#[derive(Default)]
-pub struct ClientState {
-    pub slot: ClientSlot,
-    /// In-flight executions by Pi tool call id, for aborts (MCP-30).
-    pub aborts: Mutex<HashMap<String, CancellationToken>>,
-    /// Daemon names of every tool registered this generation, so a relisted
-    /// (re-activated) tool re-enters the TOOL-5 registry.
-    pub known: Mutex<HashMap<String, String>>,
-}
 
 /// Converts runtime changes into the boundary shape and updates the TOOL-5
 /// registry the hook consults (HOOK-5).
@@ -151,7 +80,7 @@ const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
 /// (STAT-2), and answers `Failed` with it.
 fn start_failed(state: &GenerationState, error: String) -> Value {
     state.set_bridge_error(error.clone());
-    crate::status::record_down(state, error.clone());
+    state.status().record_down(error.clone());
     let mut result = start_result(OwnStartResultStatus::Failed);
     result.error = Some(error);
     to_js(&result)
@@ -212,7 +141,7 @@ async fn start(
         return start_failed(&state, NO_CONFIG.to_string());
     };
     state.clear_registry();
-    crate::status::record_connecting(&state);
+    state.status().record_connecting();
     let env: HashMap<String, String> = config::process_env();
     let mut bridge_config = BridgeConfig::new(config.bin.clone());
     // MCP-2: an explicit working directory, the session's, for
@@ -226,7 +155,7 @@ async fn start(
     let bridge = OwnClientBridge::new(bridge_config);
     // SES-7 steps 5-6: claim the slot and take out the previous
     // client in one locked step, before the first suspension point.
-    let (claim, previous) = state.client.slot.claim(instance, bridge.clone());
+    let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
     if let Some(previous) = previous {
         previous.bridge.stop().await;
     }
@@ -244,7 +173,7 @@ async fn start(
         }
     })));
     let outcome = bridge.start().await;
-    if !state.client.slot.holds(claim) {
+    if !state.client().slot.holds(claim) {
         // SES-8: superseded; the error stays untouched.
         bridge.stop().await;
         return to_js(&start_result(OwnStartResultStatus::Superseded));
@@ -252,7 +181,7 @@ async fn start(
     match outcome {
         Err(error) => {
             bridge.stop().await;
-            if state.client.slot.release(claim).is_some() {
+            if state.client().slot.release(claim).is_some() {
                 return start_failed(&state, error.to_string());
             }
             let mut result = start_result(OwnStartResultStatus::Failed);
@@ -272,7 +201,9 @@ async fn start(
                 .iter()
                 .map(|t| t.name.clone())
                 .collect();
-            crate::status::record_started(&state, &report.server_version, &first);
+            state
+                .status()
+                .record_started(&report.server_version, &first);
             to_js(&result)
         }
     }
@@ -283,7 +214,7 @@ async fn start(
 pub async fn stop_own_client(generation: u32, instance: u32) {
     guard::guard_async(|| (), async move {
         let state = generation::get(generation);
-        let owned = state.client.slot.take_owned_by(instance);
+        let owned = state.client().slot.take_owned_by(instance);
         if let Some(entry) = owned {
             entry.bridge.stop().await;
         }
@@ -347,7 +278,7 @@ fn begin_execution(generation: u32, request: Value) -> Execution {
     let Some(request) = from_js::<ToolExecuteRequest>(request) else {
         return Execution::Done(to_js(&failed_execution("gortex: bad request".to_string())));
     };
-    let Some(bridge) = state.client.slot.bridge() else {
+    let Some(bridge) = state.client().slot.bridge() else {
         let name = state
             .daemon_name(&request.name)
             .unwrap_or_else(|| request.name.clone());
@@ -357,7 +288,7 @@ fn begin_execution(generation: u32, request: Value) -> Execution {
     };
     // MCP-30: an abort that came first (while Pi's file locks were taken)
     // left a cancelled token here; the call is then never sent.
-    let token = lock(&state.client.aborts)
+    let token = lock(&state.client().aborts)
         .entry(request.call_id.clone())
         .or_default()
         .clone();
@@ -402,7 +333,7 @@ async fn finish_execution(execution: Execution) -> Value {
             token,
         } => {
             let outcome = bridge.finish_call(call, Some(&token)).await;
-            lock(&state.client.aborts).remove(&call_id);
+            lock(&state.client().aborts).remove(&call_id);
             (state, outcome, None)
         }
         Execution::Full {
@@ -413,12 +344,14 @@ async fn finish_execution(execution: Execution) -> Value {
         } => {
             let args = call_args(&request.args);
             let diff_window = if request.diff && !token.is_cancelled() {
-                crate::watcher::open_own_window(&state, &request.name, &args, &request.cwd).await
+                state
+                    .open_own_window(&request.name, &args, &request.cwd)
+                    .await
             } else {
                 None
             };
             let outcome = bridge.call_tool(&request.name, args, Some(&token)).await;
-            lock(&state.client.aborts).remove(&request.call_id);
+            lock(&state.client().aborts).remove(&request.call_id);
             (state, outcome, diff_window)
         }
     };
@@ -427,7 +360,7 @@ async fn finish_execution(execution: Execution) -> Value {
         Ok(outcome) => {
             let details = match diff_window {
                 Some(window) if !outcome.is_error => {
-                    crate::watcher::close_own_window(&state, window).await
+                    object(to_js(&state.close_own_window(window).await))
                 }
                 _ => serde_json::Map::new(),
             };
@@ -473,7 +406,7 @@ pub fn abort_call(generation: u32, call_id: String) {
         || (),
         || {
             let state = generation::get(generation);
-            let mut aborts = lock(&state.client.aborts);
+            let mut aborts = lock(&state.client().aborts);
             match aborts.remove(&call_id) {
                 Some(token) => token.cancel(),
                 None => {
@@ -484,33 +417,6 @@ pub fn abort_call(generation: u32, call_id: String) {
             }
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use pi_gortex_runtime::mcp::bridge::BridgeConfig;
-
-    fn bridge() -> OwnClientBridge {
-        OwnClientBridge::new(BridgeConfig::new("gortex"))
-    }
-
-    #[test]
-    fn an_older_start_cannot_displace_a_newer_claim() {
-        let slot = ClientSlot::default();
-        // Instance 1's start claims the slot, then awaits its predecessor's
-        // stop; meanwhile the newer instance 2 claims and takes 1's entry out.
-        let (older, _) = slot.claim(1, bridge());
-        let (newer, displaced) = slot.claim(2, bridge());
-        assert_eq!(displaced.map(|e| e.owner), Some(1));
-        // When the older start resumes it finds itself superseded (SES-8) and
-        // has no step that could put its bridge back.
-        assert!(!slot.holds(older));
-        assert!(slot.release(older).is_none());
-        assert!(slot.take_owned_by(1).is_none());
-        assert!(slot.holds(newer));
-        assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
-    }
 }
 
 #[cfg(test)]
@@ -525,7 +431,7 @@ mod start_failures {
     /// What the model and `/gortex` would see after a start answered `result`.
     fn seen(generation: u32, result: &Value) -> (Option<String>, Option<String>, Option<String>) {
         let state = generation::get(generation);
-        let record = lock(&state.status);
+        let record = state.status();
         assert_eq!(record.state, Some(BridgeState::Down), "/gortex says down");
         let answered = result["error"].as_str().map(str::to_string);
         assert_eq!(result["status"], "failed");

@@ -73,6 +73,6 @@ fn enforce(generation: u32, instance: u32, event: Value) -> Value {
         HookOutcome::None => (ToolCallAction::None, HookTally::None),
     };
     // STAT-2: the session's hook calls, blocks and latency for /gortex.
-    crate::status::record_hook(&state, tally, started.elapsed());
+    state.status().record_hook(tally, started.elapsed());
     to_js(&action)
 }

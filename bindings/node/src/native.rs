@@ -8,7 +8,7 @@ use pi_gortex_runtime::instance::InstanceLatches;
 use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
-use crate::boundary::{from_js, object, to_js, PathChoice, PathRequest};
+use crate::boundary::{from_js, guarded_answer, object, to_js, PathChoice, PathRequest};
 use crate::state::lock;
 use crate::{generation, guard};
 
@@ -29,15 +29,15 @@ fn own(reason: &str) -> PathChoice {
     ts_return_type = "host.PathChoice"
 )]
 pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_sync(
-        || to_js(&own("internal_error")),
+    guarded_answer(
+        || own("internal_error"),
         || {
             let Some(request) = from_js::<PathRequest>(request) else {
-                return to_js(&own("internal_error"));
+                return own("internal_error");
             };
             let state = generation::get(generation);
             let Some(me) = state.instance(instance) else {
-                return to_js(&own("internal_error"));
+                return own("internal_error");
             };
             // The factory's resolution (CFG-19: the session start withdraws
             // this registration if the one in effect disagrees).
@@ -73,7 +73,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                 }
             };
             *lock(&me.latches) = InstanceLatches::new(choice.native);
-            to_js(&choice)
+            choice
         },
     )
 }

@@ -4,8 +4,7 @@
 use napi_derive::napi;
 use serde_json::{Map, Value};
 
-use crate::boundary::{to_js, CallLine, CallLineRead as ReadCall};
-use crate::guard;
+use crate::boundary::{guarded_answer, CallLine, CallLineRead as ReadCall};
 use pi_gortex_runtime::diff::classify;
 
 const OPERATION_KEYS: [&str; 2] = ["operation", "kind"];
@@ -170,10 +169,7 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
     ts_return_type = "host.CallLine"
 )]
 pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
-    guard::guard_sync(
-        || to_js(&empty_line()),
-        || to_js(&call_line_of(&daemon_name, &args, expanded)),
-    )
+    guarded_answer(empty_line, || call_line_of(&daemon_name, &args, expanded))
 }
 
 #[cfg(test)]

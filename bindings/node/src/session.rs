@@ -11,8 +11,8 @@ use pi_gortex_runtime::session::{self, FirstTurn};
 use serde_json::Value;
 
 use crate::boundary::{
-    from_js, hidden_message, to_js, SessionBegin, SessionPlan, ToolWait, TurnEvent, TurnPlan,
-    TurnPlanTurn, TurnRequest, TurnResult,
+    from_js, guarded_answer, hidden_message, to_js, SessionBegin, SessionPlan, ToolWait, TurnEvent,
+    TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
 use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
@@ -51,40 +51,36 @@ fn no_turn() -> TurnPlan {
     ts_return_type = "host.SessionPlan"
 )]
 pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
-    guard::guard_sync(
-        || to_js(&no_session()),
-        || {
-            let state = generation::get(generation);
-            state.take_bridge_error();
-            state.take_version_warning();
-            crate::status::begin_session(&state);
-            let (Some(begin), Some(me)) =
-                (from_js::<SessionBegin>(begin), state.instance(instance))
-            else {
-                return to_js(&no_session());
-            };
-            // CFG-19: a Pi without the trust API keeps the factory's config.
-            let config = match begin.project_trusted {
-                Some(trusted) => me.apply_trust(trusted),
-                None => me.config(),
-            };
-            let holds = config::native_registration_holds(&me.config_at_load(), &config);
-            let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
-            let mut latches = lock(&me.latches);
-            let withdraw = latches.leave_stale_native(holds);
-            let mut plan =
-                latches.begin_session(begin.parked_turn, begin.commands.as_deref(), &warnings);
-            drop(latches);
-            plan.withdraw_server |= withdraw;
-            if config.project_ignored {
-                let notice = config::untrusted_project_notice(&config.sidecars.project);
-                if state.first_trust_notice(&notice) {
-                    plan.notices.push(notice);
-                }
+    guarded_answer(no_session, || {
+        let state = generation::get(generation);
+        state.take_bridge_error();
+        state.take_version_warning();
+        state.status().begin_session();
+        let (Some(begin), Some(me)) = (from_js::<SessionBegin>(begin), state.instance(instance))
+        else {
+            return no_session();
+        };
+        // CFG-19: a Pi without the trust API keeps the factory's config.
+        let config = match begin.project_trusted {
+            Some(trusted) => me.apply_trust(trusted),
+            None => me.config(),
+        };
+        let holds = config::native_registration_holds(&me.config_at_load(), &config);
+        let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
+        let mut latches = lock(&me.latches);
+        let withdraw = latches.leave_stale_native(holds);
+        let mut plan =
+            latches.begin_session(begin.parked_turn, begin.commands.as_deref(), &warnings);
+        drop(latches);
+        plan.withdraw_server |= withdraw;
+        if config.project_ignored {
+            let notice = config::untrusted_project_notice(&config.sidecars.project);
+            if state.first_trust_notice(&notice) {
+                plan.notices.push(notice);
             }
-            to_js(&plan)
-        },
-    )
+        }
+        plan
+    })
 }
 
 /// SES-15: a compaction happened.
@@ -107,21 +103,15 @@ pub fn on_compact(generation: u32, instance: u32) {
     ts_return_type = "host.TurnPlan"
 )]
 pub fn plan_turn(generation: u32, instance: u32, event: Value) -> Value {
-    guard::guard_sync(
-        || to_js(&no_turn()),
-        || {
-            let me = generation::get(generation).instance(instance);
-            let (Some(event), Some(me)) = (from_js::<TurnEvent>(event), me) else {
-                return to_js(&no_turn());
-            };
-            let plan = lock(&me.latches).plan_turn(
-                me.config().prompt_context,
-                event.prompt.as_deref(),
-                event.message_type.as_deref(),
-            );
-            to_js(&plan)
-        },
-    )
+    guarded_answer(no_turn, || {
+        let me = generation::get(generation).instance(instance);
+        let (Some(event), Some(me)) = (from_js::<TurnEvent>(event), me) else {
+            return no_turn();
+        };
+        let (prompt, message_type) = (event.prompt.as_deref(), event.message_type.as_deref());
+        let mut latches = lock(&me.latches);
+        latches.plan_turn(me.config().prompt_context, prompt, message_type)
+    })
 }
 
 /// NAT-9/NAT-15: whether Pi's tool names satisfy a wait.
@@ -177,7 +167,9 @@ async fn first_turn(
         let version = orientation
             .as_deref()
             .map(pi_gortex_runtime::version::version_from_briefing);
-        crate::status::record_native_first_turn(state, version, request.ready);
+        state
+            .status()
+            .record_native_first_turn(version, request.ready);
     }
     if lock(&me.latches).is_native() {
         if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {

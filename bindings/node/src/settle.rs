@@ -22,10 +22,11 @@ use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::future::Future;
 use std::ptr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
 use napi::{sys, Env, Error, Status};
+use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
 /// The runtime threads' way back to the JavaScript thread.
@@ -68,11 +69,7 @@ impl Settler {
         if std::mem::replace(&mut self.sent, true) {
             return;
         }
-        let closed = self
-            .channel
-            .closed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let closed = lock(&self.channel.closed);
         if *closed {
             return;
         }
@@ -200,10 +197,7 @@ fn channel(env: sys::napi_env) -> napi::Result<Arc<Channel>> {
 unsafe extern "C" fn on_env_cleanup(arg: *mut c_void) {
     // SAFETY: the reference `channel` leaked for this hook.
     let channel = unsafe { Arc::from_raw(arg as *const Channel) };
-    *channel
-        .closed
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner) = true;
+    *lock(&channel.closed) = true;
     let _ = LOCAL.try_with(|local| {
         let mut local = local.borrow_mut();
         if local

@@ -1,24 +1,33 @@
 //! What one module generation holds (SES-1) and what one instance holds
 //! (SES-2): the generation's shared state behind private fields, and the one
-//! `lock` helper every module uses.
+//! `lock` helper every module uses. The exports (client, watcher, status,
+//! session, ...) depend on this module and this module only on the runtime:
+//! exports → state → runtime.
 //!
 //! Lock order, when two are held at once: `registry` before `known` (client),
-//! and `instances` is only held long enough to clone one instance out. No
-//! other lock is ever taken while one of these is held.
+//! and `instances` is only held long enough to clone one instance out. Every
+//! other lock (the client slot, aborts, the watcher, its tickets, the status
+//! record, an instance's latches) is taken alone, for one statement or one
+//! short block, never while another is held.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use pi_gortex_runtime::config::ResolvedConfig;
+use pi_gortex_runtime::diff::{
+    self, Boundary, ClaimTicket, EditDetails, NativeWatcher, PendingCompare,
+};
 use pi_gortex_runtime::instance::InstanceLatches;
+use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
+use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
-/// Locks a mutex, recovering the data of a poisoned one: a panic elsewhere
-/// (already contained by the guard) must not disable the bridge.
-pub fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+/// The runtime's one poison-ignoring lock: a panic elsewhere (already
+/// contained by the guard) must not disable the bridge.
+pub use pi_gortex_runtime::sync::lock;
 
 /// The Rust-side state of one factory call: its configuration and every
 /// latch the instance keeps between Pi events.
@@ -54,11 +63,11 @@ pub struct GenerationState {
     /// Instances created from this generation, by id.
     instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
     /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
-    pub client: crate::client::ClientState,
+    client: ClientState,
     /// The edit watcher and shell tracker (DIFF-15..20).
-    pub watcher: crate::watcher::WatcherState,
+    watcher: WatcherState,
     /// What the footer status and `/gortex` report (STAT-1, STAT-2).
-    pub status: Mutex<crate::status::StatusRecord>,
+    status: Mutex<StatusRecord>,
 }
 
 impl InstanceState {
@@ -86,6 +95,40 @@ impl InstanceState {
 }
 
 impl GenerationState {
+    /// The own client's slot and in-flight calls.
+    pub fn client(&self) -> &ClientState {
+        &self.client
+    }
+
+    /// The edit watcher and its pending claims.
+    pub fn watcher(&self) -> &WatcherState {
+        &self.watcher
+    }
+
+    /// The status record, locked.
+    pub fn status(&self) -> MutexGuard<'_, StatusRecord> {
+        lock(&self.status)
+    }
+
+    /// DIFF-16 steps 1, 3, 4: the shell window opened and the before side
+    /// read. `None` when the call is not an edit with candidates.
+    pub async fn open_own_window(&self, name: &str, args: &Value, cwd: &str) -> Option<OwnWindow> {
+        let daemon = self.daemon_name(name)?;
+        let cwd = PathBuf::from(cwd);
+        let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
+        let window = lock(&self.watcher.native).shell.open_window();
+        let pending = PendingCompare::open(paths, window, Boundary::for_cwd(&cwd)).await;
+        Some(OwnWindow { cwd, pending })
+    }
+
+    /// DIFF-16 step 7: the after side read, compared, DIFF-15 applied.
+    pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
+        let after = window.pending.read_after().await;
+        // The shell set is copied out so the comparison runs unlocked.
+        let shell = lock(&self.watcher.native).shell.clone();
+        window.pending.finish(&after, &shell, &window.cwd)
+    }
+
     /// Records an instance's two resolutions (with and without the project
     /// sidecar) and session cwd (CFG-1, CFG-19). The first is in effect
     /// until a session start reports the project untrusted.
@@ -194,5 +237,180 @@ impl GenerationState {
                 registry.insert(name.clone(), daemon.clone());
             }
         }
+    }
+}
+
+/// The generation's client slot entry: who claimed it and the bridge.
+#[derive(Clone)]
+pub struct SlotEntry {
+    pub owner: u32,
+    pub bridge: OwnClientBridge,
+    /// Distinguishes claims, so a superseded start can tell (SES-8).
+    pub claim: u64,
+}
+
+/// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
+/// one locked step: a start claims the slot and takes out its predecessor
+/// together, so an older start still stopping its predecessor can never
+/// displace the claim of a newer one (issue 11 item 8a).
+#[derive(Default)]
+pub struct ClientSlot {
+    entry: Mutex<Option<SlotEntry>>,
+    next_claim: AtomicU64,
+}
+
+impl ClientSlot {
+    /// Claims the slot for `owner`; returns the claim and the entry it
+    /// displaced, which the caller stops.
+    pub fn claim(&self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
+        let claim = self.next_claim.fetch_add(1, Ordering::SeqCst);
+        let entry = SlotEntry {
+            owner,
+            bridge,
+            claim,
+        };
+        (claim, lock(&self.entry).replace(entry))
+    }
+
+    /// True while `claim` still holds the slot.
+    pub fn holds(&self, claim: u64) -> bool {
+        lock(&self.entry)
+            .as_ref()
+            .is_some_and(|entry| entry.claim == claim)
+    }
+
+    /// Takes the entry out if `claim` still holds it.
+    pub fn release(&self, claim: u64) -> Option<SlotEntry> {
+        let mut entry = lock(&self.entry);
+        entry.as_ref().filter(|e| e.claim == claim)?;
+        entry.take()
+    }
+
+    /// Takes the entry out if `owner` claimed it (SES-16).
+    pub fn take_owned_by(&self, owner: u32) -> Option<SlotEntry> {
+        let mut entry = lock(&self.entry);
+        entry.as_ref().filter(|e| e.owner == owner)?;
+        entry.take()
+    }
+
+    /// The bridge in the slot, if any.
+    pub fn bridge(&self) -> Option<OwnClientBridge> {
+        lock(&self.entry).as_ref().map(|e| e.bridge.clone())
+    }
+}
+
+/// Client-related generation state.
+#[derive(Default)]
+pub struct ClientState {
+    pub slot: ClientSlot,
+    /// In-flight executions by Pi tool call id, for aborts (MCP-30).
+    pub aborts: Mutex<HashMap<String, CancellationToken>>,
+    /// Daemon names of every tool registered this generation, so a relisted
+    /// (re-activated) tool re-enters the TOOL-5 registry.
+    pub known: Mutex<HashMap<String, String>>,
+}
+
+/// The watcher state of one generation (SES-1).
+#[derive(Default)]
+pub struct WatcherState {
+    pub native: Mutex<NativeWatcher>,
+    /// Native Gortex edits claimed at `tool_call` whose before snapshot
+    /// `watchSnapshot` still has to take, by tool call id. Kept apart so the
+    /// files are read without holding `native`, which the event loop's
+    /// synchronous exports also lock.
+    pub tickets: Mutex<HashMap<String, ClaimTicket>>,
+}
+
+/// What the exports saw, per generation.
+#[derive(Debug, Default)]
+pub struct StatusRecord {
+    /// `None` until a start or a first turn said otherwise.
+    pub state: Option<BridgeState>,
+    /// The daemon's version, from the handshake or the briefing.
+    pub daemon_version: Option<String>,
+    /// The last bridge failure; unlike the SES-9 error it is not cleared
+    /// when reported, only when a new session starts.
+    pub last_error: Option<String>,
+    /// Pi names registered by the first listing; later ones are promoted.
+    pub initial_tools: HashSet<String>,
+    /// This session's hook calls.
+    pub hook: HookStats,
+}
+
+impl StatusRecord {
+    /// SES-6: a new session starts a fresh tally and forgets the last error.
+    pub fn begin_session(&mut self) {
+        self.hook = HookStats::default();
+        self.last_error = None;
+    }
+
+    /// The own client is starting.
+    pub fn record_connecting(&mut self) {
+        self.state = Some(BridgeState::Connecting);
+    }
+
+    /// The own client started: its version and first registrations.
+    pub fn record_started(&mut self, version: &str, tools: &[String]) {
+        self.state = Some(BridgeState::Connected);
+        self.daemon_version = Some(version.to_string()).filter(|v| !v.is_empty());
+        self.initial_tools = tools.iter().cloned().collect();
+    }
+
+    /// The bridge failed with `error`.
+    pub fn record_down(&mut self, error: String) {
+        self.state = Some(BridgeState::Down);
+        self.last_error = Some(error);
+    }
+
+    /// The native first turn: the version from the briefing (NAT-10), and
+    /// whether Pi's tools appeared (NAT-9).
+    pub fn record_native_first_turn(&mut self, version: Option<String>, ready: bool) {
+        if let Some(version) = version.filter(|v| !v.is_empty()) {
+            self.daemon_version = Some(version);
+        }
+        if !ready {
+            self.state = Some(BridgeState::Down);
+            self.last_error =
+                Some("Pi's MCP did not list any gortex tool within 5 s of the first turn".into());
+        }
+    }
+
+    /// One hook call for a tool call, with its outcome and duration.
+    pub fn record_hook(&mut self, tally: HookTally, elapsed: std::time::Duration) {
+        self.hook.record(tally, elapsed);
+    }
+}
+
+/// An own-client snapshot window opened before a call (DIFF-16 steps 3-4):
+/// the runtime's pending comparison and the cwd its paths are shown against.
+pub struct OwnWindow {
+    cwd: PathBuf,
+    pending: PendingCompare,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_gortex_runtime::mcp::bridge::BridgeConfig;
+
+    fn bridge() -> OwnClientBridge {
+        OwnClientBridge::new(BridgeConfig::new("gortex"))
+    }
+
+    #[test]
+    fn an_older_start_cannot_displace_a_newer_claim() {
+        let slot = ClientSlot::default();
+        // Instance 1's start claims the slot, then awaits its predecessor's
+        // stop; meanwhile the newer instance 2 claims and takes 1's entry out.
+        let (older, _) = slot.claim(1, bridge());
+        let (newer, displaced) = slot.claim(2, bridge());
+        assert_eq!(displaced.map(|e| e.owner), Some(1));
+        // When the older start resumes it finds itself superseded (SES-8) and
+        // has no step that could put its bridge back.
+        assert!(!slot.holds(older));
+        assert!(slot.release(older).is_none());
+        assert!(slot.take_owned_by(1).is_none());
+        assert!(slot.holds(newer));
+        assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
     }
 }

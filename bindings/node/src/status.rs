@@ -2,129 +2,56 @@
 //! `pi-gortex` command line for the npm package's Node entry.
 //!
 //! The other exports record what they see into the generation's
-//! [`StatusRecord`] (the client's start, the native first turn, every hook
+//! [`crate::state::StatusRecord`] (the client's start, the native first turn, every hook
 //! call); [`gortex_status`] joins it with what only the glue knows
 //! (`StatusRequest`) into the runtime's `StatusSnapshot`, which the runtime
 //! words. [`run_cli`] runs `pi_gortex_runtime::cli`, the same function the
 //! Rust binary runs, so both print the same bytes and exit codes.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::time::Duration;
+use std::collections::{BTreeMap, HashMap};
 
 use napi_derive::napi;
 use pi_gortex_runtime::config::ResolvedConfig;
 use pi_gortex_runtime::native::{self, OwnClientReason};
-use pi_gortex_runtime::status::{
-    self, BridgeState, HookStats, HookTally, PathWhy, StatusSnapshot, ToolEntry,
-};
+use pi_gortex_runtime::status::{self, BridgeState, PathWhy, StatusSnapshot, ToolEntry};
 use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, CliOutput, StatusRequest, StatusView};
-use crate::state::{lock, GenerationState};
+use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
 
-/// What the exports saw, per generation.
-#[derive(Debug, Default)]
-pub struct StatusRecord {
-    /// `None` until a start or a first turn said otherwise.
-    pub state: Option<BridgeState>,
-    /// The daemon's version, from the handshake or the briefing.
-    pub daemon_version: Option<String>,
-    /// The last bridge failure; unlike the SES-9 error it is not cleared
-    /// when reported, only when a new session starts.
-    pub last_error: Option<String>,
-    /// Pi names registered by the first listing; later ones are promoted.
-    pub initial_tools: HashSet<String>,
-    /// This session's hook calls.
-    pub hook: HookStats,
-}
-
-/// SES-6: a new session starts a fresh tally and forgets the last error.
-pub fn begin_session(state: &GenerationState) {
-    let mut record = lock(&state.status);
-    record.hook = HookStats::default();
-    record.last_error = None;
-}
-
-/// The own client is starting.
-pub fn record_connecting(state: &GenerationState) {
-    lock(&state.status).state = Some(BridgeState::Connecting);
-}
-
-/// The own client started: its version and first registrations.
-pub fn record_started(state: &GenerationState, version: &str, tools: &[String]) {
-    let mut record = lock(&state.status);
-    record.state = Some(BridgeState::Connected);
-    record.daemon_version = Some(version.to_string()).filter(|v| !v.is_empty());
-    record.initial_tools = tools.iter().cloned().collect();
-}
-
-/// The bridge failed with `error`.
-pub fn record_down(state: &GenerationState, error: String) {
-    let mut record = lock(&state.status);
-    record.state = Some(BridgeState::Down);
-    record.last_error = Some(error);
-}
-
-/// The native first turn: the version from the briefing (NAT-10), and
-/// whether Pi's tools appeared (NAT-9).
-pub fn record_native_first_turn(state: &GenerationState, version: Option<String>, ready: bool) {
-    let mut record = lock(&state.status);
-    if let Some(version) = version.filter(|v| !v.is_empty()) {
-        record.daemon_version = Some(version);
-    }
-    if !ready {
-        record.state = Some(BridgeState::Down);
-        record.last_error =
-            Some("Pi's MCP did not list any gortex tool within 5 s of the first turn".into());
-    }
-}
-
-/// One hook call for a tool call, with its outcome and duration.
-pub fn record_hook(state: &GenerationState, tally: HookTally, elapsed: Duration) {
-    lock(&state.status).hook.record(tally, elapsed);
-}
-
-/// The path and why. The NAT-5 refusal is the one the core latched when the glue reported it
-/// (`refuse_native`), so `/gortex` says what the session-start notice says; a refusal in the
-/// request is only a fallback for a glue that hands it over itself.
 fn path_why(
     config: &ResolvedConfig,
-    request: &StatusRequest,
-    refusal: Option<String>,
+    taken: Option<PathWhy>,
     env: &HashMap<String, String>,
 ) -> PathWhy {
-    if request.native {
-        return PathWhy::Native;
-    }
-    if let Some(refusal) = refusal.or_else(|| request.refusal.clone()) {
-        return PathWhy::Refused(refusal);
-    }
-    if request.fallback.as_deref() == Some("no_mcp_connector") {
-        return PathWhy::Own(OwnClientReason::NoMcpConnector);
-    }
-    let reason = if !config.native_mcp {
-        OwnClientReason::NativeDisabled
-    } else if native::resolve_binary(&config.bin, env).is_none() {
-        OwnClientReason::BinaryDoesNotResolve
-    } else {
-        OwnClientReason::HostLacksNativeMcp
-    };
-    PathWhy::Own(reason)
+    taken.unwrap_or_else(|| {
+        PathWhy::Own(if !config.native_mcp {
+            OwnClientReason::NativeDisabled
+        } else if native::resolve_binary(&config.bin, env).is_none() {
+            OwnClientReason::BinaryDoesNotResolve
+        } else {
+            OwnClientReason::HostLacksNativeMcp
+        })
+    })
 }
 
 fn snapshot(
     state: &GenerationState,
-    config: &ResolvedConfig,
+    me: &InstanceState,
     request: &StatusRequest,
-    refusal: Option<String>,
 ) -> StatusSnapshot {
+    let config = &me.config();
     // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
     let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
-    let record = lock(&state.status);
-    let tools: Vec<ToolEntry> = if request.native {
+    let (native, taken) = {
+        let latches = lock(&me.latches);
+        (latches.is_native(), latches.path_taken())
+    };
+    let record = state.status();
+    let tools: Vec<ToolEntry> = if native {
         request
-            .native_tools
+            .pi_tools
             .iter()
             .filter_map(|name| {
                 native::bare_tool_name(name).map(|bare| ToolEntry {
@@ -146,7 +73,7 @@ fn snapshot(
             })
             .collect()
     };
-    let state_now = match (request.native, record.state) {
+    let state_now = match (native, record.state) {
         (_, Some(BridgeState::Down)) => BridgeState::Down,
         (true, _) if !tools.is_empty() => BridgeState::Connected,
         (true, _) => BridgeState::Connecting,
@@ -155,7 +82,7 @@ fn snapshot(
     };
     StatusSnapshot {
         state: state_now,
-        path: path_why(config, request, refusal, &env),
+        path: path_why(config, taken, &env),
         configured_bin: config.bin.clone(),
         resolved_bin: native::resolve_binary(&config.bin, &env),
         daemon_version: record.daemon_version.clone(),
@@ -189,8 +116,7 @@ pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
         else {
             return unavailable();
         };
-        let refusal = lock(&me.latches).refusal().map(str::to_string);
-        let snapshot = snapshot(&state, &me.config(), &request, refusal);
+        let snapshot = snapshot(&state, &me, &request);
         to_js(&StatusView {
             footer: status::footer(&snapshot),
             text: status::render(&snapshot),

@@ -4,86 +4,23 @@
 //! read files, so they run on tokio's blocking pool, never on the Node
 //! event loop. Every entry point fails open (DIFF-22).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
 use napi::bindgen_prelude::{FromNapiValue, JsValue, PromiseRaw, Unknown};
 use napi::Env;
 use napi_derive::napi;
-use pi_gortex_runtime::diff::outcome::{apply_shell_overlap, compare_entries, edit_details};
-use pi_gortex_runtime::diff::{
-    self, Boundary, ClaimTicket, NativeWatcher, ShellWindow, Snapshots, ToolCall,
-};
+use pi_gortex_runtime::diff::{self, ToolCall};
 use pi_gortex_runtime::{instance, native};
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
-use crate::state::{lock, GenerationState};
+use crate::state::lock;
 use crate::{generation, guard};
 
 /// NAT-15: the native daemon tool whose result is held.
 fn is_tools_search(pi_name: &str) -> bool {
     native::bare_tool_name(pi_name) == Some("tools_search")
-}
-
-/// The watcher state of one generation (SES-1).
-#[derive(Default)]
-pub struct WatcherState {
-    pub native: Mutex<NativeWatcher>,
-    /// Native Gortex edits claimed at `tool_call` whose before snapshot
-    /// `watchSnapshot` still has to take, by tool call id. Kept apart so the
-    /// files are read without holding `native`, which the event loop's
-    /// synchronous exports also lock.
-    pub tickets: Mutex<HashMap<String, ClaimTicket>>,
-}
-
-/// An own-client snapshot window opened before a call (DIFF-16 steps 3-4).
-pub struct OwnWindow {
-    cwd: PathBuf,
-    window: ShellWindow,
-    before: Snapshots,
-    boundary: Boundary,
-}
-
-/// Reads the files within the session boundary and the DIFF-23 time limit.
-async fn snapshot_all(paths: Vec<PathBuf>, boundary: &Boundary) -> Snapshots {
-    diff::snapshot_all_timed(paths, boundary.clone(), diff::SNAPSHOT_TIME_LIMIT).await
-}
-
-/// DIFF-16 steps 1, 3, 4. `None` when the call is not an edit with candidates.
-pub async fn open_own_window(
-    state: &GenerationState,
-    name: &str,
-    args: &Value,
-    cwd: &str,
-) -> Option<OwnWindow> {
-    let daemon = state.daemon_name(name)?;
-    let cwd = PathBuf::from(cwd);
-    let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
-    let window = lock(&state.watcher.native).shell.open_window();
-    let boundary = Boundary::for_cwd(&cwd);
-    let before = snapshot_all(paths, &boundary).await;
-    Some(OwnWindow {
-        cwd,
-        window,
-        before,
-        boundary,
-    })
-}
-
-/// DIFF-16 step 7: `EditDetails`, `{}` when nothing changed.
-pub async fn close_own_window(
-    state: &GenerationState,
-    window: OwnWindow,
-) -> serde_json::Map<String, Value> {
-    let after = snapshot_all(window.before.keys().cloned().collect(), &window.boundary).await;
-    let entries = compare_entries(&window.before, &after, &window.cwd);
-    let overlapped = lock(&state.watcher.native).shell.overlapped(window.window);
-    object(to_js(&edit_details(apply_shell_overlap(
-        entries, overlapped,
-    ))))
 }
 
 /// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
@@ -137,7 +74,7 @@ pub fn watch_tool_call(
         || {
             let state = generation::get(generation);
             let native = state.is_native(instance);
-            lock(&state.watcher.native)
+            lock(&state.watcher().native)
                 .shell
                 .on_tool_call(&tool_name, &tool_call_id);
             // A native Gortex tool whose name can never edit (DIFF-2:
@@ -170,7 +107,7 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
                 parent_tool_call_id: event.parent_tool_call_id.as_deref(),
             };
             let native = state.is_native(instance);
-            let ticket = lock(&state.watcher.native).begin_tool_call(
+            let ticket = lock(&state.watcher().native).begin_tool_call(
                 call,
                 native,
                 Path::new(&event.cwd),
@@ -179,7 +116,7 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
             let Some(ticket) = ticket else {
                 return false;
             };
-            lock(&state.watcher.tickets).insert(event.tool_call_id, ticket);
+            lock(&state.watcher().tickets).insert(event.tool_call_id, ticket);
             true
         },
     )
@@ -204,11 +141,11 @@ pub fn watch_snapshot(
 async fn snapshot(generation: u32, tool_call_id: String) {
     guard::guard_async(|| (), async move {
         let state = generation::get(generation);
-        let Some(ticket) = lock(&state.watcher.tickets).remove(&tool_call_id) else {
+        let Some(ticket) = lock(&state.watcher().tickets).remove(&tool_call_id) else {
             return;
         };
-        let before = snapshot_all(ticket.paths().to_vec(), ticket.boundary()).await;
-        lock(&state.watcher.native).complete_claim(ticket, before);
+        let before = ticket.read_before().await;
+        lock(&state.watcher().native).complete_claim(ticket, before);
     })
     .await
 }
@@ -232,7 +169,7 @@ pub fn result_needs_work(
             if is_tools_search(&tool_name) && !is_error && state.is_native(instance) {
                 return true;
             }
-            let mut watcher = lock(&state.watcher.native);
+            let mut watcher = lock(&state.watcher().native);
             if !watcher.has_claim(&tool_call_id) {
                 return false;
             }
@@ -283,13 +220,13 @@ async fn tool_result(generation: u32, event: Value) -> Value {
             let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
             action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
         }
-        let pending = lock(&state.watcher.native).take_result(&event.tool_call_id, event.is_error);
+        let pending =
+            lock(&state.watcher().native).take_result(&event.tool_call_id, event.is_error);
         if let Some(pending) = pending {
-            let after = snapshot_all(pending.paths(), pending.boundary()).await;
-            let details = {
-                let watcher = lock(&state.watcher.native);
-                pending.finish(&after, &watcher.shell, Path::new(&event.cwd))
-            };
+            let after = pending.read_after().await;
+            // The shell set is copied out so the comparison runs unlocked.
+            let shell = lock(&state.watcher().native).shell.clone();
+            let details = pending.finish(&after, &shell, Path::new(&event.cwd));
             if details.diffs.is_some() {
                 let existing = event.details.clone().unwrap_or(Value::Null);
                 action.details = Some(object(diff::merge_details(&existing, &details)));
@@ -307,7 +244,7 @@ pub fn watch_tool_end(generation: u32, tool_call_id: String) {
         || (),
         || {
             let state = generation::get(generation);
-            lock(&state.watcher.native).on_tool_execution_end(&tool_call_id);
+            lock(&state.watcher().native).on_tool_execution_end(&tool_call_id);
         },
     )
 }
@@ -319,8 +256,8 @@ pub fn watch_reset(generation: u32) {
         || (),
         || {
             let state = generation::get(generation);
-            lock(&state.watcher.native).on_turn_end();
-            lock(&state.watcher.tickets).clear();
+            lock(&state.watcher().native).on_turn_end();
+            lock(&state.watcher().tickets).clear();
         },
     )
 }

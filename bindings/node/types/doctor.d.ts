@@ -8,39 +8,39 @@ export interface DoctorReport {
   ok: boolean;
   /** Why the bridge would be down; present when `ok` is false. Names the binary when it does not resolve. */
   reason?: string;
-  /** The resolved configuration, with provenance and warnings (CFG-*). */
+  /** The resolved configuration, with provenance and warnings. */
   config: DoctorConfig;
-  /** Where `bin` resolves (NAT-3). */
+  /** Where `bin` resolves. */
   binary: DoctorBinary;
-  /** The MCP handshake with `<bin> mcp` (MCP-17..MCP-21). */
+  /** The MCP handshake with `<bin> mcp`. */
   handshake: DoctorHandshake;
-  /** The tool surface the own client would register (TOOL-*). */
+  /** The tool surface the own client would register. */
   tools: DoctorTools;
-  /** One hook round trip with a sample `tool_call` envelope (HOOK-*). */
+  /** One hook round trip with a sample `tool_call` envelope. */
   hook: DoctorHook;
-  /** The tool channel Pi >= 0.99 would use (NAT-2). */
+  /** The tool channel Pi >= 0.99 would use. */
   native: DoctorNative;
 }
 
-/** The resolved configuration (CFG-13 plus `prompt_context`), where each value came from, and every warning met while resolving it. */
+/** The resolved configuration (the sidecar keys plus `prompt_context`), where each value came from, and every warning met while resolving it. */
 export interface DoctorConfig {
-  /** The gortex executable (CFG-6). */
+  /** The gortex executable. */
   bin: string;
-  /** The normalized hook posture (CFG-7): `deny`, `enrich`, `consult-unlock` or `nudge`. */
+  /** The normalized hook posture: `deny`, `enrich`, `consult-unlock` or `nudge`. */
   hook_mode: string;
-  /** The hook argv (CFG-8). */
+  /** The hook argv. */
   hook_argv: Array<string>;
-  /** Whether tool calls are judged by the hook (CFG-10). */
+  /** Whether tool calls are judged by the hook. */
   enforce: boolean;
-  /** The tools preset (CFG-11). */
+  /** The tools preset. */
   tools_preset: string;
-  /** Whether the native path is attempted (CFG-12). */
+  /** Whether the native path is attempted. */
   native_mcp: boolean;
-  /** Whether user prompts go to the hook (CFG-15). */
+  /** Whether user prompts go to the hook. */
   prompt_context: boolean;
   /** The layer that supplied each value. */
   provenance: DoctorProvenance;
-  /** Pi's agent dir (CFG-3). */
+  /** Pi's agent dir. */
   agent_dir: string;
   /** Where the project sidecar was looked for (`<cwd>/.pi/gortex.json`). */
   project_sidecar: string;
@@ -50,9 +50,9 @@ export interface DoctorConfig {
   warnings: Array<string>;
 }
 
-/** The layer behind each resolved value (CFG-2). */
+/** The layer behind each resolved value. */
 export interface DoctorProvenance {
-  /** Source of `bin`; never `project` (CFG-6). */
+  /** Source of `bin`; never `project`. */
   bin: ConfigLayer;
   /** Source of `hook_mode`. */
   hook_mode: ConfigLayer;
@@ -66,10 +66,10 @@ export interface DoctorProvenance {
   prompt_context: ConfigLayer;
 }
 
-/** A configuration layer (CFG-2): an environment variable, the project sidecar, the global sidecar or the built-in default. */
+/** A configuration layer: an environment variable, the project sidecar, the global sidecar or the built-in default. */
 export type ConfigLayer = "env" | "project" | "global" | "default";
 
-/** Binary resolution (NAT-3). */
+/** Binary resolution. */
 export interface DoctorBinary {
   /** `bin` as configured. */
   configured: string;
@@ -80,7 +80,7 @@ export interface DoctorBinary {
 /** How a check went: `ok`, `failed`, or `skipped` because an earlier check failed. */
 export type CheckStatus = "ok" | "failed" | "skipped";
 
-/** The MCP handshake (MCP-17, MCP-18) and its verdict against the version floor (MCP-21). */
+/** The MCP handshake and its verdict against the version floor. */
 export interface DoctorHandshake {
   /** How the handshake went. */
   status: CheckStatus;
@@ -94,7 +94,7 @@ export interface DoctorHandshake {
   floor: string;
   /** True when the daemon is older than `floor`. */
   below_floor?: boolean;
-  /** The MCP-22 user warning, when the version or protocol is off. */
+  /** The user warning shown when the daemon's version or protocol is off. */
   skew_warning?: string;
   /** Why the handshake failed, when it did. */
   error?: string;
@@ -102,7 +102,7 @@ export interface DoctorHandshake {
   latency_ms?: number;
 }
 
-/** The tools the own client would register from the first listing (TOOL-1..TOOL-5). */
+/** The tools the own client would register from the first listing. */
 export interface DoctorTools {
   /** Whether the listing was obtained. */
   status: CheckStatus;
@@ -114,11 +114,11 @@ export interface DoctorTools {
   count: number;
   /** The registered Pi tool names, in listing order. */
   names: Array<string>;
-  /** Tools registered under an alias because their daemon name collides with a Pi built-in (TOOL-2). */
+  /** Tools registered under an alias because their daemon name collides with a Pi built-in. */
   aliased: DoctorAlias[];
 }
 
-/** One aliased tool (TOOL-2). */
+/** One aliased tool. */
 export interface DoctorAlias {
   /** The name Pi registers, e.g. `gortex_read`. */
   name: string;
@@ -126,12 +126,12 @@ export interface DoctorAlias {
   daemon_name: string;
 }
 
-/** What the extension would do with the sample decision (HOOK-10..HOOK-12). */
+/** What the extension would do with the sample decision. */
 export type HookVerdict = "block" | "steer" | "none";
 
-/** One hook round trip (HOOK-1..HOOK-3) with a sample `tool_call` envelope. */
+/** One hook round trip with a sample `tool_call` envelope. */
 export interface DoctorHook {
-  /** The hook argv run (CFG-8). */
+  /** The hook argv run. */
   argv: Array<string>;
   /** The envelope written to stdin (a `HookEvent`). */
   envelope: { [key: string]: unknown };
@@ -145,7 +145,7 @@ export interface DoctorHook {
   latency_ms: number;
 }
 
-/** The channel choice on Pi >= 0.99, with a connector loaded (NAT-2, NAT-6). */
+/** The channel choice on Pi >= 0.99, with a connector loaded. */
 export interface DoctorNative {
   /** `native` (Pi's MCP owns the connection) or `own_client`. */
   path: ToolChannel;

@@ -2,37 +2,37 @@
 /** Every object that crosses the napi boundary between the Pi extension glue (bindings/node/*.ts) and the Rust addon (crate pi-gortex-node): events and requests in, actions and answers out. Field names are camelCase, as JavaScript sees them. */
 export {};
 
-/** The resolved configuration as the glue sees it (CFG-13 plus CFG-15), resolved once when the factory runs (CFG-1). */
+/** The resolved configuration as the glue sees it, resolved once when the factory runs. */
 export interface HostConfig {
-  /** The gortex executable (CFG-6). */
+  /** The gortex executable. */
   bin: string;
-  /** The hook argv (CFG-8). */
+  /** The hook argv. */
   hookArgv: Array<string>;
-  /** Whether to register the `tool_call` handler (CFG-10): true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start` (CFG-19); the core judges each call by the one in effect. */
+  /** Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect. */
   enforce: boolean;
-  /** The tools preset (CFG-11). */
+  /** The tools preset. */
   toolsPreset: string;
-  /** Whether the native path is attempted (CFG-12). */
+  /** Whether the native path is attempted. */
   nativeMcp: boolean;
-  /** Whether user prompts go to the hook (CFG-15). */
+  /** Whether user prompts go to the hook. */
   promptContext: boolean;
   /** Configuration problems met while resolving, as one line each; never fatal. */
   warnings: Array<string>;
 }
 
-/** Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2). */
+/** Input of the native-versus-own-client choice at factory time. */
 export interface PathRequest {
-  /** `pi.registerMcpServer` is a function (NAT-1). */
+  /** `pi.registerMcpServer` is a function. */
   hasRegisterMcpServer: boolean;
 }
 
-/** The tool channel chosen at factory time (NAT-2). When `native` is true the glue registers `serverConfig`; a throw there is a refusal (NAT-5). */
+/** The tool channel chosen at factory time. When `native` is true the glue registers `serverConfig`; a throw there is a refusal. */
 export interface PathChoice {
   /** True when the native path is chosen. */
   native: boolean;
   /** Why the own client is used (`native_disabled`, `host_lacks_native_mcp`, `binary_does_not_resolve`), or `native`. */
   reason: string;
-  /** The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true. */
+  /** The `registerMcpServer("gortex", …)` config, present when `native` is true. */
   serverConfig?: { [key: string]: unknown };
   /** The MCP server name to register and withdraw, `gortex`. */
   serverName: string;
@@ -40,7 +40,7 @@ export interface PathChoice {
   toolPrefix: string;
 }
 
-/** One Pi `tool_call` event as the glue forwards it (PI-2), with the HOOK-9 context. */
+/** One Pi `tool_call` event as the glue forwards it, with the session's cwd and id. */
 export interface ToolCallEvent {
   /** Pi's id of the call. */
   toolCallId: string;
@@ -48,15 +48,15 @@ export interface ToolCallEvent {
   toolName: string;
   /** The call's arguments as Pi passed them (any JSON; a non-object is treated as `{}`). */
   input: unknown;
-  /** Set for a codemode sub-call (Pi 1.6, HOOK-13, DIFF-17). */
+  /** Set for a codemode sub-call (Pi 1.6). */
   parentToolCallId?: string;
-  /** `ctx.cwd`, else `pi.cwd`, else the process working directory (HOOK-9). */
+  /** `ctx.cwd`, else `pi.cwd`, else the process working directory. */
   cwd: string;
-  /** Pi's session id, or `""` (HOOK-9). */
+  /** Pi's session id, or `""`. */
   sessionId: string;
 }
 
-/** What the enforcement handler does with one tool call (HOOK-10..12). A oneOf on `action`. */
+/** What the enforcement handler does with one tool call. A oneOf on `action`. */
 export type ToolCallAction = {
   /** Tag. */
   action: "none";
@@ -88,7 +88,7 @@ export interface SessionBegin {
   parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
-  /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (CFG-19: the project sidecar then counts as before). */
+  /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed). */
   projectTrusted?: boolean;
 }
 
@@ -170,11 +170,11 @@ export interface TurnResult {
   notices: Array<string>;
 }
 
-/** The `message` of `before_agent_start`'s return value (WIRE-23, SES-14). */
+/** The `message` of `before_agent_start`'s return value. */
 export interface HiddenMessage {
   /** Always `gortex`. */
   customType: string;
-  /** The joined text (SES-13). */
+  /** The joined text. */
   content: string;
   /** Always false. */
   display: boolean;
@@ -185,7 +185,7 @@ export interface HiddenMessage {
   };
 }
 
-/** The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads (SES-14). */
+/** The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads. */
 export interface ContextEntry {
   /** Entry type, e.g. `custom_message`. */
   type?: string;
@@ -197,19 +197,19 @@ export interface ContextEntry {
   [key: string]: unknown;
 }
 
-/** The outcome of one own-client `session_start` (SES-7..9). */
+/** The outcome of one own-client `session_start`. */
 export interface OwnStartResult {
-  /** `started`, `failed` (the bridge error is recorded for the first turn) or `superseded` (SES-8). */
+  /** `started`, `failed` (the bridge error is recorded for the first turn) or `superseded`. */
   status: "started" | "failed" | "superseded";
   /** The failure message when `status` is `failed`. */
   error?: string;
-  /** The skew user text (MCP-22), when the handshake showed skew. */
+  /** The skew user text, when the handshake showed skew. */
   userWarning?: string;
-  /** The first listing's registrations (TOOL-4, TOOL-10). */
+  /** The first listing's registrations. */
   catalogue: CatalogueUpdate;
 }
 
-/** What a listing asks the glue to do in Pi (TOOL-4, TOOL-8, TOOL-10). */
+/** What a listing asks the glue to do in Pi. */
 export interface CatalogueUpdate {
   /** Tools to register with `pi.registerTool`. */
   register: ToolRegistration[];
@@ -219,45 +219,45 @@ export interface CatalogueUpdate {
   activate: Array<string>;
 }
 
-/** One Pi tool definition's data (TOOL-4); the glue adds `execute` and the renderers. */
+/** One Pi tool definition's data; the glue adds `execute` and the renderers. */
 export interface ToolRegistration {
-  /** The registered name and label (TOOL-2). */
+  /** The registered name and label. */
   name: string;
   /** The daemon's bare tool name. */
   daemonName: string;
-  /** The description (TOOL-3). */
+  /** The description. */
   description: string;
-  /** The MCP `inputSchema`, verbatim, or an empty object schema (TOOL-4). */
+  /** The MCP `inputSchema`, verbatim, or an empty object schema. */
   parameters: { [key: string]: unknown };
 }
 
-/** One own-client tool execution (TOOL-6). */
+/** One own-client tool execution. */
 export interface ToolExecuteRequest {
-  /** Pi's tool call id; `abortCall` names it (MCP-30). */
+  /** Pi's tool call id; `abortCall` names it. */
   callId: string;
   /** The registered name. */
   name: string;
   /** The arguments, or `{}`. */
   args: unknown;
-  /** The session cwd (DIFF-8, DIFF-14). */
+  /** The session cwd. */
   cwd: string;
-  /** True when the glue holds the DIFF-16 locks and the call should be snapshotted. */
+  /** True when the glue holds Pi's per-file locks for the candidate files and the call should be snapshotted. */
   diff: boolean;
 }
 
-/** The outcome of one own-client execution: either a result or the error text to throw (TOOL-6). */
+/** The outcome of one own-client execution: either a result or the error text to throw. */
 export interface ToolExecuteResult {
   /** False when the glue must throw `text`. */
   ok: boolean;
-  /** The result text (TOOL-6 step 6), or the error message. */
+  /** The result text, or the error message. */
   text: string;
-  /** EditDetails (WIRE-21), `{}` when none. */
+  /** EditDetails, `{}` when none. */
   details: { [key: string]: unknown };
-  /** Registrations from the re-sync a `tools_search` call awaited (TOOL-6 step 5). */
+  /** Registrations from the re-sync a `tools_search` call awaited. */
   catalogue?: CatalogueUpdate;
 }
 
-/** A `tool_result` event for the native edit watcher (DIFF-19) and NAT-15. */
+/** A `tool_result` event for the native edit watcher and the `tools_search` hold. */
 export interface WatchToolResult {
   /** Pi's id of the call. */
   toolCallId: string;
@@ -265,15 +265,15 @@ export interface WatchToolResult {
   toolName: string;
   /** Whether the result is an error. */
   isError: boolean;
-  /** The session cwd (DIFF-14). */
+  /** The session cwd. */
   cwd: string;
   /** The result's existing details (any JSON). */
   details?: unknown;
-  /** The result text, read for NAT-15 `promoted` names. */
+  /** The result text, read for the tool names a `tools_search` promoted. */
   text?: string;
 }
 
-/** What the `tool_result` handler returns and waits for (DIFF-19, NAT-15). */
+/** What the `tool_result` handler returns and waits for. */
 export interface WatchResultAction {
   /** Replacement details: the existing object merged with EditDetails. */
   details?: { [key: string]: unknown };
@@ -285,7 +285,7 @@ export interface WatchResultAction {
 export interface CallLine {
   /** Operation, subject, `to <target>` and the remaining `key=value` pairs, joined by spaces; values already cut when collapsed. Empty when there is nothing after the label. */
   rest: string;
-  /** Set when the call is drawn by Pi's read renderer (REN-4). */
+  /** Set when the call is drawn by Pi's read renderer. */
   read?: {
     /** The file. */
     path: string;
@@ -310,19 +310,13 @@ export interface CliOutput {
   exitCode: number;
 }
 
-/** What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2). */
+/** What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now. */
 export interface StatusRequest {
-  /** The native path is in use (Pi's MCP owns the connection). */
-  native: boolean;
-  /** Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5). */
-  fallback?: string;
-  /** The error `registerMcpServer` threw (NAT-5). */
-  refusal?: string;
-  /** The `mcp__gortex__*` tool names Pi has now (native path). */
-  nativeTools: Array<string>;
+  /** Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix. */
+  piTools: Array<string>;
 }
 
-/** The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block. */
+/** The bridge's state as text: the compact footer status and the `/gortex` block. */
 export interface StatusView {
   /** For `setStatus("gortex", ...)`: state, path and daemon version. */
   footer: string;

@@ -44,6 +44,7 @@ pub fn work_estimate(old: &str, new: &str) -> u64 {
 }
 
 /// Whether the estimate is within [`MAX_DIFF_WORK`].
+#[cfg(any(test, feature = "test-support"))]
 pub fn within_budget(old: &str, new: &str) -> bool {
     work_estimate(old, new) <= MAX_DIFF_WORK
 }

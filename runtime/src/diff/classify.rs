@@ -157,6 +157,7 @@ pub fn may_edit(bare_tool_name: &str) -> bool {
 }
 
 /// DIFF-2 as a yes/no.
+#[cfg(any(test, feature = "test-support"))]
 pub fn is_edit(bare_tool_name: &str, args: &Value) -> bool {
     edit_kind(bare_tool_name, args).is_some()
 }

@@ -130,6 +130,7 @@ pub fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> Interned {
 }
 
 /// jsdiff's `diffLines(old, new)` as a list of parts, in order.
+#[cfg(any(test, feature = "test-support"))]
 pub fn diff_lines(old: &str, new: &str, step_limit: u64) -> Result<Vec<Part>, DiffAbort> {
     let old_tokens = tokenize(old);
     let new_tokens = tokenize(new);

@@ -61,16 +61,6 @@ impl<'a> LineDiff<'a> {
         Ok(LineDiff { old, new, parts })
     }
 
-    /// A line diff from parts computed elsewhere (another algorithm, or a
-    /// test). Parts that do not fit the texts render as empty runs.
-    pub fn from_parts(old_text: &'a str, new_text: &'a str, parts: Vec<Part>) -> Self {
-        LineDiff {
-            old: engine::tokenize(old_text),
-            new: engine::tokenize(new_text),
-            parts,
-        }
-    }
-
     /// The parts, in order.
     pub fn parts(&self) -> &[Part] {
         &self.parts
@@ -108,6 +98,7 @@ pub fn render(path: &str, old: &str, new: &str, step_limit: u64) -> Result<Rende
 }
 
 /// `generateDiffString(old, new)` on its own.
+#[cfg(any(test, feature = "test-support"))]
 pub fn generate_diff_string(
     old: &str,
     new: &str,
@@ -117,6 +108,7 @@ pub fn generate_diff_string(
 }
 
 /// `generateUnifiedPatch(path, old, new)` on its own.
+#[cfg(any(test, feature = "test-support"))]
 pub fn generate_unified_patch(
     path: &str,
     old: &str,

@@ -35,9 +35,9 @@ use serde_json::Value;
 pub use outcome::{compare, edit_details, merge_details};
 pub use paths::Boundary;
 pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
-pub use snapshot::{
-    snapshot_all, snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT,
-};
+#[cfg(any(test, feature = "test-support"))]
+pub use snapshot::snapshot_all;
+pub use snapshot::{snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT};
 pub use watcher::{
     ClaimTicket, NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall,
 };

@@ -24,10 +24,7 @@ fn repo_root_cache() -> &'static Mutex<HashMap<PathBuf, PathBuf>> {
 
 /// Forgets every cached repo root.
 pub fn clear_repo_root_cache() {
-    repo_root_cache()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clear();
+    crate::sync::lock(repo_root_cache()).clear();
 }
 
 /// DIFF-7: the nearest directory at or above `cwd` that contains `.git`,
@@ -41,9 +38,7 @@ pub fn find_repo_root(cwd: &Path) -> PathBuf {
 
 /// DIFF-7 with the per-cwd cache.
 pub fn repo_root(cwd: &Path) -> PathBuf {
-    let mut cache = repo_root_cache()
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = crate::sync::lock(repo_root_cache());
     if let Some(root) = cache.get(cwd) {
         return root.clone();
     }

@@ -231,6 +231,7 @@ fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
 }
 
 /// Snapshots every path the user named (no boundary).
+#[cfg(any(test, feature = "test-support"))]
 pub fn snapshot_all(paths: &[PathBuf]) -> Snapshots {
     snapshot_all_in(paths, &Boundary::unrestricted())
 }

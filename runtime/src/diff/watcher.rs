@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use pi_gortex_schema::edit_details::EditDetails;
 use serde_json::Value;
 
-use super::outcome::{apply_shell_overlap, compare_entries, edit_details, merge_details};
+use super::outcome::{apply_shell_overlap, compare_entries, edit_details};
 use super::paths::{resolve_pi_path, Boundary};
-use super::snapshot::{snapshot_all, snapshot_all_in, Snapshots};
+use super::snapshot::{snapshot_all_timed, Snapshots, SNAPSHOT_TIME_LIMIT};
 
 /// Tool names whose calls run shell commands.
 pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
@@ -102,9 +102,15 @@ impl ClaimTicket {
         &self.paths
     }
 
-    /// The boundary to read them within (DIFF-8 at open).
-    pub fn boundary(&self) -> &Boundary {
-        &self.boundary
+    /// The before side of the claim (DIFF-17), read within its boundary and
+    /// the DIFF-23 time limit, outside any lock on the watcher.
+    pub async fn read_before(&self) -> Snapshots {
+        snapshot_all_timed(
+            self.paths.clone(),
+            self.boundary.clone(),
+            SNAPSHOT_TIME_LIMIT,
+        )
+        .await
     }
 }
 
@@ -136,22 +142,22 @@ pub struct PendingCompare {
 }
 
 impl PendingCompare {
-    /// DIFF-16 steps 3-4 (own client, under Pi's file locks): opens the
-    /// shell window, then snapshots the candidates.
-    pub fn open(paths: &[PathBuf], shell: &ShellTracker) -> Self {
-        let window = shell.open_window();
+    /// DIFF-16 steps 3-4 (own client, under Pi's file locks): the shell
+    /// window is already open; reads the before side within `boundary` and
+    /// the DIFF-23 time limit.
+    pub async fn open(paths: Vec<PathBuf>, window: ShellWindow, boundary: Boundary) -> Self {
+        let before = snapshot_all_timed(paths, boundary.clone(), SNAPSHOT_TIME_LIMIT).await;
         PendingCompare {
-            before: snapshot_all(paths),
+            before,
             window,
-            boundary: Boundary::unrestricted(),
+            boundary,
         }
     }
 
-    /// DIFF-16 step 7 in full: snapshots again, compares, applies DIFF-15.
-    /// (Step 6, an error result, means: do not call this.)
-    pub fn finish_now(self, shell: &ShellTracker, cwd: &Path) -> EditDetails {
-        let after = snapshot_all_in(&self.paths(), &self.boundary);
-        self.finish(&after, shell, cwd)
+    /// The after side of DIFF-16 step 7 and DIFF-19 step 3: the same paths,
+    /// read again within the same boundary and time limit.
+    pub async fn read_after(&self) -> Snapshots {
+        snapshot_all_timed(self.paths(), self.boundary.clone(), SNAPSHOT_TIME_LIMIT).await
     }
 
     /// The boundary to read the after side within (DIFF-8 at open).
@@ -174,25 +180,6 @@ impl PendingCompare {
 impl NativeWatcher {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// DIFF-17 `tool_call`. `native` is false when the instance uses the own
-    /// client (then only shell tracking happens). `candidates` computes the
-    /// candidate files of a Gortex edit (normally [`super::edit_candidates`];
-    /// injectable for tests). Reads the candidate files; glue that holds
-    /// this watcher behind a lock should use [`NativeWatcher::begin_tool_call`]
-    /// and [`NativeWatcher::complete_claim`] to read them outside the lock.
-    pub fn on_tool_call(
-        &mut self,
-        call: ToolCall<'_>,
-        native: bool,
-        cwd: &Path,
-        candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
-    ) {
-        if let Some(ticket) = self.begin_tool_call(call, native, cwd, candidates) {
-            let before = snapshot_all_in(&ticket.paths, &ticket.boundary);
-            self.complete_claim(ticket, before);
-        }
     }
 
     /// DIFF-17 without file reads: shell tracking, Pi's own claims, and for
@@ -291,21 +278,6 @@ impl NativeWatcher {
         })
     }
 
-    /// DIFF-19 in full: reads the files again and returns the merged
-    /// details, or `None` when nothing was produced.
-    pub fn on_tool_result(
-        &mut self,
-        tool_call_id: &str,
-        is_error: bool,
-        existing_details: &Value,
-        cwd: &Path,
-    ) -> Option<Value> {
-        let pending = self.take_result(tool_call_id, is_error)?;
-        let details = pending.finish_now(&self.shell, cwd);
-        details.diffs.as_ref()?;
-        Some(merge_details(existing_details, &details))
-    }
-
     /// DIFF-20 `tool_execution_end`: releases the call. A call that never
     /// reached `tool_result` never ran, so it stops contesting.
     pub fn on_tool_execution_end(&mut self, tool_call_id: &str) {
@@ -330,17 +302,13 @@ impl NativeWatcher {
         self.shell.clear();
     }
 
-    /// `session_shutdown`: the same cleanup as `turn_end` (DIFF-20).
-    pub fn on_session_shutdown(&mut self) {
-        self.on_turn_end();
-    }
-
     /// Whether a call holds a claim (for tests and diagnostics).
     pub fn has_claim(&self, tool_call_id: &str) -> bool {
         self.claims.contains_key(tool_call_id)
     }
 
     /// The paths of a claim that are contested (for tests and diagnostics).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn contested_paths(&self, tool_call_id: &str) -> Vec<PathBuf> {
         self.claims
             .get(tool_call_id)

@@ -24,6 +24,7 @@ use super::framing::MAX_FRAME_BYTES;
 use super::routing::RawResponse;
 use super::tools;
 use crate::catalogue::{CatalogueChanges, CatalogueState};
+use crate::sync::lock;
 use crate::version::{skew_warning, SkewWarning};
 
 /// Quiet time that ends a burst of `list_changed` notifications (TOOL-9).
@@ -159,12 +160,6 @@ struct Inner {
     stopped: CancellationToken,
     /// Test-only: the next debounced re-sync panics (MCP-32).
     debug_resync_panic: std::sync::atomic::AtomicBool,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl OwnClientBridge {

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pi_gortex_schema::mcp::{CancelledNotificationParams, RequestId};
@@ -26,8 +26,9 @@ use super::framing::MAX_FRAME_BYTES;
 use super::handshake::{self, HandshakeInfo};
 pub use super::routing::RawResponse;
 use super::supervisor::{ChildParts, Supervisor};
-use super::transport::child_process::{self, ChildSpec, SpawnedChild};
+use super::transport::child_process::{self, ChildSpec};
 use super::transport::outbound::{Outbound, MAX_BACKLOG_BYTES};
+use crate::sync::lock;
 
 pub use super::routing::LIST_CHANGED;
 
@@ -190,14 +191,6 @@ impl Connection {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding one of these locks leaves consistent data (every
-    // critical section is a few assignments), so poisoning is ignored.
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 impl McpClient {
     /// A client that has not spawned anything yet.
     pub fn new(config: ClientConfig) -> Self {
@@ -243,13 +236,12 @@ impl McpClient {
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Result<RawResponse, McpError> {
-        if is_aborted(abort) {
-            return Err(McpError::Aborted);
-        }
+        refuse_if_aborted(abort)?;
         let connection = self.shared.ensure_running().await?;
-        self.shared
-            .send_request(&connection, method, params, abort)
-            .await
+        let sent = self
+            .shared
+            .begin_request(&connection, method, params, abort)?;
+        sent.settled(abort).await
     }
 
     /// The request written now, on the caller's thread, when the child is
@@ -264,9 +256,7 @@ impl McpClient {
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Option<SentRequest> {
-        if is_aborted(abort) {
-            return None;
-        }
+        refuse_if_aborted(abort).ok()?;
         let connection = self.shared.ready_connection().ok()??;
         self.shared
             .begin_request(&connection, method, params, abort)
@@ -320,6 +310,7 @@ impl McpClient {
     }
 
     /// The reason the client is currently marked exited, if it is.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn exit_reason(&self) -> Option<McpError> {
         match &lock(&self.shared.state).phase {
             Phase::Exited(reason) => Some(reason.clone()),
@@ -334,6 +325,7 @@ impl McpClient {
     }
 
     /// Requests awaiting a settlement (MCP-29).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn pending_count(&self) -> usize {
         lock(&self.shared.state).pending.len()
     }
@@ -357,8 +349,12 @@ impl McpClient {
     }
 }
 
-fn is_aborted(abort: Option<&CancellationToken>) -> bool {
-    abort.is_some_and(CancellationToken::is_cancelled)
+/// MCP-30: a request whose token is already cancelled is refused unsent.
+fn refuse_if_aborted(abort: Option<&CancellationToken>) -> Result<(), McpError> {
+    match abort.is_some_and(CancellationToken::is_cancelled) {
+        true => Err(McpError::Aborted),
+        false => Ok(()),
+    }
 }
 
 /// MCP-13 against MCP-8: the timer of a request fired. While the entry was
@@ -561,9 +557,8 @@ impl Shared {
         connection: &Arc<Connection>,
     ) -> Result<HandshakeInfo, McpError> {
         let params = handshake::initialize_params();
-        let result = self
-            .send_request(connection, "initialize", &params, None)
-            .await?;
+        let sent = self.begin_request(connection, "initialize", &params, None)?;
+        let result = sent.settled(None).await?;
         let info = handshake::read_handshake(result.json());
         let empty = RawValue::from_string("{}".to_string()).expect("valid JSON");
         connection.outbound.send(envelope::notification_frame(
@@ -610,15 +605,8 @@ impl Shared {
             Ok(spawned) => spawned,
             Err(error) => return Err(mark_spawn_failed(&mut state, &error)),
         };
-        let SpawnedChild {
-            pid,
-            child,
-            stdin,
-            stdout,
-            stderr_tail,
-            stderr_drain,
-        } = spawned;
-        let (outbound, flusher) = match Outbound::new(stdin, self.config.max_backlog_bytes) {
+        let (outbound, flusher) = match Outbound::new(spawned.stdin, self.config.max_backlog_bytes)
+        {
             Ok(pair) => pair,
             Err(error) => return Err(mark_spawn_failed(&mut state, &error)),
         };
@@ -629,7 +617,7 @@ impl Shared {
         let frames_seen = Arc::new(AtomicU64::new(0));
         let connection = Arc::new(Connection {
             generation,
-            pid,
+            pid: spawned.pid,
             outbound: outbound.clone(),
             frames_seen: frames_seen.clone(),
             kill: Mutex::new(Some(kill)),
@@ -645,10 +633,10 @@ impl Shared {
             timeouts: self.config.timeouts,
         };
         tokio::spawn(supervisor.run(ChildParts {
-            child,
-            stdout,
-            stderr_tail,
-            stderr_drain,
+            child: spawned.child,
+            stdout: spawned.stdout,
+            stderr_tail: spawned.stderr_tail,
+            stderr_drain: spawned.stderr_drain,
             writer,
             kill_rx,
             reaped_tx,
@@ -676,18 +664,6 @@ impl Shared {
         Some(current)
     }
 
-    async fn send_request(
-        self: &Arc<Self>,
-        connection: &Arc<Connection>,
-        method: &str,
-        params: &RawValue,
-        abort: Option<&CancellationToken>,
-    ) -> Result<RawResponse, McpError> {
-        self.begin_request(connection, method, params, abort)?
-            .settled(abort)
-            .await
-    }
-
     /// The synchronous half of a request: registers it as pending and
     /// writes its frame now, on the caller's thread.
     fn begin_request(
@@ -699,9 +675,7 @@ impl Shared {
     ) -> Result<SentRequest, McpError> {
         // MCP-30: an abort that came first (while Pi's file locks were
         // being taken, say) means the request is never written.
-        if is_aborted(abort) {
-            return Err(McpError::Aborted);
-        }
+        refuse_if_aborted(abort)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, settled) = oneshot::channel();
         {

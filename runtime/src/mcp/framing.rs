@@ -87,6 +87,7 @@ impl FrameDecoder {
     }
 
     /// Bytes held for a frame whose newline has not arrived yet.
+    #[cfg(any(test, feature = "test-support"))]
     pub fn buffered_bytes(&self) -> usize {
         self.remainder.len()
     }

@@ -29,6 +29,7 @@ impl RawResponse {
     }
 
     /// Wraps a complete JSON text (for tests and callers holding one).
+    #[cfg(any(test, feature = "test-support"))]
     pub fn from_json(bytes: Vec<u8>) -> Self {
         let range = 0..bytes.len();
         Self { bytes, range }

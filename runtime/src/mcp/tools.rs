@@ -57,18 +57,19 @@ pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
     Ok(tools)
 }
 
-/// Calls one tool by its bare daemon name and returns the raw `result`
-/// decoded into a `Value` (MCP-26).
+/// Calls one tool by its bare daemon name and decodes its `result` into a
+/// `Value` (MCP-26). Tests only: the product reads results undecoded.
+#[cfg(any(test, feature = "test-support"))]
 pub async fn call_tool(
     client: &McpClient,
-    daemon_name: &str,
+    name: &str,
     arguments: Value,
-    abort: Option<&CancellationToken>,
 ) -> Result<Value, McpError> {
-    let response = call_tool_raw(client, daemon_name, arguments, abort).await?;
+    let response = call_tool_raw(client, name, arguments, None).await?;
+    let detail = |error: serde_json::Error| error.to_string();
     response.decode().map_err(|error| McpError::InvalidResult {
         method: "tools/call".to_string(),
-        detail: error.to_string(),
+        detail: detail(error),
     })
 }
 

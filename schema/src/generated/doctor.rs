@@ -61,7 +61,7 @@ impl ::std::convert::TryFrom<::std::string::String> for CheckStatus {
         value.parse()
     }
 }
-///A configuration layer (CFG-2): an environment variable, the project sidecar, the global sidecar or the built-in default.
+///A configuration layer: an environment variable, the project sidecar, the global sidecar or the built-in default.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -125,7 +125,7 @@ impl ::std::convert::TryFrom<::std::string::String> for ConfigLayer {
         value.parse()
     }
 }
-///One aliased tool (TOOL-2).
+///One aliased tool.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -141,7 +141,7 @@ pub struct DoctorAlias {
     ///The name Pi registers, e.g. `gortex_read`.
     pub name: ::std::string::String,
 }
-///Binary resolution (NAT-3).
+///Binary resolution.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -158,7 +158,7 @@ pub struct DoctorBinary {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub resolved: ::std::option::Option<::std::string::String>,
 }
-///The resolved configuration (CFG-13 plus `prompt_context`), where each value came from, and every warning met while resolving it.
+///The resolved configuration (the sidecar keys plus `prompt_context`), where each value came from, and every warning met while resolving it.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -169,32 +169,32 @@ pub struct DoctorBinary {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DoctorConfig {
-    ///Pi's agent dir (CFG-3).
+    ///Pi's agent dir.
     pub agent_dir: ::std::string::String,
-    ///The gortex executable (CFG-6).
+    ///The gortex executable.
     pub bin: ::std::string::String,
-    ///Whether tool calls are judged by the hook (CFG-10).
+    ///Whether tool calls are judged by the hook.
     pub enforce: bool,
     ///Where the global sidecar was looked for (`<agentDir>/extensions/gortex.json`).
     pub global_sidecar: ::std::string::String,
-    ///The hook argv (CFG-8).
+    ///The hook argv.
     pub hook_argv: ::std::vec::Vec<::std::string::String>,
-    ///The normalized hook posture (CFG-7): `deny`, `enrich`, `consult-unlock` or `nudge`.
+    ///The normalized hook posture: `deny`, `enrich`, `consult-unlock` or `nudge`.
     pub hook_mode: ::std::string::String,
-    ///Whether the native path is attempted (CFG-12).
+    ///Whether the native path is attempted.
     pub native_mcp: bool,
     ///Where the project sidecar was looked for (`<cwd>/.pi/gortex.json`).
     pub project_sidecar: ::std::string::String,
-    ///Whether user prompts go to the hook (CFG-15).
+    ///Whether user prompts go to the hook.
     pub prompt_context: bool,
     ///The layer that supplied each value.
     pub provenance: DoctorProvenance,
-    ///The tools preset (CFG-11).
+    ///The tools preset.
     pub tools_preset: ::std::string::String,
     ///Every configuration problem, one line each, naming the file and the line and column or the key; never fatal.
     pub warnings: ::std::vec::Vec<::std::string::String>,
 }
-///The MCP handshake (MCP-17, MCP-18) and its verdict against the version floor (MCP-21).
+///The MCP handshake and its verdict against the version floor.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -224,13 +224,13 @@ pub struct DoctorHandshake {
     ///`serverInfo.version`; `""` when the daemon reported none.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub server_version: ::std::option::Option<::std::string::String>,
-    ///The MCP-22 user warning, when the version or protocol is off.
+    ///The user warning shown when the daemon's version or protocol is off.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub skew_warning: ::std::option::Option<::std::string::String>,
     ///How the handshake went.
     pub status: CheckStatus,
 }
-///One hook round trip (HOOK-1..HOOK-3) with a sample `tool_call` envelope.
+///One hook round trip with a sample `tool_call` envelope.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -241,7 +241,7 @@ pub struct DoctorHandshake {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DoctorHook {
-    ///The hook argv run (CFG-8).
+    ///The hook argv run.
     pub argv: ::std::vec::Vec<::std::string::String>,
     ///The decision applied (a `HookDecision`; `{}` when the run failed open).
     pub decision: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -255,7 +255,7 @@ pub struct DoctorHook {
     ///What the decision means for the call.
     pub outcome: HookVerdict,
 }
-///The channel choice on Pi >= 0.99, with a connector loaded (NAT-2, NAT-6).
+///The channel choice on Pi >= 0.99, with a connector loaded.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -277,7 +277,7 @@ pub struct DoctorNative {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-///The layer behind each resolved value (CFG-2).
+///The layer behind each resolved value.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -288,7 +288,7 @@ pub struct DoctorNative {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DoctorProvenance {
-    ///Source of `bin`; never `project` (CFG-6).
+    ///Source of `bin`; never `project`.
     pub bin: ConfigLayer,
     ///Source of `enforce`.
     pub enforce: ConfigLayer,
@@ -312,25 +312,25 @@ pub struct DoctorProvenance {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DoctorReport {
-    ///Where `bin` resolves (NAT-3).
+    ///Where `bin` resolves.
     pub binary: DoctorBinary,
-    ///The resolved configuration, with provenance and warnings (CFG-*).
+    ///The resolved configuration, with provenance and warnings.
     pub config: DoctorConfig,
-    ///The MCP handshake with `<bin> mcp` (MCP-17..MCP-21).
+    ///The MCP handshake with `<bin> mcp`.
     pub handshake: DoctorHandshake,
-    ///One hook round trip with a sample `tool_call` envelope (HOOK-*).
+    ///One hook round trip with a sample `tool_call` envelope.
     pub hook: DoctorHook,
-    ///The tool channel Pi >= 0.99 would use (NAT-2).
+    ///The tool channel Pi >= 0.99 would use.
     pub native: DoctorNative,
     ///True when the bridge would work.
     pub ok: bool,
     ///Why the bridge would be down; present when `ok` is false. Names the binary when it does not resolve.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
-    ///The tool surface the own client would register (TOOL-*).
+    ///The tool surface the own client would register.
     pub tools: DoctorTools,
 }
-///The tools the own client would register from the first listing (TOOL-1..TOOL-5).
+///The tools the own client would register from the first listing.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -341,7 +341,7 @@ pub struct DoctorReport {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DoctorTools {
-    ///Tools registered under an alias because their daemon name collides with a Pi built-in (TOOL-2).
+    ///Tools registered under an alias because their daemon name collides with a Pi built-in.
     pub aliased: ::std::vec::Vec<DoctorAlias>,
     ///Number of registered tools.
     pub count: u32,
@@ -350,7 +350,7 @@ pub struct DoctorTools {
     ///Whether the listing was obtained.
     pub status: CheckStatus,
 }
-///What the extension would do with the sample decision (HOOK-10..HOOK-12).
+///What the extension would do with the sample decision.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,

@@ -17,7 +17,7 @@ pub struct CallLine {
     ///Operation, subject, `to <target>` and the remaining `key=value` pairs, joined by spaces; values already cut when collapsed. Empty when there is nothing after the label.
     pub rest: ::std::string::String,
 }
-///Set when the call is drawn by Pi's read renderer (REN-4).
+///Set when the call is drawn by Pi's read renderer.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -37,7 +37,7 @@ pub struct CallLineRead {
     ///The file.
     pub path: ::std::string::String,
 }
-///What a listing asks the glue to do in Pi (TOOL-4, TOOL-8, TOOL-10).
+///What a listing asks the glue to do in Pi.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -74,7 +74,7 @@ pub struct CliOutput {
     ///Everything for standard output.
     pub stdout: ::std::string::String,
 }
-///The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads (SES-14).
+///The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -100,7 +100,7 @@ pub struct ContextEntry {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///The `message` of `before_agent_start`'s return value (WIRE-23, SES-14).
+///The `message` of `before_agent_start`'s return value.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -111,7 +111,7 @@ pub struct ContextEntry {
 )]
 #[serde(deny_unknown_fields)]
 pub struct HiddenMessage {
-    ///The joined text (SES-13).
+    ///The joined text.
     pub content: ::std::string::String,
     ///Always `gortex`.
     #[serde(rename = "customType")]
@@ -134,7 +134,7 @@ pub struct HiddenMessageDetails {
     ///True when the content includes the orientation.
     pub briefing: bool,
 }
-///The resolved configuration as the glue sees it (CFG-13 plus CFG-15), resolved once when the factory runs (CFG-1).
+///The resolved configuration as the glue sees it, resolved once when the factory runs.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -145,26 +145,26 @@ pub struct HiddenMessageDetails {
 )]
 #[serde(deny_unknown_fields)]
 pub struct HostConfig {
-    ///The gortex executable (CFG-6).
+    ///The gortex executable.
     pub bin: ::std::string::String,
-    ///Whether to register the `tool_call` handler (CFG-10): true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start` (CFG-19); the core judges each call by the one in effect.
+    ///Whether to register the `tool_call` handler: true when the configuration with or without the project sidecar enforces, since trust is known only at `session_start`; the core judges each call by the configuration in effect.
     pub enforce: bool,
-    ///The hook argv (CFG-8).
+    ///The hook argv.
     #[serde(rename = "hookArgv")]
     pub hook_argv: ::std::vec::Vec<::std::string::String>,
-    ///Whether the native path is attempted (CFG-12).
+    ///Whether the native path is attempted.
     #[serde(rename = "nativeMcp")]
     pub native_mcp: bool,
-    ///Whether user prompts go to the hook (CFG-15).
+    ///Whether user prompts go to the hook.
     #[serde(rename = "promptContext")]
     pub prompt_context: bool,
-    ///The tools preset (CFG-11).
+    ///The tools preset.
     #[serde(rename = "toolsPreset")]
     pub tools_preset: ::std::string::String,
     ///Configuration problems met while resolving, as one line each; never fatal.
     pub warnings: ::std::vec::Vec<::std::string::String>,
 }
-///The outcome of one own-client `session_start` (SES-7..9).
+///The outcome of one own-client `session_start`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -175,21 +175,21 @@ pub struct HostConfig {
 )]
 #[serde(deny_unknown_fields)]
 pub struct OwnStartResult {
-    ///The first listing's registrations (TOOL-4, TOOL-10).
+    ///The first listing's registrations.
     pub catalogue: CatalogueUpdate,
     ///The failure message when `status` is `failed`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<::std::string::String>,
-    ///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded` (SES-8).
+    ///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
     pub status: OwnStartResultStatus,
-    ///The skew user text (MCP-22), when the handshake showed skew.
+    ///The skew user text, when the handshake showed skew.
     #[serde(
         rename = "userWarning",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub user_warning: ::std::option::Option<::std::string::String>,
 }
-///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded` (SES-8).
+///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -249,7 +249,7 @@ impl ::std::convert::TryFrom<::std::string::String> for OwnStartResultStatus {
         value.parse()
     }
 }
-///The tool channel chosen at factory time (NAT-2). When `native` is true the glue registers `serverConfig`; a throw there is a refusal (NAT-5).
+///The tool channel chosen at factory time. When `native` is true the glue registers `serverConfig`; a throw there is a refusal.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -264,7 +264,7 @@ pub struct PathChoice {
     pub native: bool,
     ///Why the own client is used (`native_disabled`, `host_lacks_native_mcp`, `binary_does_not_resolve`), or `native`.
     pub reason: ::std::string::String,
-    ///The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), present when `native` is true.
+    ///The `registerMcpServer("gortex", …)` config, present when `native` is true.
     #[serde(
         rename = "serverConfig",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -279,7 +279,7 @@ pub struct PathChoice {
     #[serde(rename = "toolPrefix")]
     pub tool_prefix: ::std::string::String,
 }
-///Input of the native-versus-own-client choice at factory time (NAT-1, NAT-2).
+///Input of the native-versus-own-client choice at factory time.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -290,7 +290,7 @@ pub struct PathChoice {
 )]
 #[serde(deny_unknown_fields)]
 pub struct PathRequest {
-    ///`pi.registerMcpServer` is a function (NAT-1).
+    ///`pi.registerMcpServer` is a function.
     #[serde(rename = "hasRegisterMcpServer")]
     pub has_register_mcp_server: bool,
 }
@@ -311,7 +311,7 @@ pub struct SessionBegin {
     ///True while a turn of this instance waits on the readiness promise.
     #[serde(rename = "parkedTurn")]
     pub parked_turn: bool,
-    ///`ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (CFG-19: the project sidecar then counts as before).
+    ///`ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
     #[serde(
         rename = "projectTrusted",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -338,7 +338,7 @@ pub struct SessionPlan {
     #[serde(rename = "withdrawServer")]
     pub withdraw_server: bool,
 }
-///What only the glue knows about the bridge's state, for the footer status and `/gortex` (STAT-1, STAT-2).
+///What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -349,19 +349,11 @@ pub struct SessionPlan {
 )]
 #[serde(deny_unknown_fields)]
 pub struct StatusRequest {
-    ///Why the glue left the native path after choosing it: `no_mcp_connector` (NAT-6) or `refused` (NAT-5).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub fallback: ::std::option::Option<::std::string::String>,
-    ///The native path is in use (Pi's MCP owns the connection).
-    pub native: bool,
-    ///The `mcp__gortex__*` tool names Pi has now (native path).
-    #[serde(rename = "nativeTools")]
-    pub native_tools: ::std::vec::Vec<::std::string::String>,
-    ///The error `registerMcpServer` threw (NAT-5).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub refusal: ::std::option::Option<::std::string::String>,
+    ///Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix.
+    #[serde(rename = "piTools")]
+    pub pi_tools: ::std::vec::Vec<::std::string::String>,
 }
-///The bridge's state as text (STAT-1, STAT-2): the compact footer status and the `/gortex` block.
+///The bridge's state as text: the compact footer status and the `/gortex` block.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -448,7 +440,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SteerMessageCustomType {
         value.parse()
     }
 }
-///What the enforcement handler does with one tool call (HOOK-10..12). A oneOf on `action`.
+///What the enforcement handler does with one tool call. A oneOf on `action`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -461,7 +453,7 @@ impl ::std::convert::TryFrom<::std::string::String> for SteerMessageCustomType {
 pub enum ToolCallAction {
     #[serde(rename = "none")]
     None,
-    ///Return `{block: true, reason}` to Pi (HOOK-10, WIRE-25).
+    ///Return `{block: true, reason}` to Pi.
     #[serde(rename = "block")]
     Block {
         ///The text the model reads.
@@ -474,7 +466,7 @@ pub enum ToolCallAction {
         message: SteerMessage,
     },
 }
-///One Pi `tool_call` event as the glue forwards it (PI-2), with the HOOK-9 context.
+///One Pi `tool_call` event as the glue forwards it, with the session's cwd and id.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -485,17 +477,17 @@ pub enum ToolCallAction {
 )]
 #[serde(deny_unknown_fields)]
 pub struct ToolCallEvent {
-    ///`ctx.cwd`, else `pi.cwd`, else the process working directory (HOOK-9).
+    ///`ctx.cwd`, else `pi.cwd`, else the process working directory.
     pub cwd: ::std::string::String,
     ///The call's arguments as Pi passed them (any JSON; a non-object is treated as `{}`).
     pub input: ::serde_json::Value,
-    ///Set for a codemode sub-call (Pi 1.6, HOOK-13, DIFF-17).
+    ///Set for a codemode sub-call (Pi 1.6).
     #[serde(
         rename = "parentToolCallId",
         skip_serializing_if = "::std::option::Option::is_none"
     )]
     pub parent_tool_call_id: ::std::option::Option<::std::string::String>,
-    ///Pi's session id, or `""` (HOOK-9).
+    ///Pi's session id, or `""`.
     #[serde(rename = "sessionId")]
     pub session_id: ::std::string::String,
     ///Pi's id of the call.
@@ -505,7 +497,7 @@ pub struct ToolCallEvent {
     #[serde(rename = "toolName")]
     pub tool_name: ::std::string::String,
 }
-///One own-client tool execution (TOOL-6).
+///One own-client tool execution.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -518,17 +510,17 @@ pub struct ToolCallEvent {
 pub struct ToolExecuteRequest {
     ///The arguments, or `{}`.
     pub args: ::serde_json::Value,
-    ///Pi's tool call id; `abortCall` names it (MCP-30).
+    ///Pi's tool call id; `abortCall` names it.
     #[serde(rename = "callId")]
     pub call_id: ::std::string::String,
-    ///The session cwd (DIFF-8, DIFF-14).
+    ///The session cwd.
     pub cwd: ::std::string::String,
-    ///True when the glue holds the DIFF-16 locks and the call should be snapshotted.
+    ///True when the glue holds Pi's per-file locks for the candidate files and the call should be snapshotted.
     pub diff: bool,
     ///The registered name.
     pub name: ::std::string::String,
 }
-///The outcome of one own-client execution: either a result or the error text to throw (TOOL-6).
+///The outcome of one own-client execution: either a result or the error text to throw.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -539,17 +531,17 @@ pub struct ToolExecuteRequest {
 )]
 #[serde(deny_unknown_fields)]
 pub struct ToolExecuteResult {
-    ///Registrations from the re-sync a `tools_search` call awaited (TOOL-6 step 5).
+    ///Registrations from the re-sync a `tools_search` call awaited.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalogue: ::std::option::Option<CatalogueUpdate>,
-    ///EditDetails (WIRE-21), `{}` when none.
+    ///EditDetails, `{}` when none.
     pub details: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     ///False when the glue must throw `text`.
     pub ok: bool,
-    ///The result text (TOOL-6 step 6), or the error message.
+    ///The result text, or the error message.
     pub text: ::std::string::String,
 }
-///One Pi tool definition's data (TOOL-4); the glue adds `execute` and the renderers.
+///One Pi tool definition's data; the glue adds `execute` and the renderers.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -563,11 +555,11 @@ pub struct ToolRegistration {
     ///The daemon's bare tool name.
     #[serde(rename = "daemonName")]
     pub daemon_name: ::std::string::String,
-    ///The description (TOOL-3).
+    ///The description.
     pub description: ::std::string::String,
-    ///The registered name and label (TOOL-2).
+    ///The registered name and label.
     pub name: ::std::string::String,
-    ///The MCP `inputSchema`, verbatim, or an empty object schema (TOOL-4).
+    ///The MCP `inputSchema`, verbatim, or an empty object schema.
     pub parameters: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///A bounded poll of `pi.getAllTools()` until the named tools are present.
@@ -751,7 +743,7 @@ pub struct TurnResult {
     ///Warnings to show the user.
     pub notices: ::std::vec::Vec<::std::string::String>,
 }
-///What the `tool_result` handler returns and waits for (DIFF-19, NAT-15).
+///What the `tool_result` handler returns and waits for.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -775,7 +767,7 @@ pub struct WatchResultAction {
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
 }
-///A `tool_result` event for the native edit watcher (DIFF-19) and NAT-15.
+///A `tool_result` event for the native edit watcher and the `tools_search` hold.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -786,7 +778,7 @@ pub struct WatchResultAction {
 )]
 #[serde(deny_unknown_fields)]
 pub struct WatchToolResult {
-    ///The session cwd (DIFF-14).
+    ///The session cwd.
     pub cwd: ::std::string::String,
     ///The result's existing details (any JSON).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -795,7 +787,7 @@ pub struct WatchToolResult {
     ///Whether the result is an error.
     #[serde(rename = "isError")]
     pub is_error: bool,
-    ///The result text, read for NAT-15 `promoted` names.
+    ///The result text, read for the tool names a `tools_search` promoted.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub text: ::std::option::Option<::std::string::String>,
     ///Pi's id of the call.

@@ -122,7 +122,7 @@ pub struct BlobResourceContents {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Params of `tools/call` (WIRE-7).
+///Params of `tools/call`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -142,7 +142,7 @@ pub struct CallToolRequestParams {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Result of `tools/call` (WIRE-7). Only `text` blocks contribute text (MCP-27); `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
+///Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -167,7 +167,7 @@ pub struct CallToolResult {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Params of `notifications/cancelled`, sent by the client when a call is aborted (MCP-30).
+///Params of `notifications/cancelled`, sent by the client when a call is aborted.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -201,7 +201,7 @@ pub struct ClientCapabilities {
     pub elicitation: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///Non-standard capabilities; the extension sends `{"gortex/wire":["gcx"]}` (WIRE-2).
+    ///Non-standard capabilities; the extension sends `{"gortex/wire":["gcx"]}`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub experimental: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -378,17 +378,17 @@ impl ::std::convert::TryFrom<::std::string::String> for ImageContentType {
     PartialEq
 )]
 pub struct Implementation {
-    ///Program name; the daemon selects the GCX wire format and the facade surface when the client name is `pi` (WIRE-2).
+    ///Program name; the daemon selects the GCX wire format and the facade surface when the client name is `pi`.
     pub name: ::std::string::String,
     ///Optional display name.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub title: ::std::option::Option<::std::string::String>,
-    ///Program version; for the Gortex server a bare semver such as `0.64.4` (WIRE-3).
+    ///Program version; for the Gortex server a bare semver such as `0.64.4`.
     pub version: ::std::string::String,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Params of the `initialize` request, the first frame the client sends (WIRE-2).
+///Params of the `initialize` request, the first frame the client sends.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -409,7 +409,7 @@ pub struct InitializeRequestParams {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Result of `initialize` (WIRE-3). Only `protocolVersion` and `serverInfo.version` are read, and both are tolerated missing (a pre-0.61.2 daemon may omit `serverInfo`).
+///Result of `initialize`. Only `protocolVersion` and `serverInfo.version` are read, and both are tolerated missing (a pre-0.61.2 daemon may omit `serverInfo`).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -461,7 +461,7 @@ pub struct JsonRpcError {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A failed response (WIRE-8). The rejection text is `error.message` (MCP-9).
+///A failed response. The rejection text is `error.message`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -480,7 +480,7 @@ pub struct JsonRpcErrorResponse {
     ///Protocol version marker.
     pub jsonrpc: JsonRpcVersion,
 }
-///Any single JSON-RPC 2.0 frame on the wire: a request, a notification, a result response or an error response (WIRE-1). Exactly one variant matches, because the envelopes are closed.
+///Any single JSON-RPC 2.0 frame on the wire: a request, a notification, a result response or an error response. Exactly one variant matches, because the envelopes are closed.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -630,7 +630,7 @@ impl ::std::convert::TryFrom<::std::string::String> for JsonRpcVersion {
         value.parse()
     }
 }
-///Params of `tools/list` (WIRE-5); the first page sends `{}`.
+///Params of `tools/list`; the first page sends `{}`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -646,7 +646,7 @@ pub struct ListToolsRequestParams {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///One page of the `tools/list` result (WIRE-5, MCP-25).
+///One page of the `tools/list` result.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -667,7 +667,7 @@ pub struct ListToolsResult {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A JSON-RPC request id: an integer (the extension counts up from 1, MCP-12) or a string (servers may use e.g. `srv-1`).
+///A JSON-RPC request id: an integer (the extension counts up from 1) or a string (servers may use e.g. `srv-1`).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -846,7 +846,7 @@ pub struct ServerCapabilities {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A text block; the only kind whose text reaches the model (MCP-27).
+///A text block; the only kind whose text reaches the model.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -939,7 +939,7 @@ pub struct TextResourceContents {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A tool the server offers (WIRE-6). The extension uses `name`, `description` and `inputSchema`; everything else is passed over.
+///A tool the server offers. The extension uses `name`, `description` and `inputSchema`; everything else is passed over.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -1024,7 +1024,7 @@ pub struct ToolAnnotations {
     PartialEq
 )]
 pub struct ToolsCapability {
-    ///True when the server sends `notifications/tools/list_changed` (WIRE-9).
+    ///True when the server sends `notifications/tools/list_changed`.
     #[serde(
         rename = "listChanged",
         skip_serializing_if = "::std::option::Option::is_none"
@@ -1033,7 +1033,7 @@ pub struct ToolsCapability {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///One tool a `tools_search` result names (WIRE-11).
+///One tool a `tools_search` result names.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -1056,7 +1056,7 @@ pub struct ToolsSearchEntry {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///The JSON payload in the text content of a `tools_search` result (WIRE-11), on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable (NAT-15, TOOL-8). Open: newer daemons may add members.
+///The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,

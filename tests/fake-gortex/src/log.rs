@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub struct Log {
@@ -15,6 +15,14 @@ pub struct Log {
 }
 
 static LOG: OnceLock<Log> = OnceLock::new();
+
+/// A process exits once, so it logs one `exit`. Without this, a stop that
+/// closes stdin and sends SIGTERM at once (MCP-15) could make the EOF path and
+/// the SIGTERM thread both log one while the process was on its way out.
+/// A lock, not a flag: the thread that loses must wait until the winner's
+/// record is written, or it could end the process (returning from `main`)
+/// between the winner's claim and its write, and no exit would be logged.
+static EXIT_LOGGED: Mutex<bool> = Mutex::new(false);
 
 /// Opens the log once per process; later calls are no-ops.
 pub fn init(verb: &str) {
@@ -44,6 +52,14 @@ fn now_ms() -> u64 {
 pub fn record(ev: &str, fields: Value) {
     let Some(log) = LOG.get() else { return };
     let Some(file) = &log.file else { return };
+    let mut exit_logged =
+        (ev == "exit").then(|| EXIT_LOGGED.lock().unwrap_or_else(|e| e.into_inner()));
+    if let Some(logged) = exit_logged.as_deref_mut() {
+        if *logged {
+            return;
+        }
+        *logged = true;
+    }
     let mut obj = Map::new();
     obj.insert("t".into(), now_ms().into());
     obj.insert("pid".into(), log.pid.into());

@@ -124,9 +124,7 @@ impl Outbound {
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 
     /// Writes one frame, in order after any backlog; never blocks.
