@@ -7,7 +7,7 @@
 //! `ctx.isProjectTrusted()`): an untrusted folder's sidecar is ignored with one notice saying how
 //! to trust it, a trusted one's honoured.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,7 @@ import { assertClean, hooksFor, toolName } from "./lib/gortex.mjs";
 import { FAKE_GORTEX, NODE22 } from "./lib/hosts.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { runRpc } from "./lib/rpc.mjs";
-import { collect, KILL_AFTER_MS, piArgs, reportOf, runEnv, runPi, sandbox } from "./lib/run.mjs";
+import { collect, piArgs, reportOf, runEnv, runPi, sandbox, spawnCollect } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
 const SEARCH_ARGS = { operation: "symbols", query: "Hello" };
@@ -48,7 +48,7 @@ function watchPeak(pid) {
  * bytes). Every project ships an executable `gortex` that leaves a marker (`run.marker`) if it
  * ever runs: the repository's program must never run, whatever the case.
  */
-function runMeasured({ pi, script, env, args, shellPrefix, setup, ...boxOptions }) {
+async function runMeasured({ pi, script, env, args, shellPrefix, setup, ...boxOptions }) {
   const box = sandbox({
     pi,
     files: SOURCE_FILES,
@@ -68,40 +68,13 @@ function runMeasured({ pi, script, env, args, shellPrefix, setup, ...boxOptions 
   const [command, fullArgv] = shellPrefix
     ? ["/bin/sh", ["-c", `${shellPrefix}; exec "$0" "$@"`, NODE22, ...argv]]
     : [NODE22, argv];
-  return new Promise((resolve) => {
-    const child = spawn(command, fullArgv, {
-      cwd: box.work,
-      env: runEnv(box, { script, env }),
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const stop = watchPeak(child.pid);
-    const out = [];
-    const err = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill("SIGKILL");
-    }, KILL_AFTER_MS);
-    child.stdout.on("data", (c) => out.push(c));
-    child.stderr.on("data", (c) => err.push(c));
-    child.on("exit", () => {
-      // The status file is still readable until the parent reaps; read it one last time.
-    });
-    child.on("close", (status, signal) => {
-      clearTimeout(timer);
-      const peakKb = stop();
-      const result = {
-        pid: child.pid,
-        status,
-        signal,
-        timedOut,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-      };
-      resolve({ ...collect(box, result), peakKb, marker });
-    });
-    child.stdin.end("");
+  const { measured: peakKb, ...result } = await spawnCollect(command, fullArgv, {
+    cwd: box.work,
+    env: runEnv(box, { script, env }),
+    input: "",
+    watch: watchPeak,
   });
+  return { ...collect(box, result), peakKb, marker };
 }
 
 /** The assertions every row makes: Pi exits 0 and clean, peak RSS, the graph result, no marker. */

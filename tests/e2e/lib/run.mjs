@@ -122,10 +122,15 @@ export function piArgs(box, { args = [], session = false } = {}) {
   ];
 }
 
-/** Spawns a process, collects its output, kills it at `KILL_AFTER_MS` (reported as `timedOut`). */
-export function spawnCollect(command, argv, { cwd, env, input }) {
+/**
+ * Spawns a process, collects its output, kills it at `KILL_AFTER_MS` (reported as `timedOut`).
+ * `watch(pid)`, if given, starts a measurement when the child starts and returns the function that
+ * ends it; its value is the result's `measured` (the trust-boundary rows read peak RSS this way).
+ */
+export function spawnCollect(command, argv, { cwd, env, input, watch }) {
   return new Promise((resolve) => {
     const child = spawn(command, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    const stopWatch = watch?.(child.pid);
     const out = [];
     const err = [];
     let timedOut = false;
@@ -145,6 +150,7 @@ export function spawnCollect(command, argv, { cwd, env, input }) {
         timedOut,
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
+        ...(stopWatch ? { measured: stopWatch() } : {}),
       });
     });
     child.stdin.end(input ?? "");
