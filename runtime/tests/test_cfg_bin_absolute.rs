@@ -6,8 +6,8 @@
 //! program that is not absolute.
 
 mod common_config;
+mod script_file;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common_config::{inputs, temp_dir, write_file};
@@ -15,8 +15,7 @@ use pi_gortex_runtime::config::{ensure_absolute, resolve, ConfigWarning, Layer};
 use pi_gortex_runtime::hook::{self, HookFailure};
 
 fn make_exe(path: &Path) {
-    write_file(path, "#!/bin/sh\nexit 0\n");
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script_file::write_executable(path, "#!/bin/sh\nexit 0\n");
 }
 
 #[test]

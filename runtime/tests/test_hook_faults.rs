@@ -2,8 +2,8 @@
 //! fails open. Every fault gives the empty decision and a recorded reason.
 
 mod common_config;
+mod script_file;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
@@ -219,15 +219,13 @@ async fn timeout_also_kills_what_a_wrapper_script_started() {
     let dir = temp_dir();
     let pid_file = dir.path().join("grandchild.pid");
     let shim = dir.path().join("gortex");
-    std::fs::write(
+    script_file::write_executable(
         &shim,
-        format!(
+        &format!(
             "#!/bin/sh\nsleep 30 &\necho $! > {}\nwait\n",
             pid_file.display()
         ),
-    )
-    .expect("write shim");
-    std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    );
     let limits = pi_gortex_runtime::hook::HookLimits {
         timeout: Duration::from_millis(500),
         ..Default::default()

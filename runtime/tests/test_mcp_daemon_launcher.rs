@@ -3,6 +3,7 @@
 //! and a launcher that cannot even spawn is ignored.
 
 mod common;
+mod script_file;
 
 use std::time::Duration;
 
@@ -14,18 +15,15 @@ async fn mcp_1_the_launcher_runs_detached_in_its_own_group_and_is_reaped() {
     let report = dir.path().join("launch");
     let bin = dir.path().join("gortex");
     // Records argv, its pid and process group, and where stdin/stdout point.
-    std::fs::write(
+    script_file::write_executable(
         &bin,
-        format!(
+        &format!(
             "#!/bin/sh\necho \"$* $$ $(cut -d' ' -f5 /proc/$$/stat) $(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/1)\" > '{}.tmp'\nmv '{}.tmp' '{}'\n",
             report.display(),
             report.display(),
             report.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
 
     launch_daemon(&bin.clone().into_os_string(), &[], None);
     assert!(common::eventually(Duration::from_secs(5), || report.exists()).await);
@@ -61,7 +59,28 @@ async fn mcp_1_a_launcher_that_cannot_spawn_is_ignored() {
         "a launcher that cannot spawn leaves no task behind"
     );
     // The spawnable case does leave its reaper task, so the count above can
-    // tell the two apart.
-    launch_daemon(&"/bin/true".into(), &[], None);
+    // tell the two apart. The launcher waits for a file to go away: one that
+    // exited at once (`/bin/true`) could be reaped before the count is read.
+    let dir = tempfile::tempdir().unwrap();
+    let hold = dir.path().join("hold");
+    std::fs::write(&hold, "").unwrap();
+    let bin = dir.path().join("gortex");
+    script_file::write_executable(
+        &bin,
+        &format!(
+            "#!/bin/sh\nwhile [ -e '{}' ]; do sleep 0.05; done\n",
+            hold.display()
+        ),
+    );
+    launch_daemon(&bin.into_os_string(), &[], None);
     assert_eq!(runtime.metrics().num_alive_tasks(), before + 1);
+    std::fs::remove_file(&hold).unwrap();
+    assert!(
+        common::eventually(Duration::from_secs(10), || runtime
+            .metrics()
+            .num_alive_tasks()
+            == before)
+        .await,
+        "the reaper task ends once the launcher exits"
+    );
 }

@@ -4,6 +4,7 @@
 //! its ping, cancel a call, and re-sync when it adds a tool at runtime.
 
 mod common;
+mod script_file;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -38,17 +39,14 @@ fn peer_bin(dir: &std::path::Path) -> PathBuf {
         peer.display()
     );
     let script = dir.join("sdk-peer");
-    std::fs::write(
+    script_file::write_executable(
         &script,
-        format!(
+        &format!(
             "#!/bin/sh\nexec '{}' '{}'\n",
             node22().display(),
             peer.join("server.mjs").display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     script
 }
 

@@ -3,6 +3,7 @@
 //! tool execution, promotion, debounced re-sync and withdrawals.
 
 mod common;
+mod script_file;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -366,9 +367,7 @@ done"#,
     // The bridge runs `<bin> mcp`, so the script becomes an executable file.
     let dir = tempfile::tempdir().unwrap();
     let server = dir.path().join("server.sh");
-    std::fs::write(&server, format!("#!/bin/sh\n{script}\n")).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script_file::write_executable(&server, &format!("#!/bin/sh\n{script}\n"));
     let mut config = BridgeConfig::new(&server);
     config.launch_daemon = false;
     config.timeouts = fast_timeouts();
