@@ -140,7 +140,10 @@ export declare function toolsReady(wait: host.ToolWait, names: Array<string>): b
  */
 export declare function watchEdit(generation: number, instance: number, event: host.ToolCallEvent): boolean
 
-/** DIFF-20 `turn_end` / `session_shutdown`. */
+/**
+ * DIFF-20 clearing: `turn_start`, `agent_end` and `session_shutdown`
+ * (no `turn_end` handler: decision 006).
+ */
 export declare function watchReset(generation: number): void
 
 /**

@@ -43,6 +43,17 @@ export const CONFIGS = {
     tools: NATIVE_TOOLS,
     base: "1.6.0 mcp.json",
   },
+  // Pi's own cost of one turn_end handler that does nothing: with one, Pi builds the session's
+  // context around every turn (decision 006; the watcher no longer subscribes to turn_end).
+  "1.6.0 mcp.json + no-op turn_end": {
+    pi: "1.6.0",
+    ext: false,
+    mcpJson: true,
+    extensions: [NOOP_HANDLERS],
+    env: { PI_BENCH_NOOP_EVENTS: "turn_end" },
+    tools: NATIVE_TOOLS,
+    base: "1.6.0 mcp.json",
+  },
   "1.6.0 native, enforce off": {
     pi: "1.6.0",
     ext: true,
@@ -73,6 +84,14 @@ export const CONFIGS = {
     base: "1.6.0 mcp.json",
   },
   "0.87.1 Pi alone": { pi: "0.87.1", ext: false, tools: OWN_TOOLS },
+  "0.87.1 Pi alone + no-op turn_end": {
+    pi: "0.87.1",
+    ext: false,
+    extensions: [NOOP_HANDLERS],
+    env: { PI_BENCH_NOOP_EVENTS: "turn_end" },
+    tools: OWN_TOOLS,
+    base: "0.87.1 Pi alone",
+  },
   "0.87.1 own, enforce off": {
     pi: "0.87.1",
     ext: true,

@@ -277,7 +277,32 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.shutdown();
   });
 
-  test("DIFF-20: turn_end drops pending claims, so a late result gets no diff", async () => {
+  // DIFF-20: the next turn's start or the run's end drops pending claims (not turn_end, whose
+  // mere presence makes Pi build the session's context twice per turn: decision 006).
+  for (const [name, event] of [
+    ["turn_start", { type: "turn_start", turnIndex: 1, timestamp: 0 }],
+    ["agent_end", { type: "agent_end", messages: [] }],
+  ]) {
+    test(`DIFF-20: ${name} drops pending claims, so a late result gets no diff`, async () => {
+      const ws = workspace();
+      const file = join(ws.cwd, "a.txt");
+      writeFileSync(file, "one\n");
+      const { factory } = connector();
+      const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+      await s.sessionStart();
+      const input = { target: { file }, content: "two\n" };
+      await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+      await s.runner.emit(event);
+      writeFileSync(file, "two\n");
+      assert.equal(
+        await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }),
+        undefined,
+      );
+      await s.shutdown();
+    });
+  }
+
+  test("DIFF-20 control: without a clearing event the same late result gets its diff", async () => {
     const ws = workspace();
     const file = join(ws.cwd, "a.txt");
     writeFileSync(file, "one\n");
@@ -286,12 +311,9 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.sessionStart();
     const input = { target: { file }, content: "two\n" };
     await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
-    await s.runner.emit({ type: "turn_end", turnIndex: 0, message: {}, toolResults: [] });
     writeFileSync(file, "two\n");
-    assert.equal(
-      await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }),
-      undefined,
-    );
+    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
+    assert.equal(result?.details?.diffs?.length, 1, "the claim held its snapshot");
     await s.shutdown();
   });
 });

@@ -33,7 +33,8 @@ const EXPECTED_HANDLERS = [
   "tool_call",
   "tool_result",
   "tool_execution_end",
-  "turn_end",
+  "turn_start",
+  "agent_end",
 ];
 
 function ourExtension(s, dir) {

@@ -76,6 +76,10 @@ export function registerToolEvents(bridge: Bridge, enforce: boolean): void {
     "tool_execution_end",
     (event: ToolEventLike) => void swallow(() => addon.watchToolEnd(generation, ids(event).toolCallId)),
   );
-  pi.on("turn_end", reset);
+  // DIFF-20: cleared when the next turn starts or the run ends, not on turn_end: with a
+  // turn_end handler present, Pi builds the whole session's context twice per turn
+  // (docs/decisions/006-no-turn-end-handler.md).
+  pi.on("turn_start", reset);
+  pi.on("agent_end", reset);
   pi.on("session_shutdown", reset);
 }

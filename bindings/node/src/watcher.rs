@@ -249,7 +249,8 @@ pub fn watch_tool_end(generation: u32, tool_call_id: String) {
     )
 }
 
-/// DIFF-20 `turn_end` / `session_shutdown`.
+/// DIFF-20 clearing: `turn_start`, `agent_end` and `session_shutdown`
+/// (no `turn_end` handler: decision 006).
 #[napi]
 pub fn watch_reset(generation: u32) {
     guard::guard_sync(

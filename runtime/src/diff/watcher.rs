@@ -2,7 +2,8 @@
 //! native MCP path, claims, contested paths and cleanup (DIFF-17..20).
 //!
 //! Both are plain state machines: the glue feeds them Pi's `tool_call`,
-//! `tool_result`, `tool_execution_end` and `turn_end` events in the order Pi
+//! `tool_result`, `tool_execution_end` and clearing (`turn_start`, `agent_end`,
+//! `session_shutdown`) events in the order Pi
 //! emits them, and they answer what to do. The only I/O is reading the
 //! candidate files, and even that can be supplied from outside
 //! ([`NativeWatcher::take_result`] + [`PendingCompare::finish`]).
@@ -48,7 +49,8 @@ impl ShellTracker {
         self.running.remove(tool_call_id);
     }
 
-    /// `turn_end` / `session_shutdown`: forget the running set.
+    /// DIFF-20 clearing (`turn_start` / `agent_end` / `session_shutdown`):
+    /// forget the running set.
     pub fn clear(&mut self) {
         self.running.clear();
     }
@@ -218,7 +220,7 @@ impl NativeWatcher {
 
     /// Stores the before snapshot of a claim begun by
     /// [`NativeWatcher::begin_tool_call`]. A claim dropped meanwhile (by
-    /// `turn_end`) stays dropped.
+    /// a clearing event) stays dropped.
     pub fn complete_claim(&mut self, ticket: ClaimTicket, before: Snapshots) {
         if let Some(claim) = self.claims.get_mut(&ticket.tool_call_id) {
             claim.before = Some((ticket.window, before));
@@ -295,8 +297,9 @@ impl NativeWatcher {
         }
     }
 
-    /// DIFF-20 `turn_end` / `session_shutdown`: drops every claim and the
-    /// shell set.
+    /// DIFF-20 clearing (`turn_start` / `agent_end` / `session_shutdown`;
+    /// 0.4.0 cleared on `turn_end`, see decision 006): drops every claim and
+    /// the shell set.
     pub fn on_turn_end(&mut self) {
         self.claims.clear();
         self.shell.clear();
