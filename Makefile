@@ -129,11 +129,13 @@ glue-lines: $(NODE_PKG)/node_modules/.package-lock.json
 $(NODE_PKG)/node_modules/.package-lock.json: $(NODE_PKG)/package-lock.json | $(NODE22)
 	cd $(NODE_PKG) && npm ci --no-audit --no-fund --loglevel=error
 
-# The release addon next to index.ts, then the npm tarball at a fixed path.
+# The release addon next to index.ts, then the npm tarball at a fixed path, packed from the
+# package as published (scripts/stage.mjs: the glue bundled into dist/extension.js).
 pack: $(NODE_PKG)/node_modules/.package-lock.json
 	cd $(NODE_PKG) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --no-js --dts addon.d.ts --output-dir . >/dev/null
 	mkdir -p target
-	cd $(NODE_PKG) && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
+	$(NODE22) $(NODE_PKG)/scripts/stage.mjs --out target/pack-stage
+	cd target/pack-stage && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
 
 # The publishable packages the napi-rs way (issue 14): one npm/<platform>/
 # package per core present (next to index.ts, or under FROM, e.g. the release

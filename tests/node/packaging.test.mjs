@@ -104,6 +104,32 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
       assert.ok(readme.includes(topic), topic);
   });
 
+  test("PKG-1: the packed package loads one bundled module; the checkout's sources stay its source", () => {
+    assert.ok(existsSync(TARBALL), `make pack first: ${TARBALL}`);
+    const listing = execFileSync("tar", ["-tzf", TARBALL], { encoding: "utf8" }).trim().split("\n");
+    const packed = JSON.parse(execFileSync("tar", ["-xzOf", TARBALL, "package/package.json"], { encoding: "utf8" }));
+    assert.deepEqual(packed.pi.extensions, ["./dist/extension.js"]);
+    assert.equal(packed.main, "./dist/extension.js");
+    assert.equal(packed.exports["."], "./dist/extension.js");
+    assert.equal(packed.devDependencies, undefined);
+    assert.ok(listing.includes("package/dist/extension.js"));
+    assert.ok(listing.includes("package/glue/load.mjs"), "the bin's loader");
+    assert.deepEqual(
+      listing.filter((file) => /\.ts$/.test(file) && !file.endsWith(".d.ts")),
+      [],
+      "no TypeScript source beside the bundle",
+    );
+    const bundled = execFileSync("tar", ["-xzOf", TARBALL, "package/dist/extension.js"], { encoding: "utf8" });
+    const imports = [...bundled.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    const kept = imports.filter((spec) => !spec.startsWith("node:"));
+    assert.ok(kept.length > 0, "the bundle imports Pi's packages");
+    assert.deepEqual(
+      kept.filter((spec) => !spec.startsWith("@earendil-works/")),
+      [],
+      "only Pi's own packages stay imports: the glue is inside",
+    );
+  });
+
   test("make pack-all: one platform package per core present, the main package with every platform optional and no core", () => {
     const out = join(workspace().dir, "pack-all");
     const result = packAll({ out, sources: [PKG_DIR] });

@@ -14,6 +14,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BUNDLE, stageMainPackage } from "./stage.mjs";
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -148,26 +149,15 @@ export function packAll({ out, sources = [PKG_DIR, join(PKG_DIR, "artifacts")] }
 
   // The main package: no core inside; every platform as an optional dependency.
   const stage = join(out, "stage", "pi-gortex");
-  const listing = JSON.parse(
-    execFileSync("npm", ["pack", "--dry-run", "--json", "--silent"], { cwd: PKG_DIR, encoding: "utf8" }),
-  )[0].files.map((file) => file.path);
-  for (const path of listing) {
-    if (path.endsWith(".node")) continue;
-    mkdirSync(dirname(join(stage, path)), { recursive: true });
-    cpSync(join(PKG_DIR, path), join(stage, path));
-  }
-  const published = {
-    ...manifest,
-    optionalDependencies: Object.fromEntries(tags.map((tag) => [`pi-gortex-${tag}`, manifest.version])),
-  };
-  delete published.devDependencies;
-  delete published.scripts;
+  stageMainPackage(stage, { withCore: false });
+  const published = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+  published.optionalDependencies = Object.fromEntries(tags.map((tag) => [`pi-gortex-${tag}`, manifest.version]));
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(published, null, 2)}\n`);
   const main = npmPack(stage, out);
   const got = listTarball(main);
   for (const required of [
     "package/package.json",
-    "package/index.ts",
+    `package/${BUNDLE}`,
     "package/LICENSE",
     "package/CHANGELOG.md",
     "package/README.md",
