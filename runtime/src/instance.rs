@@ -520,10 +520,7 @@ mod tests {
             &names(&["mcp__gortex__search", "mcp__gortex__find_usages"])
         ));
         assert_eq!((wait.budget_ms, wait.poll_ms), (2_000, 20));
-        assert_eq!(
-            (native_wait().budget_ms, native_wait().poll_ms),
-            (5_000, 2)
-        );
+        assert_eq!((native_wait().budget_ms, native_wait().poll_ms), (5_000, 2));
     }
 
     #[test]

@@ -322,3 +322,107 @@ async fn a_megabyte_envelope_reaches_the_hook_whole() {
         Some(1024 * 1024)
     );
 }
+
+/// A hook that prints `output` (all of it in one write) after reading its
+/// input, run with a stdout cap of `cap` bytes.
+async fn run_printing(output: &str, cap: usize) -> HookRun {
+    let limits = pi_gortex_runtime::hook::HookLimits {
+        stdout_cap: cap,
+        ..Default::default()
+    };
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"cat >/dev/null; printf %s "$0""#.into(),
+        output.into(),
+    ];
+    pi_gortex_runtime::hook::run_with_limits(&argv, &read_envelope(), limits).await
+}
+
+#[tokio::test]
+async fn output_of_exactly_the_cap_is_read_and_one_byte_more_is_cut_off() {
+    // HOOK-2: the cap is the most a hook may print, inclusive. The whole
+    // answer arrives in one read, so a cap check that only fired on an exact
+    // match, or one that refused the cap itself, would each fail one half.
+    let answer = r#"{"block":true,"reason":"use gortex"}"#;
+    let at_cap = run_printing(answer, answer.len()).await;
+    assert_eq!(
+        at_cap.failure, None,
+        "{answer:?} fits a cap of its own length"
+    );
+    assert_eq!(
+        outcome(&at_cap.decision),
+        HookOutcome::Block {
+            reason: "use gortex".into()
+        }
+    );
+
+    let over = run_printing(answer, answer.len() - 1).await;
+    assert_failed_open(&over);
+    assert_eq!(
+        over.failure,
+        Some(HookFailure::OutputTooLarge {
+            limit_bytes: answer.len() - 1
+        })
+    );
+}
+
+/// CPU time this thread has used (user + system).
+fn thread_cpu_time() -> Duration {
+    // SAFETY: getrusage fills the struct we pass and touches nothing else.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_for_a_hook_that_lingers_after_answering_does_not_spin() {
+    // HOOK-2: the hook runs on one of Pi's blocking threads. A hook that
+    // closes stdout and lingers a second before exiting is waited for on a
+    // pidfd, not by polling try_wait in a loop: the thread sleeps meanwhile.
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"cat >/dev/null; printf %s "$0"; exec 1>&-; sleep 1"#.into(),
+        r#"{"block":true,"reason":"r"}"#.into(),
+    ];
+    let before = thread_cpu_time();
+    let started = std::time::Instant::now();
+    let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
+    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
+    assert_eq!(run.failure, None);
+    assert!(
+        wall >= Duration::from_millis(900),
+        "waited for the exit: {wall:?}"
+    );
+    assert!(
+        cpu < Duration::from_millis(150),
+        "the wait burnt {cpu:?} of CPU over {wall:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_answer_followed_by_a_pause_before_exit_is_read_whole() {
+    // The answer is read as it arrives; with the hook still running, the
+    // next read finds the pipe empty (EAGAIN), which means "poll again", not
+    // a failure. The pipe closes when the hook exits 200 ms later.
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"cat >/dev/null; printf %s "$0"; sleep 0.2"#.into(),
+        r#"{"block":true,"reason":"later"}"#.into(),
+    ];
+    let run = run(&argv, &read_envelope()).await;
+    assert_eq!(run.failure, None);
+    assert_eq!(
+        outcome(&run.decision),
+        HookOutcome::Block {
+            reason: "later".into()
+        }
+    );
+}

@@ -15,6 +15,8 @@ import { CONFIGS, fmt, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
 const STARTUP_CONFIGS = [
   "1.6.0 Pi alone",
   "1.6.0 mcp.json",
+  // The floor of any file extension next to Pi's own MCP: one module that does nothing.
+  "1.6.0 mcp.json + no-op handlers",
   "1.6.0 native, enforce on",
   "1.6.0 own, enforce on",
   "0.87.1 Pi alone",
