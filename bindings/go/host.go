@@ -251,8 +251,6 @@ func (SteerMessage) schemaType() (file, def string) {
 
 // SessionBegin: What the glue read from Pi when a `session_start` began.
 type SessionBegin struct {
-	// True while a turn of this instance waits on the readiness promise.
-	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
 	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
@@ -261,8 +259,8 @@ type SessionBegin struct {
 
 var shapeOfSessionBegin = objectShape{
 	typeName: "SessionBegin",
-	declared: []string{"parkedTurn", "commands", "projectTrusted"},
-	required: []string{"parkedTurn"},
+	declared: []string{"commands", "projectTrusted"},
+	required: nil,
 	closed:   true,
 	keep:     false,
 }

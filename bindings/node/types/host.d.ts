@@ -84,8 +84,6 @@ export interface SteerMessage {
 
 /** What the glue read from Pi when a `session_start` began. */
 export interface SessionBegin {
-  /** True while a turn of this instance waits on the readiness promise. */
-  parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
   /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed). */

@@ -301,6 +301,7 @@ pub struct PathRequest {
     ::serde::Serialize,
     Clone,
     Debug,
+    Default,
     PartialEq
 )]
 #[serde(deny_unknown_fields)]
@@ -308,9 +309,6 @@ pub struct SessionBegin {
     ///Names of Pi's registered commands; absent when `getCommands()` threw.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub commands: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    ///True while a turn of this instance waits on the readiness promise.
-    #[serde(rename = "parkedTurn")]
-    pub parked_turn: bool,
     ///`ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
     #[serde(
         rename = "projectTrusted",
