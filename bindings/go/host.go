@@ -1017,6 +1017,84 @@ func (StatusRequest) schemaType() (file, def string) {
 	return "host", "StatusRequest"
 }
 
+// GortexCommand: One `/gortex` command as Pi gave it, with what only the glue knows.
+type GortexCommand struct {
+	// What the user typed after `/gortex`.
+	Args string `json:"args"`
+	// The session's working directory, for the doctor.
+	CWD string `json:"cwd"`
+	// Every tool name Pi lists now (`getAllTools`), as in `StatusRequest`.
+	PiTools []string `json:"piTools"`
+}
+
+var shapeOfGortexCommand = objectShape{
+	typeName: "GortexCommand",
+	declared: []string{"args", "cwd", "piTools"},
+	required: []string{"args", "cwd", "piTools"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *GortexCommand) UnmarshalJSON(data []byte) error {
+	type plain GortexCommand
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfGortexCommand)
+	if err != nil {
+		return err
+	}
+	*v = GortexCommand(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of GortexCommand (type GortexCommand of schema/host.schema.json).
+func (v GortexCommand) Validate() error {
+	return validateAs(v, "host", "GortexCommand")
+}
+
+func (GortexCommand) schemaType() (file, def string) {
+	return "host", "GortexCommand"
+}
+
+// CommandReply: What one `/gortex` command shows the user.
+type CommandReply struct {
+	// The notification: the status block or the doctor's report.
+	Text string `json:"text"`
+	// The notification level: `warning` when the doctor found the bridge down, else `info`.
+	Level string `json:"level"`
+	// The footer status to show with it; absent for the doctor.
+	Footer *string `json:"footer,omitempty"`
+}
+
+var shapeOfCommandReply = objectShape{
+	typeName: "CommandReply",
+	declared: []string{"text", "level", "footer"},
+	required: []string{"text", "level"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *CommandReply) UnmarshalJSON(data []byte) error {
+	type plain CommandReply
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfCommandReply)
+	if err != nil {
+		return err
+	}
+	*v = CommandReply(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of CommandReply (type CommandReply of schema/host.schema.json).
+func (v CommandReply) Validate() error {
+	return validateAs(v, "host", "CommandReply")
+}
+
+func (CommandReply) schemaType() (file, def string) {
+	return "host", "CommandReply"
+}
+
 // StatusView: The bridge's state as text: the compact footer status and the `/gortex` block.
 type StatusView struct {
 	// For `setStatus("gortex", ...)`: state, path and daemon version.

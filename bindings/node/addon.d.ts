@@ -92,6 +92,12 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
+/**
+ * STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+ * or the doctor run in process (`CommandReply`).
+ */
+export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
+
 /** STAT-1/STAT-2: the footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
 

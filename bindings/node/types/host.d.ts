@@ -314,6 +314,26 @@ export interface StatusRequest {
   piTools: Array<string>;
 }
 
+/** One `/gortex` command as Pi gave it, with what only the glue knows. */
+export interface GortexCommand {
+  /** What the user typed after `/gortex`. */
+  args: string;
+  /** The session's working directory, for the doctor. */
+  cwd: string;
+  /** Every tool name Pi lists now (`getAllTools`), as in `StatusRequest`. */
+  piTools: Array<string>;
+}
+
+/** What one `/gortex` command shows the user. */
+export interface CommandReply {
+  /** The notification: the status block or the doctor's report. */
+  text: string;
+  /** The notification level: `warning` when the doctor found the bridge down, else `info`. */
+  level: "info" | "warning";
+  /** The footer status to show with it; absent for the doctor. */
+  footer?: string;
+}
+
 /** The bridge's state as text: the compact footer status and the `/gortex` block. */
 export interface StatusView {
   /** For `setStatus("gortex", ...)`: state, path and daemon version. */
