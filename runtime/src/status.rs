@@ -1,5 +1,6 @@
-//! The bridge's state in the user's words (STAT-1, STAT-2): the compact
-//! footer status Pi shows under the editor, and the block `/gortex` prints.
+//! The bridge's state in the user's words (STAT-1..3): the compact footer
+//! status Pi shows under the editor, the block `/gortex` prints, and which
+//! of the two `/gortex` commands runs and how its reply reads.
 //!
 //! Pure: the addon gathers a [`StatusSnapshot`] from what it recorded (the
 //! client's start, the first turn, every hook call) and what only the glue

@@ -1,7 +1,7 @@
 // One extension instance (SES-2): created per factory call, wired to Pi's
 // events in the SES-18 order. Every latch and decision lives in the core
-// (the instance's latches, keyed by its handle); these handlers read Pi,
-// forward to the addon and apply its answer.
+// (the instance's latches and readiness barrier, keyed by its handle); these
+// handlers read Pi, forward to the addon and apply its answer.
 import type { Addon, PathChoice } from "./boundary.ts";
 import type { Bridge, Ctx, PiLike } from "./host.ts";
 import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
