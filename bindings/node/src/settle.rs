@@ -18,7 +18,7 @@
 //! answer sent through the unref'd channel may then never be delivered, a
 //! weak promise whose answer is known on the JavaScript thread (the barrier
 //! is already released, or a `session_start` releases it there) is resolved
-//! on that thread at once ([`WeakSettler::resolve_now`]); only the cap's
+//! on that thread at once ([`WeakSettle::resolve_now`]); only the cap's
 //! answer comes through the channel, like a timer that fires only while
 //! something else keeps the host running.
 //!
