@@ -251,8 +251,6 @@ func (SteerMessage) schemaType() (file, def string) {
 
 // SessionBegin: What the glue read from Pi when a `session_start` began.
 type SessionBegin struct {
-	// True while a turn of this instance waits on the readiness promise.
-	ParkedTurn bool `json:"parkedTurn"`
 	// Names of Pi's registered commands; absent when `getCommands()` threw.
 	Commands *[]string `json:"commands,omitempty"`
 	// `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
@@ -261,8 +259,8 @@ type SessionBegin struct {
 
 var shapeOfSessionBegin = objectShape{
 	typeName: "SessionBegin",
-	declared: []string{"parkedTurn", "commands", "projectTrusted"},
-	required: []string{"parkedTurn"},
+	declared: []string{"commands", "projectTrusted"},
+	required: nil,
 	closed:   true,
 	keep:     false,
 }
@@ -1017,6 +1015,84 @@ func (v StatusRequest) Validate() error {
 
 func (StatusRequest) schemaType() (file, def string) {
 	return "host", "StatusRequest"
+}
+
+// GortexCommand: One `/gortex` command as Pi gave it, with what only the glue knows.
+type GortexCommand struct {
+	// What the user typed after `/gortex`.
+	Args string `json:"args"`
+	// The session's working directory, for the doctor.
+	CWD string `json:"cwd"`
+	// Every tool name Pi lists now (`getAllTools`), as in `StatusRequest`.
+	PiTools []string `json:"piTools"`
+}
+
+var shapeOfGortexCommand = objectShape{
+	typeName: "GortexCommand",
+	declared: []string{"args", "cwd", "piTools"},
+	required: []string{"args", "cwd", "piTools"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *GortexCommand) UnmarshalJSON(data []byte) error {
+	type plain GortexCommand
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfGortexCommand)
+	if err != nil {
+		return err
+	}
+	*v = GortexCommand(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of GortexCommand (type GortexCommand of schema/host.schema.json).
+func (v GortexCommand) Validate() error {
+	return validateAs(v, "host", "GortexCommand")
+}
+
+func (GortexCommand) schemaType() (file, def string) {
+	return "host", "GortexCommand"
+}
+
+// CommandReply: What one `/gortex` command shows the user.
+type CommandReply struct {
+	// The notification: the status block or the doctor's report.
+	Text string `json:"text"`
+	// The notification level: `warning` when the doctor found the bridge down, else `info`.
+	Level string `json:"level"`
+	// The footer status to show with it; absent for the doctor.
+	Footer *string `json:"footer,omitempty"`
+}
+
+var shapeOfCommandReply = objectShape{
+	typeName: "CommandReply",
+	declared: []string{"text", "level", "footer"},
+	required: []string{"text", "level"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *CommandReply) UnmarshalJSON(data []byte) error {
+	type plain CommandReply
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfCommandReply)
+	if err != nil {
+		return err
+	}
+	*v = CommandReply(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of CommandReply (type CommandReply of schema/host.schema.json).
+func (v CommandReply) Validate() error {
+	return validateAs(v, "host", "CommandReply")
+}
+
+func (CommandReply) schemaType() (file, def string) {
+	return "host", "CommandReply"
 }
 
 // StatusView: The bridge's state as text: the compact footer status and the `/gortex` block.

@@ -91,6 +91,10 @@ func newValue(typeName string) any {
 		return new(CliOutput)
 	case "StatusRequest":
 		return new(StatusRequest)
+	case "GortexCommand":
+		return new(GortexCommand)
+	case "CommandReply":
+		return new(CommandReply)
 	case "StatusView":
 		return new(StatusView)
 	case "JsonRpcMessage":

@@ -16,6 +16,14 @@ export declare function abortCall(generation: number, callId: string): void
 export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
 /**
+ * SES-11: a first turn waits for readiness, for at most `capMs` (the
+ * plan's `readyWaitMs`): true when the `session_start` it waits for ended
+ * in time, false at the cap. The promise is weak, so a parked turn never
+ * keeps the host alive (SES-17); a release resolves it on Pi's thread.
+ */
+export declare function awaitReady(generation: number, instance: number, capMs: number): Promise<boolean>
+
+/**
  * SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
  * `session_start` does. Clears the bridge error and version warning.
  */
@@ -29,6 +37,13 @@ export declare function callLine(daemonName: string, args: unknown, expanded: bo
  * check (NAT-6) runs later, in `session_start`, so it is assumed present.
  */
 export declare function choosePath(generation: number, instance: number, request: host.PathRequest): host.PathChoice
+
+/**
+ * SES-5: the `session_start` with `ticket` ended. Releases the turns
+ * parked on its epoch, here on Pi's thread, unless a newer `session_start`
+ * adopted that epoch.
+ */
+export declare function closeSession(generation: number, instance: number, ticket: number): void
 
 /**
  * Creates the state of one module generation (SES-1). index.ts calls this
@@ -77,11 +92,25 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
 
+/**
+ * STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+ * or the doctor run in process (`CommandReply`).
+ */
+export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
+
 /** STAT-1/STAT-2: the footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
 
 /** SES-15: a compaction happened. */
 export declare function onCompact(generation: number, instance: number): void
+
+/**
+ * SES-4/5: a `session_start` begins on the readiness barrier (adopting the
+ * epoch a turn is parked on, else arming a fresh one). The glue hands the
+ * ticket back to `closeSession` on every exit path; 0 when there is no
+ * instance.
+ */
+export declare function openSession(generation: number, instance: number): number
 
 /** FAIL-4: the warning for panics caught since the last call, once per session. */
 export declare function panicNotice(generation: number, instance: number): string | null

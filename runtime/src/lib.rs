@@ -12,6 +12,7 @@
 //! - [`version`]: version floor and skew texts (MCP-20..24, NAT-10).
 //! - [`hook`]: the asynchronous hook bridge and envelope normalization (HOOK-*).
 //! - [`session`]: first-turn assembly, briefing and compaction rules (SES-*).
+//! - [`readiness`]: the first turn's readiness barrier (SES-3..6, SES-11).
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.
@@ -39,6 +40,7 @@ pub mod instance;
 pub mod json_type;
 pub mod mcp;
 pub mod native;
+pub mod readiness;
 pub mod session;
 pub mod status;
 pub mod sync;

@@ -1,5 +1,6 @@
-//! The bridge's state in the user's words (STAT-1, STAT-2): the compact
-//! footer status Pi shows under the editor, and the block `/gortex` prints.
+//! The bridge's state in the user's words (STAT-1..3): the compact footer
+//! status Pi shows under the editor, the block `/gortex` prints, and which
+//! of the two `/gortex` commands runs and how its reply reads.
 //!
 //! Pure: the addon gathers a [`StatusSnapshot`] from what it recorded (the
 //! client's start, the first turn, every hook call) and what only the glue
@@ -9,6 +10,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
+
+use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusView};
 
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
@@ -321,6 +324,57 @@ pub fn render(snapshot: &StatusSnapshot) -> String {
     out
 }
 
+/// STAT-2/3: what `/gortex <args>` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// `/gortex`: the status block and a fresh footer.
+    Status,
+    /// `/gortex doctor`: the doctor, run in process.
+    Doctor,
+}
+
+/// STAT-2/3: `doctor` (surrounding blanks ignored) runs the doctor; any
+/// other arguments show the status block.
+pub fn command(args: &str) -> Command {
+    if args.trim() == "doctor" {
+        Command::Doctor
+    } else {
+        Command::Status
+    }
+}
+
+/// STAT-3: the doctor's command line for the session's working directory.
+pub fn doctor_argv(cwd: &str) -> Vec<String> {
+    ["pi-gortex", "doctor", "--cwd", cwd]
+        .map(str::to_string)
+        .into()
+}
+
+/// STAT-3: what `/gortex doctor` shows: its report (standard output, then
+/// standard error, trailing blanks cut), at warning level when it failed.
+pub fn doctor_reply(output: &CliOutput) -> CommandReply {
+    let text = format!("{}{}", output.stdout, output.stderr);
+    CommandReply {
+        text: text.trim_end().to_string(),
+        level: if output.exit_code == 0 {
+            CommandReplyLevel::Info
+        } else {
+            CommandReplyLevel::Warning
+        },
+        footer: None,
+    }
+}
+
+/// STAT-1/2: what `/gortex` shows: the block (trailing blanks cut), with
+/// the footer it refreshes.
+pub fn status_reply(view: StatusView) -> CommandReply {
+    CommandReply {
+        text: view.text.trim_end().to_string(),
+        level: CommandReplyLevel::Info,
+        footer: Some(view.footer),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,5 +501,43 @@ mod tests {
             "own client: the native server came from this project's .pi/gortex.json, \
              which an untrusted folder does not honour"
         ));
+    }
+
+    #[test]
+    fn stat_3_only_doctor_runs_the_doctor() {
+        assert_eq!(command(" doctor\n"), Command::Doctor);
+        for other in ["", "status", "doctor --json", "Doctor"] {
+            assert_eq!(command(other), Command::Status, "{other:?}");
+        }
+        assert_eq!(doctor_argv("/w"), ["pi-gortex", "doctor", "--cwd", "/w"]);
+    }
+
+    #[test]
+    fn stat_3_the_doctor_reply_is_its_report_at_warning_level_when_the_bridge_is_down() {
+        let output = |exit_code| CliOutput {
+            stdout: "report\n".into(),
+            stderr: "note\n\n".into(),
+            exit_code,
+        };
+        let healthy = doctor_reply(&output(0));
+        assert_eq!(
+            (healthy.text.as_str(), healthy.level),
+            ("report\nnote", CommandReplyLevel::Info)
+        );
+        assert_eq!(healthy.footer, None, "the doctor leaves the footer alone");
+        assert_eq!(doctor_reply(&output(1)).level, CommandReplyLevel::Warning);
+        assert_eq!(doctor_reply(&output(2)).level, CommandReplyLevel::Warning);
+    }
+
+    #[test]
+    fn stat_2_the_status_reply_is_the_block_with_its_footer() {
+        let view = StatusView {
+            footer: "gortex: down".into(),
+            text: "Gortex bridge: down\n  last error  x\n".into(),
+        };
+        let reply = status_reply(view);
+        assert_eq!(reply.text, "Gortex bridge: down\n  last error  x");
+        assert_eq!(reply.level, CommandReplyLevel::Info);
+        assert_eq!(reply.footer.as_deref(), Some("gortex: down"));
     }
 }

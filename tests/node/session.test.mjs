@@ -22,6 +22,33 @@ function sessionHooks(s) {
   return s.hooks().filter((r) => r.envelope?.event === "session_start");
 }
 
+/**
+ * Runs `script` in a child Node and asserts that it exits, with code 0, within `graceMs` of
+ * printing "script done". Loading Pi can take long on a loaded machine, so the clock starts
+ * when the script says it is done.
+ */
+async function exitsPromptly(script, graceMs) {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const done = new Promise((resolve) =>
+    child.stdout.on("data", (chunk) => String(chunk).includes("script done") && resolve()),
+  );
+  const overall = setTimeout(() => child.kill("SIGKILL"), 120000);
+  try {
+    await Promise.race([done, exited]);
+    const doneAt = Date.now();
+    const quick = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    const { code, signal } = await exited;
+    clearTimeout(quick);
+    assert.equal(signal, null, `killed: still alive ${Date.now() - doneAt} ms after the script finished`);
+    assert.equal(code, 0, stderr);
+  } finally {
+    clearTimeout(overall);
+  }
+}
+
 describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   test("SES-12/14: the briefing arrives once as a hidden gortex message; later turns add nothing", async () => {
     const ws = workspace();
@@ -253,8 +280,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
 
   test("SES-17/MCP-3: a process that never shuts the session down still exits promptly", async () => {
     // A child Node runs a session with a live gortex mcp child and returns without
-    // session_shutdown; nothing the extension started may hold it open. Loading Pi can take
-    // long on a loaded machine, so the clock starts when the script says it is done.
+    // session_shutdown; nothing the extension started may hold it open.
     const script = `
       import { start, workspace } from ${JSON.stringify(new URL("./lib/pi.mjs", import.meta.url).href)};
       const s = await start(workspace(), { env: { GORTEX_NATIVE_MCP: "0" } });
@@ -263,25 +289,21 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
       if (s.mcpPids().length !== 1) process.exit(3);
       process.stdout.write("script done\\n");
     `;
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
-    const done = new Promise((resolve) =>
-      child.stdout.on("data", (chunk) => String(chunk).includes("script done") && resolve()),
-    );
-    const overall = setTimeout(() => child.kill("SIGKILL"), 120000);
-    try {
-      await Promise.race([done, exited]);
-      const doneAt = Date.now();
-      const quick = setTimeout(() => child.kill("SIGKILL"), 10000);
-      const { code, signal } = await exited;
-      clearTimeout(quick);
-      assert.equal(signal, null, `killed: still alive ${Date.now() - doneAt} ms after the script finished`);
-      assert.equal(code, 0, stderr);
-    } finally {
-      clearTimeout(overall);
-    }
+    await exitsPromptly(script, 10000);
+  });
+
+  test("SES-11/SES-17: a turn parked on the readiness barrier never keeps the process alive", async () => {
+    // The turn arrives with no session_start to release it and the script returns: the core's
+    // capped wait (15 s) is answered through a weak promise, so Node exits at once, as it did
+    // with the unref'd timer of the TypeScript barrier, instead of waiting out the cap.
+    const script = `
+      import { start, workspace } from ${JSON.stringify(new URL("./lib/pi.mjs", import.meta.url).href)};
+      const s = await start(workspace(), { env: { GORTEX_NATIVE_MCP: "0" } });
+      s.beforeAgentStart().then(() => process.exit(4));
+      await new Promise((resolve) => setImmediate(resolve));
+      process.stdout.write("script done\\n");
+    `;
+    await exitsPromptly(script, 8000);
   });
 
   test("SES-17: a pending own-client tool call holds the process open until its answer, and no longer", async () => {

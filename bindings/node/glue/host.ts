@@ -87,10 +87,10 @@ export function sessionIdOf(ctx: Ctx | undefined): string {
 
 /** What the core reads at `session_start`: Pi's commands (NAT-6 decides; undefined when Pi
  * cannot give them) and Pi's project trust (CFG-19; absent on a Pi without the API or when it throws). */
-export function sessionBegin(pi: PiLike, ctx: Ctx | undefined, parkedTurn: boolean): SessionBegin {
+export function sessionBegin(pi: PiLike, ctx: Ctx | undefined): SessionBegin {
   const commands = swallow(() => pi.getCommands().map((command) => command.name));
   const trusted = typeof ctx?.isProjectTrusted === "function" ? swallow(() => ctx.isProjectTrusted?.()) : undefined;
-  return { parkedTurn, commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
+  return { commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
 }
 
 /** Names of every tool Pi has, undefined when Pi cannot give them. */
@@ -132,11 +132,6 @@ export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise
     if (Date.now() >= deadline) return false;
     await pollDelay(wait.pollMs);
   }
-}
-
-/** A timer that never keeps the host alive (SES-17): for caps raced against other work. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /**

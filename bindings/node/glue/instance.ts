@@ -1,8 +1,7 @@
 // One extension instance (SES-2): created per factory call, wired to Pi's
 // events in the SES-18 order. Every latch and decision lives in the core
-// (the instance's latches, keyed by its handle); these handlers read Pi,
-// forward to the addon and apply its answer.
-import { ReadinessBarrier } from "./barrier.ts";
+// (the instance's latches and readiness barrier, keyed by its handle); these
+// handlers read Pi, forward to the addon and apply its answer.
 import type { Addon, PathChoice } from "./boundary.ts";
 import type { Bridge, Ctx, PiLike } from "./host.ts";
 import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
@@ -12,13 +11,14 @@ import { applyCatalogue } from "./tools.ts";
 import { registerToolEvents } from "./watcher.ts";
 
 /** SES-4..9, NAT-5, NAT-6: the plan comes from the core; this applies it. */
-function sessionStart(bridge: Bridge, barrier: ReadinessBarrier, serverName: string) {
+function sessionStart(bridge: Bridge, serverName: string) {
   const { pi, addon, generation, instance } = bridge;
   return async (_event: unknown, ctx: Ctx) => {
-    const release = barrier.beginSession();
+    // SES-4/5: the core's readiness barrier; the ticket goes back on every exit path.
+    const ticket = addon.openSession(generation, instance);
     try {
       // CFG-19: Pi's trust answer goes to the core, which narrows the config.
-      const begin = sessionBegin(pi, ctx, barrier.hasParkedTurn);
+      const begin = sessionBegin(pi, ctx);
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
       // NAT-6 steps 1-2: withdraw the registration; the core latched the own client.
@@ -32,21 +32,22 @@ function sessionStart(bridge: Bridge, barrier: ReadinessBarrier, serverName: str
     } catch {
       // FAIL-1: the session goes on without the bridge.
     } finally {
-      release();
+      addon.closeSession(generation, instance, ticket);
       afterStep(bridge, ctx);
     }
   };
 }
 
 /** SES-10..15, HOOK-15: the core plans the turn before any await; this waits and forwards. */
-function beforeAgentStart(bridge: Bridge, barrier: ReadinessBarrier) {
+function beforeAgentStart(bridge: Bridge) {
   const { pi, addon, generation, instance } = bridge;
   return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
       const turn = { prompt: textOf(event.prompt), messageType: textOf(event.messageType) };
       const plan = addon.planTurn(generation, instance, turn);
       if (plan.turn === "none") return undefined;
-      let ready = plan.readyWaitMs === undefined || (await barrier.wait(plan.readyWaitMs));
+      // SES-11: the core's capped wait on its readiness barrier.
+      let ready = plan.readyWaitMs === undefined || (await addon.awaitReady(generation, instance, plan.readyWaitMs));
       if (plan.nativeWait) ready = await awaitTools(bridge, plan.nativeWait);
       const entries = plan.readContext ? contextEntries(ctx) : undefined;
       const request = { plan, cwd: cwdOf(pi, ctx), sessionId: sessionIdOf(ctx), ready, contextEntries: entries };
@@ -77,14 +78,13 @@ function registerNative({ pi, addon, generation, instance }: Bridge): PathChoice
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
   const bridge: Bridge = { pi, addon, generation, instance };
-  // SES-3: armed before the first suspension point of the factory.
-  const barrier = new ReadinessBarrier();
+  // SES-3: the core arms the instance's readiness barrier as it resolves the configuration.
   const config = await addon.resolveConfig(generation, instance, process.cwd());
   const path = registerNative(bridge);
   registerStatusCommand(bridge);
-  pi.on("session_start", sessionStart(bridge, barrier, path.serverName));
+  pi.on("session_start", sessionStart(bridge, path.serverName));
   pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
-  pi.on("before_agent_start", beforeAgentStart(bridge, barrier));
+  pi.on("before_agent_start", beforeAgentStart(bridge));
   // SES-16: only this instance's client; a second shutdown finds nothing.
   pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
   registerToolEvents(bridge, config.enforce);

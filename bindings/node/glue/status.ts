@@ -1,21 +1,20 @@
 // The bridge's state for the user (STAT-1..3): the footer status
 // (`setStatus("gortex", …)`), `/gortex` (the status block) and
 // `/gortex doctor` (the doctor report, run in process). The core keeps the
-// path the instance took and words both; the glue only supplies Pi's tool
-// names and shows the answer.
-import type { StatusView } from "../types/host.d.ts";
+// path the instance took, picks the command and words the answer; the glue
+// only supplies Pi's tool names and cwd and shows it.
 import type { Bridge, Ctx } from "./host.ts";
 import { cwdOf, notifyAll, swallow, toolNames } from "./host.ts";
 
-function statusView({ pi, addon, generation, instance }: Bridge): StatusView | undefined {
-  return swallow(() => addon.gortexStatus(generation, instance, { piTools: toolNames(pi) ?? [] }));
+function footerOf({ pi, addon, generation, instance }: Bridge): string | undefined {
+  return swallow(() => addon.gortexStatus(generation, instance, { piTools: toolNames(pi) ?? [] }))?.footer;
 }
 
-/** STAT-1: the footer, only with a UI; errors swallowed (FAIL-3). */
-export function showFooter(bridge: Bridge, ctx: Ctx | undefined, view?: StatusView): void {
+/** STAT-1: the footer (the core's, or `footer`), only with a UI; errors swallowed (FAIL-3). */
+export function showFooter(bridge: Bridge, ctx: Ctx | undefined, footer?: string): void {
   if (!ctx?.hasUI) return;
-  const shown = view ?? statusView(bridge);
-  if (shown) swallow(() => ctx.ui?.setStatus?.("gortex", shown.footer));
+  const shown = footer ?? footerOf(bridge);
+  if (shown) swallow(() => ctx.ui?.setStatus?.("gortex", shown));
 }
 
 /** After a session start or a first turn: FAIL-4's panic warning, then the footer. */
@@ -25,19 +24,14 @@ export function afterStep(bridge: Bridge, ctx: Ctx | undefined): void {
   showFooter(bridge, ctx);
 }
 
-/** STAT-2/3: `/gortex` shows the status block, `/gortex doctor` the doctor report. */
+/** STAT-2/3: `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
 async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<void> {
+  const { pi, addon, generation, instance } = bridge;
   try {
-    if (args.trim() === "doctor") {
-      const out = await bridge.addon.runCli(["pi-gortex", "doctor", "--cwd", cwdOf(bridge.pi, ctx)]);
-      const text = `${out.stdout}${out.stderr}`.trimEnd();
-      swallow(() => ctx.ui?.notify?.(text, out.exitCode === 0 ? "info" : "warning"));
-      return;
-    }
-    const view = statusView(bridge);
-    if (!view) return;
-    showFooter(bridge, ctx, view);
-    swallow(() => ctx.ui?.notify?.(view.text.trimEnd(), "info"));
+    const command = { args, cwd: cwdOf(pi, ctx), piTools: toolNames(pi) ?? [] };
+    const reply = await addon.gortexCommand(generation, instance, command);
+    if (reply.footer) showFooter(bridge, ctx, reply.footer);
+    swallow(() => ctx.ui?.notify?.(reply.text, reply.level));
   } catch {
     // FAIL-1: a command never breaks the session.
   }

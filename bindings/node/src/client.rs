@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use napi::bindgen_prelude::PromiseRaw;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
@@ -25,6 +24,7 @@ use crate::boundary::{
 };
 use crate::generation;
 use crate::guard;
+use crate::settle::Promised;
 use crate::state::{lock, GenerationState};
 
 /// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
@@ -254,11 +254,7 @@ enum Execution {
     ts_args_type = "generation: number, request: host.ToolExecuteRequest",
     ts_return_type = "Promise<host.ToolExecuteResult>"
 )]
-pub fn execute_tool<'env>(
-    env: &'env Env,
-    generation: u32,
-    request: Value,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+pub fn execute_tool(env: &Env, generation: u32, request: Value) -> Promised<'_> {
     let execution = guard::guard_sync(
         || Execution::Done(internal_error()),
         || begin_execution(generation, request),
@@ -490,20 +486,23 @@ mod start_failures {
         assert_eq!(assert_all_agree(seen(generation, &result)), NO_CONFIG);
     }
 
+    /// The error a start with `env` failed with, once all three agree on it.
+    async fn failed_start_with(env: &[(&str, &str)]) -> String {
+        let generation = generation_with(env);
+        let result = start(generation, 1, |_| {}).await;
+        assert_all_agree(seen(generation, &result))
+    }
+
     #[tokio::test]
     async fn a_start_whose_binary_is_absent_sets_the_bridge_error() {
-        let generation = generation_with(&[("GORTEX_BIN", "/nonexistent/pi-gortex/gortex")]);
-        let result = start(generation, 1, |_| {}).await;
-        let error = assert_all_agree(seen(generation, &result));
+        let error = failed_start_with(&[("GORTEX_BIN", "/nonexistent/pi-gortex/gortex")]).await;
         assert!(error.contains("spawn"), "{error}");
     }
 
     #[tokio::test]
     async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
         // CFG-18: an empty PATH resolves nothing; the bare name is never run.
-        let generation = generation_with(&[("PATH", "")]);
-        let result = start(generation, 1, |_| {}).await;
-        let error = assert_all_agree(seen(generation, &result));
+        let error = failed_start_with(&[("PATH", "")]).await;
         assert!(error.contains("gortex"), "{error}");
     }
 }

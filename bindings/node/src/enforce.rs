@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
 
@@ -13,6 +12,7 @@ use pi_gortex_runtime::status::HookTally;
 use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, ToolCallAction, ToolCallEvent};
+use crate::settle::Promised;
 use crate::{generation, guard};
 
 /// Runs the hook for one tool call and returns `ToolCallAction`.
@@ -25,12 +25,7 @@ use crate::{generation, guard};
     ts_args_type = "generation: number, instance: number, event: host.ToolCallEvent",
     ts_return_type = "Promise<host.ToolCallAction>"
 )]
-pub fn enforce_tool_call<'env>(
-    env: &'env Env,
-    generation: u32,
-    instance: u32,
-    event: Value,
-) -> napi::Result<PromiseRaw<'env, Value>> {
+pub fn enforce_tool_call(env: &Env, generation: u32, instance: u32, event: Value) -> Promised<'_> {
     crate::settle::spawn_blocking_promise(env, move || {
         guard::guard_sync(
             || to_js(&ToolCallAction::None),

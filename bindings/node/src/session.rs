@@ -1,12 +1,17 @@
-//! The session exports (SES-4..15, HOOK-15, NAT-5/6/9/10, FAIL-4): the
+//! The session exports (SES-3..15, HOOK-15, NAT-5/6/9/10, FAIL-4): the
 //! instance's latches decide synchronously what `session_start` and
-//! `before_agent_start` do; the async part runs the session hook and builds
-//! the hidden message.
+//! `before_agent_start` do; the instance's readiness barrier holds a first
+//! turn until the `session_start` that registers the tools has ended; the
+//! async part runs the session hook and builds the hidden message.
 
+use std::time::Duration;
+
+use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::config;
 use pi_gortex_runtime::hook::{self, EnvelopeContext};
 use pi_gortex_runtime::instance;
+use pi_gortex_runtime::readiness;
 use pi_gortex_runtime::session::{self, FirstTurn};
 use serde_json::Value;
 
@@ -14,6 +19,7 @@ use crate::boundary::{
     from_js, guarded_answer, hidden_message, to_js, SessionBegin, SessionPlan, ToolWait, TurnEvent,
     TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
+use crate::settle::{self, Promised};
 use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
 
@@ -44,6 +50,68 @@ fn no_turn() -> TurnPlan {
     }
 }
 
+/// SES-4/5: a `session_start` begins on the readiness barrier (adopting the
+/// epoch a turn is parked on, else arming a fresh one). The glue hands the
+/// ticket back to `closeSession` on every exit path; 0 when there is no
+/// instance.
+#[napi]
+pub fn open_session(generation: u32, instance: u32) -> u32 {
+    guard::guard_sync(
+        || 0,
+        || {
+            let me = generation::get(generation).instance(instance);
+            me.map_or(0, |me| lock(&me.readiness).begin_session())
+        },
+    )
+}
+
+/// SES-5: the `session_start` with `ticket` ended. Releases the turns
+/// parked on its epoch, here on Pi's thread, unless a newer `session_start`
+/// adopted that epoch.
+#[napi]
+pub fn close_session(env: &Env, generation: u32, instance: u32, ticket: u32) {
+    guard::guard_sync(
+        || (),
+        || {
+            let Some(me) = generation::get(generation).instance(instance) else {
+                return;
+            };
+            let released = lock(&me.readiness).end_session(ticket);
+            for turn in released {
+                turn.resolve_now(env, Value::Bool(true));
+            }
+        },
+    )
+}
+
+/// SES-11: a first turn waits for readiness, for at most `capMs` (the
+/// plan's `readyWaitMs`): true when the `session_start` it waits for ended
+/// in time, false at the cap. The promise is weak, so a parked turn never
+/// keeps the host alive (SES-17); a release resolves it on Pi's thread.
+#[napi(ts_return_type = "Promise<boolean>")]
+pub fn await_ready(env: &Env, generation: u32, instance: u32, cap_ms: u32) -> Promised<'_> {
+    let (turn, promise) = settle::weak_promise(env)?;
+    guard::guard_sync(
+        || (),
+        || {
+            let Some(me) = generation::get(generation).instance(instance) else {
+                return turn.resolve_now(env, Value::Bool(true));
+            };
+            let id = match lock(&me.readiness).park(turn) {
+                Ok(id) => id,
+                Err(turn) => return turn.resolve_now(env, Value::Bool(true)),
+            };
+            let cap = Duration::from_millis(cap_ms.into());
+            settle::spawn(async move {
+                if let Some(turn) = readiness::expire(&me.readiness, id, cap).await {
+                    turn.settle(Value::Bool(false));
+                }
+            });
+        },
+    );
+    Ok(promise)
+}
+
 /// SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
 /// `session_start` does. Clears the bridge error and version warning.
 #[napi(
@@ -67,10 +135,11 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
         };
         let holds = config::native_registration_holds(&me.config_at_load(), &config);
         let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
+        // SES-6: a turn parked on the epoch this start adopted is its first.
+        let parked_turn = lock(&me.readiness).has_parked_turn();
         let mut latches = lock(&me.latches);
         let withdraw = latches.leave_stale_native(holds);
-        let mut plan =
-            latches.begin_session(begin.parked_turn, begin.commands.as_deref(), &warnings);
+        let mut plan = latches.begin_session(parked_turn, begin.commands.as_deref(), &warnings);
         drop(latches);
         plan.withdraw_server |= withdraw;
         if config.project_ignored {

@@ -12,6 +12,16 @@
 //! (a pending call must hold the host open like any other I/O; an idle addon
 //! must not: SES-17).
 //!
+//! A *weak* promise ([`weak_promise`]) never holds the loop open: the
+//! readiness wait (SES-11) is a capped wait, not I/O, and must keep the host
+//! alive no more than the unref'd timer of the 0.4.0 design did. Because an
+//! answer sent through the unref'd channel may then never be delivered, a
+//! weak promise whose answer is known on the JavaScript thread (the barrier
+//! is already released, or a `session_start` releases it there) is resolved
+//! on that thread at once ([`WeakSettle::resolve_now`]); only the cap's
+//! answer comes through the channel, like a timer that fires only while
+//! something else keeps the host running.
+//!
 //! Teardown: Node finalizes a thread-safe function in an env cleanup hook
 //! registered when it was created; ours, registered after it, runs first and
 //! closes the channel under its lock, so no runtime thread calls the function
@@ -29,6 +39,10 @@ use napi::{sys, Env, Error, Status};
 use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
+/// What a promise-returning export answers: a promise of a boundary value
+/// (the export's `ts_return_type` names the value's type).
+pub type Promised<'env> = napi::Result<PromiseRaw<'env, Value>>;
+
 /// The runtime threads' way back to the JavaScript thread.
 struct Channel {
     tsfn: sys::napi_threadsafe_function,
@@ -45,6 +59,8 @@ unsafe impl Sync for Channel {}
 struct Settlement {
     deferred: sys::napi_deferred,
     value: Value,
+    /// A weak promise was never counted as pending.
+    weak: bool,
 }
 
 /// The settling end of one promise. Dropped without an answer (the task was
@@ -54,6 +70,7 @@ struct Settler {
     channel: Arc<Channel>,
     deferred: sys::napi_deferred,
     sent: bool,
+    weak: bool,
 }
 
 // SAFETY: the deferred handle is only passed back to the JavaScript thread,
@@ -63,6 +80,16 @@ unsafe impl Send for Settler {}
 impl Settler {
     fn settle(mut self, value: Value) {
         self.send(value);
+    }
+
+    /// Resolves at once; only on the JavaScript thread of `env`, the one the
+    /// promise was made on.
+    fn resolve_now(mut self, env: sys::napi_env, value: Value) {
+        self.sent = true;
+        resolve(env, self.deferred, value);
+        if !self.weak {
+            count_pending(env, -1);
+        }
     }
 
     fn send(&mut self, value: Value) {
@@ -76,6 +103,7 @@ impl Settler {
         let data = Box::into_raw(Box::new(Settlement {
             deferred: self.deferred,
             value,
+            weak: self.weak,
         }));
         // SAFETY: the function is alive while `closed` is false and locked.
         let status = unsafe {
@@ -244,7 +272,19 @@ unsafe extern "C" fn call_js(
         // The function is being torn down: nothing to settle into.
         return;
     }
-    let Settlement { deferred, value } = *settlement;
+    let Settlement {
+        deferred,
+        value,
+        weak,
+    } = *settlement;
+    resolve(env, deferred, value);
+    if !weak {
+        count_pending(env, -1);
+    }
+}
+
+/// Resolves `deferred` with `value`, on the JavaScript thread of `env`.
+fn resolve(env: sys::napi_env, deferred: sys::napi_deferred, value: Value) {
     // A panic must not unwind into Node (FAIL-4); `null` then settles it.
     let resolved = std::panic::catch_unwind(|| unsafe { Value::to_napi_value(env, value) })
         .ok()
@@ -255,23 +295,19 @@ unsafe extern "C" fn call_js(
             null
         });
     // SAFETY: `deferred` came from `napi_create_promise` on this env and is
-    // resolved exactly once (a Settler sends once).
+    // resolved exactly once (a Settler sends or resolves once).
     unsafe { sys::napi_resolve_deferred(env, deferred, resolved) };
-    count_pending(env, -1);
 }
 
 /// A promise of `work`'s value, computed on one of the runtime's blocking
 /// threads and settled from there: Pi's thread, that thread, and back, with
 /// no runtime worker in between. `work` must not panic (wrap it in
 /// `guard::guard_sync`); if it does, the promise resolves to `null`.
-pub fn spawn_blocking_promise<'env, F>(
-    env: &'env Env,
-    work: F,
-) -> napi::Result<PromiseRaw<'env, Value>>
+pub fn spawn_blocking_promise<F>(env: &Env, work: F) -> Promised<'_>
 where
     F: FnOnce() -> Value + Send + 'static,
 {
-    let (settler, promise) = new_promise(env)?;
+    let (settler, promise) = new_promise(env, false)?;
     let task = move || settler.settle(work());
     let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         napi::bindgen_prelude::spawn_blocking(task);
@@ -282,8 +318,9 @@ where
     Ok(promise)
 }
 
-/// A pending promise on this thread's channel and its settling end.
-fn new_promise(env: &Env) -> napi::Result<(Settler, PromiseRaw<'_, Value>)> {
+/// A pending promise on this thread's channel and its settling end; a
+/// `weak` one does not hold the loop open while it is pending.
+fn new_promise(env: &Env, weak: bool) -> napi::Result<(Settler, PromiseRaw<'_, Value>)> {
     let raw = env.raw();
     let channel = channel(raw)?;
     let mut deferred = ptr::null_mut();
@@ -293,11 +330,14 @@ fn new_promise(env: &Env) -> napi::Result<(Settler, PromiseRaw<'_, Value>)> {
         unsafe { sys::napi_create_promise(raw, &mut deferred, &mut promise) },
         "napi_create_promise",
     )?;
-    count_pending(raw, 1);
+    if !weak {
+        count_pending(raw, 1);
+    }
     let settler = Settler {
         channel,
         deferred,
         sent: false,
+        weak,
     };
     Ok((settler, PromiseRaw::new(raw, promise)))
 }
@@ -305,22 +345,66 @@ fn new_promise(env: &Env) -> napi::Result<(Settler, PromiseRaw<'_, Value>)> {
 /// A promise of `work`'s value, which runs on napi's runtime. `work` must
 /// not panic (wrap it in `guard::guard_async`); if it does, or the runtime
 /// drops it, the promise resolves to `null`.
-pub fn spawn_promise<'env, F>(env: &'env Env, work: F) -> napi::Result<PromiseRaw<'env, Value>>
+pub fn spawn_promise<F>(env: &Env, work: F) -> Promised<'_>
 where
     F: Future<Output = Value> + Send + 'static,
 {
-    let (settler, promise) = new_promise(env)?;
-    let task = async move {
+    let (settler, promise) = new_promise(env, false)?;
+    spawn(async move {
         let value = work.await;
         settler.settle(value);
-    };
-    // A spawn that panics (no runtime) drops the task, whose settler then
-    // answers `null`; the panic itself must not reach Node (FAIL-4).
+    });
+    Ok(promise)
+}
+
+/// Spawns `task` on napi's runtime. A spawn that panics (no runtime) drops
+/// the task, and with it any settler inside, which then answers `null`; the
+/// panic itself must not reach Node (FAIL-4).
+pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         napi::bindgen_prelude::spawn(task);
     }));
     if spawned.is_err() {
         crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
     }
-    Ok(promise)
+}
+
+/// The settling end of a weak promise: pending, it never holds Node's loop
+/// open; dropped unsettled, it answers `null` through the channel. A trait
+/// object, so that state holding one (an instance's parked turns) refers to
+/// Node's API only where a promise is made: the crate's unit tests, which
+/// link without Node, build that state too.
+pub trait WeakSettle: Send + std::fmt::Debug {
+    /// Resolves the promise at once. Only on the JavaScript thread of `env`,
+    /// the thread the promise was made on (an export's own `env`).
+    fn resolve_now(self: Box<Self>, env: &Env, value: Value);
+
+    /// Settles from any thread, through the channel: delivered while
+    /// something else keeps the host running, else never (the host exited).
+    fn settle(self: Box<Self>, value: Value);
+}
+
+/// A weak promise's settling end, boxed.
+pub type WeakSettler = Box<dyn WeakSettle>;
+
+/// A weak promise and its settling end (SES-11, SES-17).
+pub fn weak_promise(env: &Env) -> napi::Result<(WeakSettler, PromiseRaw<'_, Value>)> {
+    let (settler, promise) = new_promise(env, true)?;
+    Ok((Box::new(settler), promise))
+}
+
+impl WeakSettle for Settler {
+    fn resolve_now(self: Box<Self>, env: &Env, value: Value) {
+        Settler::resolve_now(*self, env.raw(), value);
+    }
+
+    fn settle(self: Box<Self>, value: Value) {
+        Settler::settle(*self, value);
+    }
+}
+
+impl std::fmt::Debug for Settler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settler").field("weak", &self.weak).finish()
+    }
 }

@@ -7,8 +7,8 @@
 //! Lock order, when two are held at once: `registry` before `known` (client),
 //! and `instances` is only held long enough to clone one instance out. Every
 //! other lock (the client slot, aborts, the watcher, its tickets, the status
-//! record, an instance's latches) is taken alone, for one statement or one
-//! short block, never while another is held.
+//! record, an instance's latches, its readiness barrier) is taken alone, for
+//! one statement or one short block, never while another is held.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -21,9 +21,12 @@ use pi_gortex_runtime::diff::{
 };
 use pi_gortex_runtime::instance::InstanceLatches;
 use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
+use pi_gortex_runtime::readiness::ReadinessBarrier;
 use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use crate::settle::WeakSettler;
 
 /// The runtime's one poison-ignoring lock: a panic elsewhere (already
 /// contained by the guard) must not disable the bridge.
@@ -43,6 +46,10 @@ pub struct InstanceState {
     untrusted: Arc<ResolvedConfig>,
     /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
     pub latches: Mutex<InstanceLatches>,
+    /// The first turn's readiness barrier (SES-3..6, SES-11), armed here,
+    /// when the factory resolves the instance's configuration: before any
+    /// handler is registered. A parked turn is its promise's settling end.
+    pub readiness: Mutex<ReadinessBarrier<WeakSettler>>,
     /// The session cwd the factory saw: the children's working directory,
     /// so they never inherit whatever the host's cwd is later (MCP-2).
     pub cwd: std::path::PathBuf,
@@ -144,6 +151,7 @@ impl GenerationState {
             trusted,
             untrusted,
             latches: Mutex::new(InstanceLatches::default()),
+            readiness: Mutex::default(),
             cwd,
         };
         lock(&self.instances).insert(instance, Arc::new(state));

@@ -5,7 +5,8 @@
 //! [`crate::state::StatusRecord`] (the client's start, the native first turn, every hook
 //! call); [`gortex_status`] joins it with what only the glue knows
 //! (`StatusRequest`) into the runtime's `StatusSnapshot`, which the runtime
-//! words. [`run_cli`] runs `pi_gortex_runtime::cli`, the same function the
+//! words; [`gortex_command`] answers `/gortex` and `/gortex doctor` as the
+//! runtime decides. [`run_cli`] runs `pi_gortex_runtime::cli`, the same function the
 //! Rust binary runs, so both print the same bytes and exit codes.
 
 use std::collections::{BTreeMap, HashMap};
@@ -13,10 +14,10 @@ use std::collections::{BTreeMap, HashMap};
 use napi_derive::napi;
 use pi_gortex_runtime::config::ResolvedConfig;
 use pi_gortex_runtime::native::{self, OwnClientReason};
-use pi_gortex_runtime::status::{self, BridgeState, PathWhy, StatusSnapshot, ToolEntry};
+use pi_gortex_runtime::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
 use serde_json::Value;
 
-use crate::boundary::{from_js, to_js, CliOutput, StatusRequest, StatusView};
+use crate::boundary::{from_js, to_js, CliOutput, GortexCommand, StatusRequest, StatusView};
 use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
 
@@ -96,11 +97,24 @@ fn snapshot(
 }
 
 /// What the glue shows when the status itself failed (FAIL-4).
-fn unavailable() -> Value {
-    to_js(&StatusView {
+fn unavailable() -> StatusView {
+    StatusView {
         footer: "gortex: down".into(),
         text: "Gortex bridge: status unavailable (internal error)\n".into(),
-    })
+    }
+}
+
+/// STAT-1/STAT-2 for an instance, with Pi's tools as the glue read them.
+fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -> StatusView {
+    let state = generation::get(generation);
+    let (Some(request), Some(me)) = (request, state.instance(instance)) else {
+        return unavailable();
+    };
+    let snapshot = snapshot(&state, &me, &request);
+    StatusView {
+        footer: status::footer(&snapshot),
+        text: status::render(&snapshot),
+    }
 }
 
 /// STAT-1/STAT-2: the footer status and the `/gortex` block.
@@ -109,19 +123,39 @@ fn unavailable() -> Value {
     ts_return_type = "host.StatusView"
 )]
 pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
-    guard::guard_sync(unavailable, || {
-        let state = generation::get(generation);
-        let (Some(request), Some(me)) =
-            (from_js::<StatusRequest>(request), state.instance(instance))
-        else {
-            return unavailable();
+    guard::guard_sync(
+        || to_js(&unavailable()),
+        || to_js(&status_view(generation, instance, from_js(request))),
+    )
+}
+
+/// STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+/// or the doctor run in process (`CommandReply`).
+#[napi(
+    ts_args_type = "generation: number, instance: number, command: host.GortexCommand",
+    ts_return_type = "Promise<host.CommandReply>"
+)]
+pub async fn gortex_command(generation: u32, instance: u32, command: Value) -> Value {
+    let failed = || to_js(&status::status_reply(unavailable()));
+    guard::guard_async(failed, async move {
+        let Some(command) = from_js::<GortexCommand>(command) else {
+            return failed();
         };
-        let snapshot = snapshot(&state, &me, &request);
-        to_js(&StatusView {
-            footer: status::footer(&snapshot),
-            text: status::render(&snapshot),
-        })
+        let reply = match status::command(&command.args) {
+            Command::Doctor => {
+                let output = pi_gortex_runtime::cli::run(status::doctor_argv(&command.cwd)).await;
+                status::doctor_reply(&output)
+            }
+            Command::Status => {
+                let request = StatusRequest {
+                    pi_tools: command.pi_tools,
+                };
+                status::status_reply(status_view(generation, instance, Some(request)))
+            }
+        };
+        to_js(&reply)
     })
+    .await
 }
 
 /// Runs one `pi-gortex` command line (`args[0]` is the program name) and

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use napi::bindgen_prelude::{FromNapiValue, JsValue, PromiseRaw, Unknown};
+use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::diff::{self, ToolCall};
@@ -15,6 +15,7 @@ use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
+use crate::settle::Promised;
 use crate::state::lock;
 use crate::{generation, guard};
 
@@ -127,11 +128,7 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
 ///
 /// Settled through `settle` (issue 16: a native edit's per-call cost).
 #[napi(ts_return_type = "Promise<void>")]
-pub fn watch_snapshot(
-    env: &Env,
-    generation: u32,
-    tool_call_id: String,
-) -> napi::Result<PromiseRaw<'_, Value>> {
+pub fn watch_snapshot(env: &Env, generation: u32, tool_call_id: String) -> Promised<'_> {
     crate::settle::spawn_promise(env, async move {
         snapshot(generation, tool_call_id).await;
         Value::Null
@@ -201,11 +198,7 @@ fn promoted_tools(text: &str) -> Vec<String> {
     ts_args_type = "generation: number, event: host.WatchToolResult",
     ts_return_type = "Promise<host.WatchResultAction>"
 )]
-pub fn watch_tool_result(
-    env: &Env,
-    generation: u32,
-    event: Value,
-) -> napi::Result<PromiseRaw<'_, Value>> {
+pub fn watch_tool_result(env: &Env, generation: u32, event: Value) -> Promised<'_> {
     crate::settle::spawn_promise(env, tool_result(generation, event))
 }
 

@@ -84,8 +84,6 @@ export interface SteerMessage {
 
 /** What the glue read from Pi when a `session_start` began. */
 export interface SessionBegin {
-  /** True while a turn of this instance waits on the readiness promise. */
-  parkedTurn: boolean;
   /** Names of Pi's registered commands; absent when `getCommands()` threw. */
   commands?: Array<string>;
   /** `ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed). */
@@ -314,6 +312,26 @@ export interface CliOutput {
 export interface StatusRequest {
   /** Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix. */
   piTools: Array<string>;
+}
+
+/** One `/gortex` command as Pi gave it, with what only the glue knows. */
+export interface GortexCommand {
+  /** What the user typed after `/gortex`. */
+  args: string;
+  /** The session's working directory, for the doctor. */
+  cwd: string;
+  /** Every tool name Pi lists now (`getAllTools`), as in `StatusRequest`. */
+  piTools: Array<string>;
+}
+
+/** What one `/gortex` command shows the user. */
+export interface CommandReply {
+  /** The notification: the status block or the doctor's report. */
+  text: string;
+  /** The notification level: `warning` when the doctor found the bridge down, else `info`. */
+  level: "info" | "warning";
+  /** The footer status to show with it; absent for the doctor. */
+  footer?: string;
 }
 
 /** The bridge's state as text: the compact footer status and the `/gortex` block. */

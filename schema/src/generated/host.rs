@@ -74,6 +74,81 @@ pub struct CliOutput {
     ///Everything for standard output.
     pub stdout: ::std::string::String,
 }
+///What one `/gortex` command shows the user.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct CommandReply {
+    ///The footer status to show with it; absent for the doctor.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub footer: ::std::option::Option<::std::string::String>,
+    ///The notification level: `warning` when the doctor found the bridge down, else `info`.
+    pub level: CommandReplyLevel,
+    ///The notification: the status block or the doctor's report.
+    pub text: ::std::string::String,
+}
+///The notification level: `warning` when the doctor found the bridge down, else `info`.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Copy,
+    Debug,
+    Eq,
+    Hash,
+    Ord,
+    PartialEq,
+    PartialOrd
+)]
+pub enum CommandReplyLevel {
+    #[serde(rename = "info")]
+    Info,
+    #[serde(rename = "warning")]
+    Warning,
+}
+impl ::std::fmt::Display for CommandReplyLevel {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match *self {
+            Self::Info => f.write_str("info"),
+            Self::Warning => f.write_str("warning"),
+        }
+    }
+}
+impl ::std::str::FromStr for CommandReplyLevel {
+    type Err = self::error::ConversionError;
+    fn from_str(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        match value {
+            "info" => Ok(Self::Info),
+            "warning" => Ok(Self::Warning),
+            _ => Err("invalid value".into()),
+        }
+    }
+}
+impl ::std::convert::TryFrom<&str> for CommandReplyLevel {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: &str,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
+impl ::std::convert::TryFrom<::std::string::String> for CommandReplyLevel {
+    type Error = self::error::ConversionError;
+    fn try_from(
+        value: ::std::string::String,
+    ) -> ::std::result::Result<Self, self::error::ConversionError> {
+        value.parse()
+    }
+}
 ///The projection of one `sessionManager.buildContextEntries()` entry that resume detection reads.
 #[derive(
     ::schemars::JsonSchema,
@@ -99,6 +174,25 @@ pub struct ContextEntry {
     pub type_: ::std::option::Option<::std::string::String>,
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///One `/gortex` command as Pi gave it, with what only the glue knows.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct GortexCommand {
+    ///What the user typed after `/gortex`.
+    pub args: ::std::string::String,
+    ///The session's working directory, for the doctor.
+    pub cwd: ::std::string::String,
+    ///Every tool name Pi lists now (`getAllTools`), as in `StatusRequest`.
+    #[serde(rename = "piTools")]
+    pub pi_tools: ::std::vec::Vec<::std::string::String>,
 }
 ///The `message` of `before_agent_start`'s return value.
 #[derive(
@@ -301,6 +395,7 @@ pub struct PathRequest {
     ::serde::Serialize,
     Clone,
     Debug,
+    Default,
     PartialEq
 )]
 #[serde(deny_unknown_fields)]
@@ -308,9 +403,6 @@ pub struct SessionBegin {
     ///Names of Pi's registered commands; absent when `getCommands()` threw.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub commands: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    ///True while a turn of this instance waits on the readiness promise.
-    #[serde(rename = "parkedTurn")]
-    pub parked_turn: bool,
     ///`ctx.isProjectTrusted()`; absent on a Pi without it or when it threw (the project sidecar then counts as it did before trust existed).
     #[serde(
         rename = "projectTrusted",

@@ -1,0 +1,272 @@
+//! The first turn's readiness barrier (SES-3..6, SES-11): one per extension
+//! instance, holding a turn that arrives before the `session_start` that
+//! registers the tools has ended.
+//!
+//! The barrier is a sequence of *epochs*, each standing for one readiness
+//! promise of the 0.4.0 design. It is armed at construction (SES-3). Each
+//! `session_start` arms a fresh epoch unless a turn is parked on the current,
+//! unreleased one, which it then adopts (SES-4), and takes a ticket that it
+//! hands back on every exit path (SES-5). A ticket releases the epoch it
+//! began on, except when that epoch is still current and a newer
+//! `session_start` adopted it: then only the newest invocation releases it,
+//! so a stale start never releases a turn parked for a newer session.
+//!
+//! Pure: a parked turn is a waiter of any type `W` (the napi adapter's is the
+//! settling end of the turn's promise), handed back when its epoch is
+//! released ([`ReadinessBarrier::end_session`]) or when its cap expires
+//! ([`expire`]), never both. The cap runs on tokio's clock, which never
+//! keeps the host's event loop alive (SES-11, SES-17).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::sync::lock;
+
+/// One parked turn: its id, the epoch it waits on, and its waiter.
+#[derive(Debug)]
+struct Parked<W> {
+    id: u64,
+    epoch: u64,
+    waiter: W,
+}
+
+/// The barrier of one instance: which epoch is current, which is released,
+/// which `session_start` invocations are open and which turns wait.
+#[derive(Debug)]
+pub struct ReadinessBarrier<W> {
+    /// The current epoch: the one a turn parks on.
+    epoch: u64,
+    /// The newest epoch released; every epoch up to it is released.
+    released: u64,
+    /// The ticket of the newest `session_start` invocation.
+    newest: u32,
+    /// The open invocations: each ticket with the epoch it began on.
+    open: Vec<(u32, u64)>,
+    /// The turns waiting, none of them on a released epoch.
+    parked: Vec<Parked<W>>,
+    /// The id of the next parked turn.
+    next_id: u64,
+}
+
+impl<W> Default for ReadinessBarrier<W> {
+    /// SES-3: armed at construction, so a turn that arrives before the first
+    /// `session_start` waits for it.
+    fn default() -> Self {
+        Self {
+            epoch: 1,
+            released: 0,
+            newest: 0,
+            open: Vec::new(),
+            parked: Vec::new(),
+            next_id: 1,
+        }
+    }
+}
+
+impl<W> ReadinessBarrier<W> {
+    /// Whether the current epoch is released.
+    pub fn is_settled(&self) -> bool {
+        self.released >= self.epoch
+    }
+
+    /// SES-4, SES-6: true while a turn waits on the current, unreleased epoch.
+    pub fn has_parked_turn(&self) -> bool {
+        !self.is_settled() && self.parked.iter().any(|turn| turn.epoch == self.epoch)
+    }
+
+    /// SES-4/5: a `session_start` begins. Arms a fresh epoch unless a turn
+    /// is parked on the current one (adopted), and returns this invocation's
+    /// ticket for [`Self::end_session`].
+    pub fn begin_session(&mut self) -> u32 {
+        if !self.has_parked_turn() {
+            self.epoch += 1;
+        }
+        self.newest = self.newest.wrapping_add(1);
+        self.open.push((self.newest, self.epoch));
+        self.newest
+    }
+
+    /// SES-5: the invocation with `ticket` ended (on any exit path). Returns
+    /// the waiters of the turns it released: none for an unknown or
+    /// already-ended ticket, or for a stale invocation whose epoch a newer
+    /// one adopted.
+    pub fn end_session(&mut self, ticket: u32) -> Vec<W> {
+        let Some(at) = self.open.iter().position(|&(open, _)| open == ticket) else {
+            return Vec::new();
+        };
+        let (invocation, epoch) = self.open.swap_remove(at);
+        if epoch == self.epoch && invocation != self.newest {
+            return Vec::new();
+        }
+        self.released = self.released.max(epoch);
+        let released = self.released;
+        let (done, waiting) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|turn| turn.epoch <= released);
+        self.parked = waiting;
+        done.into_iter()
+            .map(|turn: Parked<W>| turn.waiter)
+            .collect()
+    }
+
+    /// SES-11: a turn starts waiting. `Err(waiter)` when the current epoch is
+    /// released already (the turn does not wait); otherwise the turn's id,
+    /// for [`Self::give_up`].
+    pub fn park(&mut self, waiter: W) -> Result<u64, W> {
+        if self.is_settled() {
+            return Err(waiter);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.parked.push(Parked {
+            id,
+            epoch: self.epoch,
+            waiter,
+        });
+        Ok(id)
+    }
+
+    /// SES-11: the turn with `id` stops waiting (its cap expired): its
+    /// waiter, or `None` when a release already handed it back. A turn that
+    /// gave up is no longer parked, so the next `session_start` arms a fresh
+    /// epoch (SES-4).
+    pub fn give_up(&mut self, id: u64) -> Option<W> {
+        let at = self.parked.iter().position(|turn| turn.id == id)?;
+        Some(self.parked.swap_remove(at).waiter)
+    }
+}
+
+/// SES-11: the cap of the parked turn `id`. After `cap`, takes the turn out
+/// of `barrier` and returns its waiter, or `None` when it was released first.
+pub async fn expire<W>(barrier: &Mutex<ReadinessBarrier<W>>, id: u64, cap: Duration) -> Option<W> {
+    tokio::time::sleep(cap).await;
+    lock(barrier).give_up(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Barrier = ReadinessBarrier<&'static str>;
+
+    #[test]
+    fn ses_3_a_turn_before_the_first_session_start_is_held_until_it_ends() {
+        let mut barrier = Barrier::default();
+        assert!(!barrier.is_settled(), "armed at construction");
+        assert!(barrier.park("turn").is_ok(), "the turn waits");
+        assert!(barrier.has_parked_turn());
+        let ticket = barrier.begin_session();
+        assert_eq!(barrier.end_session(ticket), ["turn"]);
+        assert!(barrier.is_settled());
+        assert_eq!(
+            barrier.park("later"),
+            Err("later"),
+            "a later turn does not wait"
+        );
+    }
+
+    /// Session A begins, a turn parks on A's epoch, session C begins and
+    /// adopts it: the barrier with A's and C's tickets.
+    fn adopted_by_c() -> (Barrier, u32, u32) {
+        let mut barrier = Barrier::default();
+        let a = barrier.begin_session();
+        barrier.park("turn").unwrap();
+        let c = barrier.begin_session();
+        (barrier, a, c)
+    }
+
+    #[test]
+    fn ses_4_a_session_start_adopts_the_epoch_a_turn_is_parked_on() {
+        let (mut barrier, a, c) = adopted_by_c();
+        assert!(barrier.has_parked_turn(), "SES-6: the turn is still parked");
+        assert_eq!(barrier.end_session(c), ["turn"], "C releases it");
+        assert!(
+            barrier.end_session(a).is_empty(),
+            "A, ending later, changes nothing"
+        );
+        assert!(barrier.is_settled());
+    }
+
+    #[test]
+    fn ses_4_without_a_parked_turn_a_session_start_arms_a_fresh_epoch() {
+        let mut barrier = Barrier::default();
+        let first = barrier.begin_session();
+        barrier.end_session(first);
+        assert!(barrier.is_settled());
+        barrier.begin_session();
+        assert!(!barrier.is_settled(), "re-armed for the new session");
+        let mut gave_up = Barrier::default();
+        let id = gave_up.park("capped").unwrap();
+        assert_eq!(gave_up.give_up(id), Some("capped"));
+        assert!(
+            !gave_up.has_parked_turn(),
+            "a capped turn is parked no more"
+        );
+        gave_up.begin_session();
+        assert!(!gave_up.has_parked_turn(), "nothing to adopt");
+    }
+
+    #[test]
+    fn ses_5_a_stale_start_never_releases_a_turn_parked_for_a_newer_session() {
+        // Adopted: the turn parks on A's epoch, C adopts it, A ends first.
+        let (mut barrier, a, c) = adopted_by_c();
+        assert!(barrier.end_session(a).is_empty(), "the superseded A");
+        assert!(barrier.has_parked_turn(), "the turn stays parked");
+        assert_eq!(barrier.end_session(c), ["turn"], "released by C");
+        // Fresh: A, then B and C each arm their own; the turn parks on C's.
+        let mut barrier = Barrier::default();
+        let a = barrier.begin_session();
+        let b = barrier.begin_session();
+        barrier.end_session(b);
+        let c = barrier.begin_session();
+        barrier.park("turn").unwrap();
+        assert!(
+            barrier.end_session(a).is_empty(),
+            "A releases only its own epoch"
+        );
+        assert!(
+            barrier.has_parked_turn(),
+            "the turn parked on C stays parked"
+        );
+        assert_eq!(barrier.end_session(c), ["turn"]);
+    }
+
+    #[test]
+    fn ses_5_each_ticket_ends_once_and_each_turn_is_handed_back_once() {
+        let mut barrier = Barrier::default();
+        let a = barrier.begin_session();
+        let id = barrier.park("turn").unwrap();
+        assert_eq!(barrier.end_session(a), ["turn"]);
+        assert!(barrier.end_session(a).is_empty(), "already ended");
+        assert!(barrier.end_session(a + 7).is_empty(), "never issued");
+        assert_eq!(
+            barrier.give_up(id),
+            None,
+            "released, so the cap finds nothing"
+        );
+    }
+
+    #[tokio::test]
+    async fn ses_11_the_cap_hands_back_a_turn_still_parked_and_only_after_the_cap() {
+        let barrier = Mutex::new(Barrier::default());
+        let id = lock(&barrier).park("turn").unwrap();
+        let started = std::time::Instant::now();
+        let cap = Duration::from_millis(150);
+        assert_eq!(expire(&barrier, id, cap).await, Some("turn"));
+        assert!(started.elapsed() >= cap);
+        assert!(
+            !lock(&barrier).has_parked_turn(),
+            "SES-4: nothing left to adopt"
+        );
+    }
+
+    #[tokio::test]
+    async fn ses_11_a_turn_released_before_its_cap_is_not_capped() {
+        let barrier = Mutex::new(Barrier::default());
+        let ticket = lock(&barrier).begin_session();
+        let id = lock(&barrier).park("turn").unwrap();
+        let capping = expire(&barrier, id, Duration::from_millis(100));
+        assert_eq!(lock(&barrier).end_session(ticket), ["turn"]);
+        assert_eq!(capping.await, None);
+    }
+}
