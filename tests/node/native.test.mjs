@@ -277,32 +277,8 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.shutdown();
   });
 
-  // DIFF-20: the next turn's start or the run's end drops pending claims (not turn_end, whose
-  // mere presence makes Pi build the session's context twice per turn: decision 006).
-  for (const [name, event] of [
-    ["turn_start", { type: "turn_start", turnIndex: 1, timestamp: 0 }],
-    ["agent_end", { type: "agent_end", messages: [] }],
-  ]) {
-    test(`DIFF-20: ${name} drops pending claims, so a late result gets no diff`, async () => {
-      const ws = workspace();
-      const file = join(ws.cwd, "a.txt");
-      writeFileSync(file, "one\n");
-      const { factory } = connector();
-      const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
-      await s.sessionStart();
-      const input = { target: { file }, content: "two\n" };
-      await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
-      await s.runner.emit(event);
-      writeFileSync(file, "two\n");
-      assert.equal(
-        await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" }),
-        undefined,
-      );
-      await s.shutdown();
-    });
-  }
-
-  test("DIFF-20 control: without a clearing event the same late result gets its diff", async () => {
+  /** A native edit claimed, then `event` (if any), then the file changed and the result seen. */
+  async function lateEditResult(event) {
     const ws = workspace();
     const file = join(ws.cwd, "a.txt");
     writeFileSync(file, "one\n");
@@ -311,9 +287,26 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.sessionStart();
     const input = { target: { file }, content: "two\n" };
     await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    if (event) await s.runner.emit(event);
     writeFileSync(file, "two\n");
     const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
-    assert.equal(result?.details?.diffs?.length, 1, "the claim held its snapshot");
     await s.shutdown();
+    return result;
+  }
+
+  // DIFF-20: the next turn's start or the run's end drops pending claims (not turn_end, whose
+  // mere presence makes Pi build the session's context twice per turn: decision 006).
+  for (const event of [
+    { type: "turn_start", turnIndex: 1, timestamp: 0 },
+    { type: "agent_end", messages: [] },
+  ]) {
+    test(`DIFF-20: ${event.type} drops pending claims, so a late result gets no diff`, async () => {
+      assert.equal(await lateEditResult(event), undefined);
+    });
+  }
+
+  test("DIFF-20 control: without a clearing event the same late result gets its diff", async () => {
+    const result = await lateEditResult(undefined);
+    assert.equal(result?.details?.diffs?.length, 1, "the claim held its snapshot");
   });
 });
