@@ -406,6 +406,85 @@ fn waiting_for_a_hook_that_lingers_after_answering_does_not_spin() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_for_a_late_answer_after_the_envelope_is_written_does_not_spin() {
+    // HOOK-2: once the envelope is written, stdin is closed and its slot in
+    // poll(2) holds a negative descriptor, which poll skips. The thread then
+    // sleeps in poll until the answer arrives a second later. (Any other
+    // descriptor there, say this process's stdout, is always writable: the
+    // loop would wake at once, every time, for that whole second.)
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"cat >/dev/null; sleep 1; printf %s "$0""#.into(),
+        r#"{"block":true,"reason":"r"}"#.into(),
+    ];
+    let before = thread_cpu_time();
+    let started = std::time::Instant::now();
+    let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
+    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
+    assert_eq!(run.failure, None);
+    assert!(
+        wall >= Duration::from_millis(900),
+        "waited for the answer: {wall:?}"
+    );
+    assert!(
+        cpu < Duration::from_millis(150),
+        "the exchange burnt {cpu:?} of CPU over {wall:?}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_handled_during_the_exchange_does_not_end_it() {
+    // A signal handled on the thread that waits in poll(2) (Pi's, or any
+    // library's: SIGCHLD, SIGWINCH) makes poll return EINTR. That means
+    // "poll again", not a failed hook: the answer that follows still counts.
+    extern "C" fn handled(_: libc::c_int) {}
+    // SAFETY: a zeroed sigaction with an empty mask and a handler that does
+    // nothing; SIGUSR1 is used by nothing else in this test binary.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = handled as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
+    }
+    // SAFETY: pthread_self has no preconditions.
+    let waiter = unsafe { libc::pthread_self() };
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let signaller = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut sent = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) && sent < 5 {
+                std::thread::sleep(Duration::from_millis(100));
+                // SAFETY: the waiting thread outlives this one (joined below).
+                unsafe { libc::pthread_kill(waiter, libc::SIGUSR1) };
+                sent += 1;
+            }
+            sent
+        })
+    };
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"cat >/dev/null; sleep 0.8; printf %s "$0""#.into(),
+        r#"{"block":true,"reason":"after signals"}"#.into(),
+    ];
+    let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let sent = signaller.join().expect("the signalling thread");
+    assert!(sent >= 3, "signals sent during the exchange: {sent}");
+    assert_eq!(run.failure, None);
+    assert_eq!(
+        outcome(&run.decision),
+        HookOutcome::Block {
+            reason: "after signals".into()
+        }
+    );
+}
+
 #[tokio::test]
 async fn an_answer_followed_by_a_pause_before_exit_is_read_whole() {
     // The answer is read as it arrives; with the hook still running, the

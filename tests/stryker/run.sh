@@ -27,5 +27,12 @@ ln -s "$ROOT/tests/stryker/node_modules" "$SRC/node_modules"
 export PATH="$(dirname "$NODE22"):$PATH" # the tap runner starts test files with `node`
 export FAKE_GORTEX_BIN="${FAKE_GORTEX_BIN:-$ROOT/target/debug/fake-gortex}"
 
+# Incremental: the results of the last run live outside the scratch copy, so a
+# re-run after new tests only re-tests the mutants whose code or covering tests
+# changed. STRYKER_FRESH=1 discards them.
+INCREMENTAL="$ROOT/target/stryker/incremental.json"
+[[ ${STRYKER_FRESH:-0} == 1 ]] && rm -f "$INCREMENTAL"
+
 cd "$SRC"
-"$NODE22" node_modules/@stryker-mutator/core/bin/stryker.js run tests/stryker/stryker.config.json "$@"
+"$NODE22" node_modules/@stryker-mutator/core/bin/stryker.js run tests/stryker/stryker.config.json \
+  --incremental --incrementalFile "$INCREMENTAL" --concurrency "${STRYKER_CONCURRENCY:-2}" "$@"
