@@ -299,11 +299,37 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
   for (const event of [
     { type: "turn_start", turnIndex: 1, timestamp: 0 },
     { type: "agent_end", messages: [] },
+    { type: "session_shutdown", reason: "quit" },
   ]) {
     test(`DIFF-20: ${event.type} drops pending claims, so a late result gets no diff`, async () => {
       assert.equal(await lateEditResult(event), undefined);
     });
   }
+
+  /** A native edit `e1` claimed and (with `end`) ended unrun, then a second edit `e2` of the same file. */
+  async function secondEditResult(end) {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    const input = { target: { file }, content: "two\n" };
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    if (end) await s.runner.emit({ type: "tool_execution_end", toolCallId: "e1", toolName: "mcp__gortex__edit" });
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e2" });
+    writeFileSync(file, "two\n");
+    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e2" });
+    await s.shutdown();
+    return result;
+  }
+
+  test("DIFF-18/20: a claim that never ran is released at tool_execution_end, so the next edit of its file gets a diff", async () => {
+    const result = await secondEditResult(true);
+    assert.equal(result?.details?.diffs?.[0]?.path, "a.txt", "e1's claim no longer contests a.txt");
+    // Control: with e1 still in flight, the same path is contested (DIFF-18) and e2 gets no diff.
+    assert.equal(await secondEditResult(false), undefined);
+  });
 
   test("DIFF-20 control: without a clearing event the same late result gets its diff", async () => {
     const result = await lateEditResult(undefined);
