@@ -4,9 +4,20 @@
 // DIFF-16 (an own-client edit holds Pi's per-file lock for the whole call).
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { IS_NATIVE_HOST, PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
+import {
+  ADDON_FILE,
+  copyPackage,
+  IS_NATIVE_HOST,
+  PI_VERSION,
+  PKG_DIR,
+  pi,
+  start,
+  until,
+  workspace,
+} from "./lib/pi.mjs";
 import { STILL_REGISTERING } from "./lib/texts.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
@@ -158,6 +169,86 @@ describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
     });
     await call;
     assert.equal(answeredWhenPiRan, true, "Pi's edit ran while the gortex edit of the same file was still in flight");
+    await s.shutdown();
+  });
+});
+
+// The core's failure posture, with the glue Stryker mutates (moved here from packaging.test.mjs,
+// which Stryker does not run): a package without its core (PKG-4, PKG-10, FAIL-2) and a panic or
+// an unreadable value inside the core (FAIL-4).
+describe(`the core failing on Pi ${PI_VERSION}`, () => {
+  test("PKG-4/FAIL-2: without its native core the extension loads and tells the first turn, once", async () => {
+    const ws = workspace();
+    const dir = join(ws.dir, "pkg-without-core");
+    copyPackage(dir, { withAddon: false });
+    const s = await start(ws, { pkgDir: dir, env: OWN });
+    assert.deepEqual(s.errors, []);
+    await s.sessionStart();
+    const [first] = await s.beforeAgentStart();
+    assert.match(
+      first.content,
+      /^\[Gortex\] graph tools are unavailable this session \(pi-gortex native core failed to load: .+\)\. Tell the user to run \/reload to retry the connection\.$/,
+    );
+    assert.deepEqual(first.details, { briefing: false });
+    assert.deepEqual(await s.beforeAgentStart("again"), []);
+    // PKG-10: the user is told too, once, at error level, with what to do.
+    const told = s.host.notifications.filter((n) =>
+      n.message.startsWith("pi-gortex: pi-gortex native core failed to load"),
+    );
+    assert.equal(told.length, 1, JSON.stringify(s.host.notifications));
+    assert.equal(told[0].type, "error");
+    const tag = ADDON_FILE.replace(/^pi-gortex\.|\.node$/g, "");
+    assert.ok(
+      told[0].message.includes(
+        `Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.`,
+      ),
+      told[0].message,
+    );
+    assert.ok(told[0].message.includes(`pi-gortex-${tag}`), "names the package to install");
+    assert.ok(
+      told[0].message.includes("read discipline (the hook on every tool call) are off"),
+      "says read discipline is off",
+    );
+    await s.sessionStart();
+    assert.equal(
+      s.host.notifications.filter((n) => n.message.startsWith("pi-gortex: ")).length,
+      1,
+      "once per load, not per session",
+    );
+    await s.shutdown();
+  });
+
+  test("FAIL-4: a panic in the core fails open and is reported once per session", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${ADDON_FILE}`);
+    assert.equal(await addon.debugForcePanic(true), false, "the async guard answers the fallback");
+    assert.equal(await addon.debugForcePanic(false), false, "the sync guard answers the fallback");
+    await s.sessionStart();
+    const warnings = () => s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
+    assert.equal(warnings().length, 1);
+    assert.match(warnings()[0].message, /forced by debugForcePanic/);
+    await addon.debugForcePanic(true);
+    await s.beforeAgentStart();
+    assert.equal(warnings().length, 1, "not repeated within the session");
+    assert.ok(s.toolNames().includes("search"), "the session kept its tools");
+    await s.shutdown();
+  });
+
+  test("FAIL-4: a value the addon cannot read is recorded like a panic, never silently defaulted", async () => {
+    const ws = workspace();
+    const s = await start(ws, { env: OWN });
+    const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${ADDON_FILE}`);
+    // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
+    assert.equal(
+      addon.watchEdit(0, 0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "" }),
+      false,
+    );
+    await s.sessionStart();
+    // ...and the session hears about it once, naming the shape that failed.
+    const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
+    assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
+    assert.match(warnings[0].message, /could not read a ToolCallEvent/);
     await s.shutdown();
   });
 });

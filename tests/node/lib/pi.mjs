@@ -3,7 +3,7 @@
 //! PI_HOST_DIR (default: tests/hosts/pi-1.6.0). The host actions Pi's agent
 //! session would bind (sendMessage, tool activation, commands) are recorded
 //! in plain arrays so tests can assert what the extension asked Pi to do.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -16,6 +16,19 @@ const PI_DIST = join(HOST_DIR, "node_modules/@earendil-works/pi-coding-agent");
 export const PI_VERSION = JSON.parse(readFileSync(join(PI_DIST, "package.json"), "utf8")).version;
 export const IS_NATIVE_HOST = !PI_VERSION.startsWith("0.");
 export const pi = await import(pathToFileURL(join(PI_DIST, "dist/index.js")).href);
+
+/** The native core's file name in PKG_DIR (`pi-gortex.<platform tag>.node`, from `make pack`). */
+export const ADDON_FILE = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
+
+/** Copies what the package ships (its `files`) into `dest`, optionally without the core. */
+export function copyPackage(dest, { withAddon = true } = {}) {
+  mkdirSync(dest, { recursive: true });
+  for (const entry of ["package.json", "index.ts", "glue", "types", "bin"].filter((entry) =>
+    existsSync(join(PKG_DIR, entry)),
+  ))
+    cpSync(join(PKG_DIR, entry), join(dest, entry), { recursive: true });
+  if (withAddon) cpSync(join(PKG_DIR, ADDON_FILE), join(dest, ADDON_FILE));
+}
 
 /** The fake gortex binary (helper "fake", `cargo build -p fake-gortex`). */
 export const FAKE = process.env.FAKE_GORTEX_BIN ?? join(ROOT, "target/debug/fake-gortex");
