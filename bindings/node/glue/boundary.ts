@@ -22,6 +22,5 @@ export type LoadedAddon =
   | { addon?: undefined; error: string; tag: string; supported: string[] };
 
 export function loadAddon(): LoadedAddon {
-  const loaded = loadCore();
-  return "addon" in loaded ? { addon: loaded.addon as Addon, tag: loaded.tag } : loaded;
+  return loadCore() as LoadedAddon;
 }

@@ -7,7 +7,7 @@ import type { Addon } from "./boundary.ts";
 import type { RenderResult, Theme, ToolEventLike } from "./host.ts";
 import { resultText, swallow } from "./host.ts";
 
-type Component = { render(width: number): string[]; invalidate?(): void };
+type Component = { render(width: number): readonly string[]; invalidate(): void };
 type ReadDefinition = { renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown };
 
 /** A component that cuts a single styled row to the terminal width (REN-3). */
@@ -30,10 +30,10 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
 function prefixed(prefix: string, inner: Component): Component {
   return {
     render(width) {
-      const [first, ...rest] = inner.render(Math.max(1, width - 7));
-      return first === undefined ? [prefix] : [truncateToWidth(prefix + first, width), ...rest];
+      const [first = "", ...rest] = inner.render(Math.max(1, width - 7));
+      return [truncateToWidth(prefix + first, width), ...rest];
     },
-    invalidate: () => inner.invalidate?.(),
+    invalidate: () => inner.invalidate(),
   };
 }
 

@@ -1,0 +1,330 @@
+// The glue's small helpers, called directly (Node 22 strips their types): what they read from
+// Pi when a field is missing, of the wrong type or throws (PKG-2, FAIL-3, HOOK-9), the degraded
+// extension of a package without its core (PKG-4, PKG-10), and the diff view's layout (REN-6).
+// The ExtensionRunner suites drive the same code through Pi; Pi always fills these fields, so
+// only here can a test see what the glue does when it does not. No Pi session is started:
+// Stryker (`make mutants-ts`) runs this file first because it kills mutants in seconds.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
+const host = await glue("host.ts");
+const { createDegraded } = await glue("degraded.ts");
+
+const boom = () => {
+  throw new Error("host member failed");
+};
+
+/** A Pi double that records handlers and notifications. */
+function piDouble(extra = {}) {
+  const handlers = new Map();
+  return {
+    handlers,
+    on: (event, handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
+    emit: (event, payload, ctx) => (handlers.get(event) ?? []).map((handler) => handler(payload, ctx)),
+    ...extra,
+  };
+}
+
+function uiCtx(extra = {}) {
+  const shown = [];
+  return { shown, hasUI: true, ui: { notify: (text, level) => shown.push({ text, level }) }, ...extra };
+}
+
+describe("host.ts: what the glue reads from Pi", () => {
+  test("swallow returns the work's value, or undefined when it throws", () => {
+    assert.equal(
+      host.swallow(() => 7),
+      7,
+    );
+    assert.equal(host.swallow(boom), undefined);
+  });
+
+  test("MCP-22: notifyAll shows each present text as a warning, only with a UI, past a throwing notify", () => {
+    const ctx = uiCtx();
+    host.notifyAll(ctx, ["one", null, "", undefined, "two"]);
+    assert.deepEqual(ctx.shown, [
+      { text: "one", level: "warning" },
+      { text: "two", level: "warning" },
+    ]);
+    const headless = uiCtx({ hasUI: false });
+    host.notifyAll(headless, ["one"]);
+    assert.deepEqual(headless.shown, []);
+    assert.doesNotThrow(() => host.notifyAll(undefined, ["no context"]));
+    let calls = 0;
+    const throwing = {
+      hasUI: true,
+      ui: {
+        notify: () => {
+          calls += 1;
+          boom();
+        },
+      },
+    };
+    host.notifyAll(throwing, ["a", "b"]);
+    assert.equal(calls, 2, "a throwing notify does not stop the next text");
+  });
+
+  test("textOf keeps strings only", () => {
+    assert.equal(host.textOf("s"), "s");
+    assert.equal(host.textOf(""), "");
+    for (const value of [5, {}, null, undefined, ["s"]]) assert.equal(host.textOf(value), undefined);
+  });
+
+  test("HOOK-9: cwdOf is ctx.cwd, else pi.cwd, else the process cwd; a throwing pi.cwd is skipped", () => {
+    assert.equal(host.cwdOf({ cwd: "/pi" }, { cwd: "/ctx" }), "/ctx");
+    assert.equal(host.cwdOf({ cwd: "/pi" }, { cwd: 5 }), "/pi", "a non-string ctx.cwd does not count");
+    assert.equal(host.cwdOf({ cwd: "/pi" }, undefined), "/pi");
+    assert.equal(host.cwdOf({ cwd: "/pi" }, { cwd: "" }), "/pi", "an empty ctx.cwd does not count");
+    const throwing = {
+      get cwd() {
+        return boom();
+      },
+    };
+    assert.equal(host.cwdOf(throwing, {}), process.cwd());
+    assert.equal(host.cwdOf({}, undefined), process.cwd());
+  });
+
+  test("HOOK-9: sessionIdOf prefers getSessionId(), else the field, else empty", () => {
+    const both = { sessionManager: { getSessionId: () => "from-getter", sessionId: "from-field" } };
+    assert.equal(host.sessionIdOf(both), "from-getter");
+    assert.equal(host.sessionIdOf({ sessionManager: { getSessionId: () => "only-getter" } }), "only-getter");
+    assert.equal(host.sessionIdOf({ sessionManager: { sessionId: "only-field" } }), "only-field");
+    assert.equal(host.sessionIdOf({ sessionManager: { getSessionId: boom, sessionId: "x" } }), "");
+    assert.equal(host.sessionIdOf({ sessionManager: { sessionId: 9 } }), "");
+    assert.equal(host.sessionIdOf({}), "");
+    assert.equal(host.sessionIdOf(undefined), "");
+  });
+
+  test("NAT-6/CFG-19: sessionBegin reads Pi's commands and a boolean trust answer only", () => {
+    const pi = { getCommands: () => [{ name: "mcp" }, { name: "gortex" }] };
+    assert.deepEqual(host.sessionBegin(pi, { isProjectTrusted: () => false }), {
+      commands: ["mcp", "gortex"],
+      projectTrusted: false,
+    });
+    assert.deepEqual(host.sessionBegin(pi, { isProjectTrusted: () => true }).projectTrusted, true);
+    for (const ctx of [{}, undefined, { isProjectTrusted: boom }, { isProjectTrusted: () => "yes" }]) {
+      assert.equal("projectTrusted" in host.sessionBegin(pi, ctx), false, JSON.stringify(ctx));
+    }
+    assert.deepEqual(host.sessionBegin({ getCommands: boom }, {}), { commands: undefined });
+  });
+
+  test("toolNames takes names from tool objects or strings; undefined when Pi throws", () => {
+    assert.deepEqual(host.toolNames({ getAllTools: () => [{ name: "read" }, "mcp__gortex__search"] }), [
+      "read",
+      "mcp__gortex__search",
+    ]);
+    assert.equal(host.toolNames({ getAllTools: boom }), undefined);
+  });
+
+  test("SES-14: contextEntries projects type, customType and details; not an array is undefined", () => {
+    const entries = [
+      { type: "custom_message", customType: "gortex", details: { briefing: true }, content: "dropped" },
+      { type: 3, customType: null },
+      null,
+    ];
+    const ctx = { sessionManager: { buildContextEntries: () => entries } };
+    assert.deepEqual(host.contextEntries(ctx), [
+      { type: "custom_message", customType: "gortex", details: { briefing: true } },
+      { type: undefined, customType: undefined, details: undefined },
+      { type: undefined, customType: undefined, details: undefined },
+    ]);
+    assert.equal(host.contextEntries({ sessionManager: { buildContextEntries: () => ({}) } }), undefined);
+    assert.equal(host.contextEntries({ sessionManager: { buildContextEntries: boom } }), undefined);
+    assert.equal(host.contextEntries({}), undefined);
+  });
+
+  test("resultText joins the text parts with newlines and skips the rest", () => {
+    const content = [
+      { type: "text", text: "a" },
+      { type: "image", data: "x" },
+      { type: "text" },
+      { type: "text", text: "b" },
+    ];
+    assert.equal(host.resultText({ content }), "a\nb");
+    assert.equal(host.resultText({}), "");
+  });
+
+  test("HOOK-9: toolCallEvent fills missing ids and input, and keeps a string parent only", () => {
+    const pi = { cwd: "/pi" };
+    const ctx = { cwd: "/ctx", sessionManager: { sessionId: "s1" } };
+    assert.deepEqual(host.toolCallEvent(pi, {}, ctx), {
+      toolCallId: "",
+      toolName: "",
+      input: {},
+      cwd: "/ctx",
+      sessionId: "s1",
+    });
+    const full = host.toolCallEvent(
+      pi,
+      { toolCallId: "c1", toolName: "read", input: { path: "a" }, parentToolCallId: "p1" },
+      ctx,
+    );
+    assert.equal(full.parentToolCallId, "p1");
+    assert.deepEqual(full.input, { path: "a" });
+    assert.equal("parentToolCallId" in host.toolCallEvent(pi, { parentToolCallId: 4 }, ctx), false);
+  });
+
+  test("NAT-9: awaitTools polls until the core says ready, or gives up at the budget", async () => {
+    let polls = 0;
+    const names = [];
+    const pi = {
+      getAllTools: () => {
+        polls += 1;
+        return polls >= 3 ? ["mcp__gortex__search"] : [];
+      },
+    };
+    const addon = {
+      toolsReady: (_wait, seen) => {
+        names.push(seen);
+        return seen.includes("mcp__gortex__search");
+      },
+    };
+    assert.equal(await host.awaitTools({ pi, addon }, { budgetMs: 5000, pollMs: 1 }), true);
+    assert.equal(polls, 3);
+    assert.deepEqual(names.at(-1), ["mcp__gortex__search"]);
+    const started = Date.now();
+    const never = { toolsReady: () => false };
+    assert.equal(
+      await host.awaitTools({ pi: { getAllTools: () => [] }, addon: never }, { budgetMs: 30, pollMs: 5 }),
+      false,
+    );
+    assert.ok(Date.now() - started >= 30, "waited out the budget");
+    // FAIL-3: a throwing getAllTools is never ready; the core is not asked.
+    let asked = 0;
+    const counting = { toolsReady: () => ++asked > 0 };
+    assert.equal(
+      await host.awaitTools({ pi: { getAllTools: boom }, addon: counting }, { budgetMs: 10, pollMs: 2 }),
+      false,
+    );
+    assert.equal(asked, 0);
+  });
+});
+
+describe("degraded.ts: a package without its core (PKG-4, PKG-10)", () => {
+  const failure = (supported) => ({
+    error: "pi-gortex native core failed to load: nope",
+    tag: "linux-x64-gnu",
+    supported,
+  });
+
+  test("the first turn of each session is told once; the user once per load, at error level", () => {
+    const pi = piDouble();
+    createDegraded(pi, failure(["linux-x64-gnu", "darwin-arm64"]));
+    const ctx = uiCtx();
+    pi.emit("session_start", {}, ctx);
+    const [first] = pi.emit("before_agent_start", {}, ctx);
+    assert.deepEqual(first, {
+      message: {
+        customType: "gortex",
+        content:
+          "[Gortex] graph tools are unavailable this session (pi-gortex native core failed to load: nope). Tell the user to run /reload to retry the connection.",
+        display: false,
+        details: { briefing: false },
+      },
+    });
+    assert.deepEqual(pi.emit("before_agent_start", {}, ctx), [undefined], "once per session");
+    pi.emit("session_start", {}, ctx);
+    assert.notEqual(pi.emit("before_agent_start", {}, ctx)[0], undefined, "again in the next session");
+    assert.equal(ctx.shown.length, 1, "the user is told once per load");
+    assert.equal(ctx.shown[0].level, "error");
+    assert.equal(
+      ctx.shown[0].text,
+      [
+        "pi-gortex: pi-gortex native core failed to load: nope.",
+        "Platform linux-x64-gnu; prebuilt cores exist for linux-x64-gnu, darwin-arm64.",
+        "Reinstall pi-gortex with optional dependencies enabled (npm installs the core as pi-gortex-linux-x64-gnu; --omit=optional or --no-optional skips it), or build it from a checkout with `make pack`.",
+        "Until then Gortex graph tools and read discipline (the hook on every tool call) are off.",
+      ].join("\n"),
+    );
+  });
+
+  test("an unsupported platform, or an unreadable manifest, is named as such", () => {
+    const unsupported = piDouble();
+    createDegraded(unsupported, failure(["darwin-arm64"]));
+    const ctx = uiCtx();
+    unsupported.emit("session_start", {}, ctx);
+    assert.match(
+      ctx.shown[0].text,
+      /\nThere is no prebuilt core for linux-x64-gnu; build one from a checkout with `make pack`, or use a supported platform\.\n/,
+    );
+    const unreadable = piDouble();
+    createDegraded(unreadable, failure([]));
+    const ctx2 = uiCtx();
+    unreadable.emit("session_start", {}, ctx2);
+    assert.match(
+      ctx2.shown[0].text,
+      /^Platform linux-x64-gnu; prebuilt cores exist for no platform \(the package manifest is unreadable\)\.$/m,
+    );
+  });
+
+  test("without a UI nobody is notified, and the first session with a UI still is", () => {
+    const pi = piDouble();
+    createDegraded(pi, failure(["linux-x64-gnu"]));
+    const headless = uiCtx({ hasUI: false });
+    pi.emit("session_start", {}, headless);
+    pi.emit("session_start", {}, undefined);
+    assert.deepEqual(headless.shown, []);
+    const ctx = uiCtx();
+    pi.emit("session_start", {}, ctx);
+    assert.equal(ctx.shown.length, 1);
+    const throwing = piDouble();
+    createDegraded(throwing, failure(["linux-x64-gnu"]));
+    assert.doesNotThrow(() => throwing.emit("session_start", {}, { hasUI: true, ui: { notify: boom } }));
+  });
+});
+
+describe("render.ts: the diff view (REN-5, REN-6)", async () => {
+  const { renderResult } = await glue("render.ts");
+  // The same Pi the glue resolves (bindings/node's dependency); its diff colours need a theme.
+  const piPackage = "../../bindings/node/node_modules/@earendil-works/pi-coding-agent/dist/index.js";
+  (await import(new URL(piPackage, import.meta.url).href)).initTheme();
+  const theme = { fg: (color, text) => `<${color}>${text}`, bold: (text) => `*${text}*` };
+  const rows = (component) => component.render(120).map((row) => row.trimEnd());
+  const diff = "-1 one\n+1 two";
+
+  test("one diff draws no path header; two draw each path above its diff", () => {
+    const one = rows(renderResult({ details: { diffs: [{ path: "a.ts", diff }] } }, { expanded: false }, theme, {}));
+    assert.equal(one.filter((row) => row.includes("<accent>a.ts")).length, 0, JSON.stringify(one));
+    assert.ok(
+      one.some((row) => row.includes("two")),
+      JSON.stringify(one),
+    );
+    const two = rows(
+      renderResult(
+        {
+          details: {
+            diffs: [
+              { path: "a.ts", diff },
+              { path: "b.ts", diff },
+            ],
+          },
+        },
+        { expanded: false },
+        theme,
+        {},
+      ),
+    );
+    assert.deepEqual(
+      two.filter((row) => row.includes("<accent>")),
+      ["<accent>a.ts", "<accent>b.ts"],
+    );
+  });
+
+  test("a note entry without a path draws an empty path and the note", () => {
+    const view = rows(renderResult({ details: { diffs: [{ note: "not diffed" }] } }, { expanded: false }, theme, {}));
+    assert.ok(view.includes("<accent> <muted>not diffed"), JSON.stringify(view));
+  });
+
+  test("an entry without diff text draws nothing for it; an error result draws no diff view", () => {
+    const empty = rows(renderResult({ details: { diffs: [{ path: "a.ts" }] } }, { expanded: false }, theme, {}));
+    assert.equal(empty.join("").includes("undefined"), false, JSON.stringify(empty));
+    const failed = renderResult(
+      { details: { diffs: [{ path: "a.ts", diff }] }, content: [{ type: "text", text: "boom" }] },
+      { expanded: true },
+      theme,
+      { isError: true },
+    );
+    assert.deepEqual(rows(failed), ["boom"]);
+  });
+});
