@@ -1,0 +1,581 @@
+// The glue's wiring against a recording double of the addon: which core call each Pi event
+// makes, with which arguments, and how the answer is applied (SES-18 order, DIFF-15..20,
+// HOOK-10/11/16, NAT-15, TOOL-4..10, STAT-1..3). The ExtensionRunner suites prove the same
+// paths with the real core; a double is the only way to see what the glue must NOT do: no
+// async hop and no argument copy for a call that needs nothing (issue 16), no setActiveTools
+// for a listing that changes nothing, no candidates without a tool context. Fast, so Stryker
+// (`make mutants-ts`) runs it early.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+
+const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
+const { registerToolEvents } = await glue("watcher.ts");
+const { applyCatalogue } = await glue("tools.ts");
+const { afterStep, registerStatusCommand, showFooter } = await glue("status.ts");
+const { createInstance } = await glue("instance.ts");
+
+const GEN = 3;
+const INSTANCE = 7;
+
+/** An addon whose every export records its arguments and answers from `answers`. */
+function addonDouble(answers = {}) {
+  const calls = [];
+  const addon = new Proxy(
+    {},
+    {
+      get:
+        (_target, name) =>
+        (...args) => {
+          calls.push([name, ...args]);
+          const answer = answers[name];
+          return typeof answer === "function" ? answer(...args) : answer;
+        },
+    },
+  );
+  return { addon, calls, of: (name) => calls.filter((call) => call[0] === name).map((call) => call.slice(1)) };
+}
+
+/** A Pi that records what the glue asks of it. */
+function piDouble(extra = {}) {
+  const handlers = new Map();
+  const record = { sent: [], registered: [], activeSets: [], commands: new Map(), renderers: [] };
+  const pi = {
+    record,
+    handlers,
+    on: (event, handler) => handlers.set(event, [...(handlers.get(event) ?? []), handler]),
+    registerTool: (tool) => record.registered.push(tool),
+    sendMessage: (message, options) => record.sent.push({ message, options }),
+    getActiveTools: () => ["read"],
+    setActiveTools: (names) => record.activeSets.push(names),
+    getAllTools: () => [{ name: "read" }],
+    getCommands: () => [],
+    registerCommand: (name, options) => record.commands.set(name, options),
+    registerToolRenderer: (resolver) => record.renderers.push(resolver),
+    cwd: "/pi-cwd",
+    ...extra,
+  };
+  return pi;
+}
+
+const handlersOf = (pi, event) => pi.handlers.get(event) ?? [];
+/** Runs every handler of `event` and returns their results (awaited). */
+const emit = (pi, event, payload, ctx) => Promise.all(handlersOf(pi, event).map((handler) => handler(payload, ctx)));
+const ctxOf = (extra = {}) => {
+  const shown = [];
+  const status = [];
+  return {
+    shown,
+    status,
+    cwd: "/ctx-cwd",
+    hasUI: true,
+    sessionManager: { getSessionId: () => "sess" },
+    ui: { notify: (text, level) => shown.push({ text, level }), setStatus: (key, text) => status.push({ key, text }) },
+    ...extra,
+  };
+};
+const bridgeOf = (pi, addon) => ({ pi, addon, generation: GEN, instance: INSTANCE });
+
+describe("watcher.ts: the tool event handlers", () => {
+  test("issue 16: a tool_call that claims nothing is answered synchronously, with no argument copy", () => {
+    const { addon, of } = addonDouble({ watchToolCall: false });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false);
+    assert.equal(handlersOf(pi, "tool_call").length, 1, "no enforcement handler with enforce off");
+    const [fast] = handlersOf(pi, "tool_call");
+    const answer = fast({ toolCallId: "c1", toolName: "grep", input: { big: "x" }, parentToolCallId: 5 }, ctxOf());
+    assert.equal(answer, undefined, "not a promise");
+    assert.deepEqual(of("watchToolCall"), [[GEN, INSTANCE, "c1", "grep", undefined]]);
+    assert.deepEqual(of("watchEdit"), []);
+    fast({}, ctxOf());
+    assert.deepEqual(of("watchToolCall")[1], [GEN, INSTANCE, "", "", undefined], "missing ids read as empty");
+  });
+
+  test("DIFF-17: a claimed call sends its event once, and its snapshot is awaited only when asked", async () => {
+    const { addon, of } = addonDouble({ watchToolCall: true, watchEdit: (_g, _i, event) => event.toolCallId === "e1" });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false);
+    const [fast] = handlersOf(pi, "tool_call");
+    const event = { toolCallId: "e1", toolName: "edit", input: { path: "a" }, parentToolCallId: "p" };
+    assert.equal(await fast(event, ctxOf()), undefined);
+    assert.deepEqual(of("watchToolCall"), [[GEN, INSTANCE, "e1", "edit", "p"]]);
+    assert.deepEqual(of("watchEdit"), [
+      [
+        GEN,
+        INSTANCE,
+        {
+          toolCallId: "e1",
+          toolName: "edit",
+          input: { path: "a" },
+          parentToolCallId: "p",
+          cwd: "/ctx-cwd",
+          sessionId: "sess",
+        },
+      ],
+    ]);
+    assert.deepEqual(of("watchSnapshot"), [[GEN, "e1"]]);
+    await fast({ toolCallId: "w2", toolName: "write" }, ctxOf());
+    assert.equal(of("watchSnapshot").length, 1, "no snapshot when watchEdit says none is needed");
+  });
+
+  test("DIFF-22: a throwing watchEdit or watchSnapshot costs the diff, never the call", async () => {
+    const boom = () => {
+      throw new Error("core failed");
+    };
+    for (const answers of [
+      { watchEdit: boom },
+      { watchEdit: true, watchSnapshot: () => Promise.reject(new Error("x")) },
+    ]) {
+      const { addon } = addonDouble({ watchToolCall: true, ...answers });
+      const pi = piDouble();
+      registerToolEvents(bridgeOf(pi, addon), false);
+      assert.equal(await handlersOf(pi, "tool_call")[0]({ toolCallId: "e" }, ctxOf()), undefined);
+    }
+    const { addon } = addonDouble({ watchToolCall: boom });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false);
+    assert.equal(handlersOf(pi, "tool_call")[0]({ toolCallId: "e" }, ctxOf()), undefined);
+  });
+
+  test("issue 16: a tool_result that needs nothing is answered synchronously without its text", () => {
+    const { addon, of } = addonDouble({ resultNeedsWork: false });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false);
+    const [result] = handlersOf(pi, "tool_result");
+    const content = [{ type: "text", text: "long" }];
+    assert.equal(result({ toolCallId: "r1", toolName: "read", content, isError: 1 }, ctxOf()), undefined);
+    assert.equal(result({ toolCallId: "r2", toolName: "read", content }, ctxOf()), undefined);
+    assert.deepEqual(of("resultNeedsWork"), [
+      [GEN, INSTANCE, "r1", "read", true],
+      [GEN, INSTANCE, "r2", "read", false],
+    ]);
+    assert.deepEqual(of("watchToolResult"), []);
+  });
+
+  test("DIFF-19/NAT-15: a result that needs work sends its text and ids, waits for tools, merges details", async () => {
+    const answers = {
+      resultNeedsWork: true,
+      watchToolResult: (_g, event) =>
+        event.toolCallId === "d"
+          ? { details: { diffs: [] } }
+          : event.toolCallId === "t"
+            ? { awaitTools: { budgetMs: 5000, pollMs: 1, names: ["mcp__gortex__x"] } }
+            : {},
+      toolsReady: (_wait, names) => names.includes("mcp__gortex__x"),
+    };
+    const { addon, of } = addonDouble(answers);
+    let polls = 0;
+    const pi = piDouble({ getAllTools: () => (++polls > 2 ? ["mcp__gortex__x"] : []) });
+    registerToolEvents(bridgeOf(pi, addon), false);
+    const [result] = handlersOf(pi, "tool_result");
+    const content = [
+      { type: "text", text: "a" },
+      { type: "text", text: "b" },
+    ];
+    assert.deepEqual(
+      await result({ toolCallId: "d", toolName: "mcp__gortex__edit", content, details: { server: "g" } }, ctxOf()),
+      {
+        details: { diffs: [] },
+      },
+    );
+    assert.deepEqual(of("watchToolResult")[0], [
+      GEN,
+      {
+        toolCallId: "d",
+        toolName: "mcp__gortex__edit",
+        isError: false,
+        cwd: "/ctx-cwd",
+        details: { server: "g" },
+        text: "a\nb",
+      },
+    ]);
+    assert.equal(await result({ toolCallId: "t", toolName: "mcp__gortex__tools_search" }, ctxOf()), undefined);
+    assert.equal(polls, 3, "held until the promoted tool appeared");
+    assert.equal(of("watchToolResult")[1][1].details, null, "absent details cross as null");
+    assert.equal(of("watchToolResult")[1][1].isError, false);
+    assert.equal(await result({ toolCallId: "n", toolName: "edit", isError: true }, ctxOf()), undefined);
+    assert.equal(of("watchToolResult")[2][1].isError, true);
+    const failing = addonDouble({ resultNeedsWork: true, watchToolResult: () => Promise.reject(new Error("x")) });
+    const pi2 = piDouble();
+    registerToolEvents(bridgeOf(pi2, failing.addon), false);
+    assert.equal(await handlersOf(pi2, "tool_result")[0]({ toolCallId: "f" }, ctxOf()), undefined, "DIFF-22");
+  });
+
+  test("DIFF-20: tool_execution_end releases the call; turn_start, agent_end and session_shutdown clear", async () => {
+    const { addon, of } = addonDouble();
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false);
+    await emit(pi, "tool_execution_end", { toolCallId: "x1" });
+    assert.deepEqual(of("watchToolEnd"), [[GEN, "x1"]]);
+    for (const event of ["turn_start", "agent_end", "session_shutdown"]) await emit(pi, event, {});
+    assert.deepEqual(of("watchReset"), [[GEN], [GEN], [GEN]]);
+    assert.equal(handlersOf(pi, "turn_end").length, 0, "decision 006");
+  });
+
+  test("HOOK-10/11/16: enforcement blocks with the reason, steers with a steer message, fails open", async () => {
+    const actions = {
+      b: { action: "block", reason: "use gortex" },
+      s: { action: "steer", message: { customType: "gortex", content: "hint" } },
+      p: { action: "proceed" },
+    };
+    const { addon, of } = addonDouble({
+      watchToolCall: false,
+      enforceToolCall: (_g, _i, event) =>
+        event.toolCallId === "x" ? Promise.reject(new Error("hook bridge failed")) : actions[event.toolCallId],
+    });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), true);
+    const [enforce] = handlersOf(pi, "tool_call");
+    assert.equal(handlersOf(pi, "tool_call").length, 2);
+    assert.deepEqual(await enforce({ toolCallId: "b", toolName: "read" }, ctxOf()), {
+      block: true,
+      reason: "use gortex",
+    });
+    assert.equal(await enforce({ toolCallId: "s", toolName: "read" }, ctxOf()), undefined);
+    assert.deepEqual(pi.record.sent, [
+      { message: { customType: "gortex", content: "hint" }, options: { deliverAs: "steer" } },
+    ]);
+    assert.equal(await enforce({ toolCallId: "p", toolName: "read" }, ctxOf()), undefined);
+    assert.equal(await enforce({ toolCallId: "x", toolName: "read" }, ctxOf()), undefined);
+    assert.equal(pi.record.sent.length, 1, "only the steer sent a message");
+    assert.equal(of("enforceToolCall")[0][2].sessionId, "sess");
+  });
+});
+
+describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
+  const registration = (name) => ({ name, description: `d ${name}`, parameters: { type: "object" }, daemonName: name });
+
+  test("each listed tool is registered with its schema; a listing that moves nothing leaves the active set", () => {
+    const { addon, of } = addonDouble();
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), {
+      register: [registration("search"), registration("edit")],
+      deactivate: [],
+      activate: [],
+    });
+    assert.deepEqual(
+      pi.record.registered.map(({ name, label, description, parameters }) => ({
+        name,
+        label,
+        description,
+        parameters,
+      })),
+      [
+        { name: "search", label: "search", description: "d search", parameters: { type: "object" } },
+        { name: "edit", label: "edit", description: "d edit", parameters: { type: "object" } },
+      ],
+    );
+    assert.deepEqual(pi.record.activeSets, []);
+    assert.deepEqual(of("activeTools"), []);
+    applyCatalogue(bridgeOf(pi, addon), undefined);
+    assert.equal(pi.record.registered.length, 2);
+  });
+
+  test("a withdrawal or a return goes through the core's activeTools to setActiveTools", () => {
+    const { addon, of } = addonDouble({ activeTools: (current, changes) => [...current, ...changes.activate] });
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), { register: [], deactivate: ["old"], activate: [] });
+    applyCatalogue(bridgeOf(pi, addon), { register: [], deactivate: [], activate: ["back"] });
+    assert.deepEqual(of("activeTools"), [
+      [["read"], { register: [], deactivate: ["old"], activate: [] }],
+      [["read"], { register: [], deactivate: [], activate: ["back"] }],
+    ]);
+    assert.deepEqual(pi.record.activeSets, [["read"], ["read", "back"]]);
+  });
+
+  test("TOOL-6/MCP-30: execute sends the call, throws a failure's text, and tells the core of an abort", async () => {
+    const { addon, of } = addonDouble({
+      editCandidates: () => [],
+      executeTool: (_g, call) =>
+        call.callId === "bad" ? { ok: false, text: "daemon said no" } : { ok: true, text: "fine", details: undefined },
+    });
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
+    const [tool] = pi.record.registered;
+    assert.deepEqual(await tool.execute("ok", { q: 1 }, undefined, undefined, ctxOf()), {
+      content: [{ type: "text", text: "fine" }],
+      details: {},
+    });
+    assert.deepEqual(of("executeTool")[0], [
+      GEN,
+      { callId: "ok", name: "search", args: { q: 1 }, cwd: "/ctx-cwd", diff: false },
+    ]);
+    assert.deepEqual(of("editCandidates"), [[GEN, "search", { q: 1 }, "/ctx-cwd"]]);
+    await assert.rejects(tool.execute("bad", undefined, undefined, undefined, ctxOf()), { message: "daemon said no" });
+    assert.deepEqual(of("executeTool")[1][1].args, {}, "absent params are an empty object");
+    await tool.execute("noctx", {}, undefined, undefined, undefined);
+    assert.equal(of("editCandidates").length, 2, "no candidates without a tool context");
+    const aborted = new AbortController();
+    aborted.abort();
+    await tool.execute("pre", {}, aborted.signal, undefined, ctxOf());
+    assert.deepEqual(of("abortCall"), [[GEN, "pre"]], "an already-aborted signal is told at once");
+    const later = new AbortController();
+    await tool.execute("done", {}, later.signal, undefined, ctxOf());
+    later.abort();
+    assert.equal(of("abortCall").length, 1, "the listener is removed once the call settled");
+  });
+
+  test("DIFF-16: an edit with candidates runs under Pi's per-file locks and asks for the diff", async () => {
+    const { addon, of } = addonDouble({
+      editCandidates: () => ["/w/a.ts", "/w/b.ts"],
+      executeTool: () => ({ ok: true, text: "edited", details: { diffs: [] } }),
+    });
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
+    const result = await pi.record.registered[0].execute("e", { path: "a" }, undefined, undefined, ctxOf());
+    assert.deepEqual(result.details, { diffs: [] });
+    assert.equal(of("executeTool")[0][1].diff, true);
+  });
+});
+
+describe("status.ts: footer and /gortex (STAT-1..3)", () => {
+  test("the footer is the core's unless given, only with a UI, and an empty one is not set", () => {
+    const { addon, of } = addonDouble({
+      gortexStatus: (_g, _i, input) => ({ footer: `tools ${input.piTools.length}` }),
+    });
+    const pi = piDouble();
+    const ctx = ctxOf();
+    showFooter(bridgeOf(pi, addon), ctx);
+    showFooter(bridgeOf(pi, addon), ctx, "given");
+    showFooter(bridgeOf(pi, addon), ctxOf({ hasUI: false }));
+    showFooter(bridgeOf(pi, addon), undefined);
+    assert.deepEqual(ctx.status, [
+      { key: "gortex", text: "tools 1" },
+      { key: "gortex", text: "given" },
+    ]);
+    assert.deepEqual(of("gortexStatus"), [[GEN, INSTANCE, { piTools: ["read"] }]]);
+    const empty = addonDouble({ gortexStatus: { footer: "" } });
+    const quiet = ctxOf();
+    showFooter(bridgeOf(pi, empty.addon), quiet);
+    assert.deepEqual(quiet.status, []);
+  });
+
+  test("FAIL-4: afterStep shows the core's panic notice, then the footer", () => {
+    const { addon } = addonDouble({ panicNotice: "pi-gortex hit an internal error", gortexStatus: { footer: "f" } });
+    const ctx = ctxOf();
+    afterStep(bridgeOf(piDouble(), addon), ctx);
+    assert.deepEqual(ctx.shown, [{ text: "pi-gortex hit an internal error", level: "warning" }]);
+    assert.deepEqual(ctx.status, [{ key: "gortex", text: "f" }]);
+  });
+
+  test("/gortex sends args, cwd and Pi's tools to the core, shows its reply at its level and its footer", async () => {
+    const { addon, of } = addonDouble({
+      gortexCommand: (_g, _i, command) =>
+        command.args === "boom"
+          ? Promise.reject(new Error("x"))
+          : { text: `reply ${command.args}`, level: "warning", footer: command.args === "doctor" ? "ft" : undefined },
+    });
+    const pi = piDouble();
+    registerStatusCommand(bridgeOf(pi, addon));
+    const command = pi.record.commands.get("gortex");
+    assert.match(command.description, /doctor/);
+    const ctx = ctxOf();
+    await command.handler("doctor", ctx);
+    await command.handler("", ctx);
+    await command.handler("boom", ctx);
+    assert.deepEqual(of("gortexCommand")[0], [GEN, INSTANCE, { args: "doctor", cwd: "/ctx-cwd", piTools: ["read"] }]);
+    assert.deepEqual(ctx.shown, [
+      { text: "reply doctor", level: "warning" },
+      { text: "reply ", level: "warning" },
+    ]);
+    assert.deepEqual(ctx.status, [{ key: "gortex", text: "ft" }]);
+  });
+});
+
+describe("instance.ts: the SES-18 wiring", () => {
+  const config = { enforce: false };
+  const own = { native: false, serverName: "gortex", toolPrefix: "mcp__gortex__" };
+
+  test("registration order, and a native choice registers the server and the renderer", async () => {
+    const native = {
+      native: true,
+      serverName: "gortex",
+      serverConfig: { command: "gortex" },
+      toolPrefix: "mcp__gortex__",
+    };
+    const { addon, of } = addonDouble({
+      createInstance: INSTANCE,
+      resolveConfig: config,
+      choosePath: native,
+      stopOwnClient: () => Promise.reject(new Error("SES-16: a failed stop is swallowed")),
+    });
+    const servers = [];
+    const pi = piDouble({ registerMcpServer: (name, cfg) => servers.push([name, cfg]) });
+    await createInstance(pi, addon, GEN);
+    assert.deepEqual(of("resolveConfig"), [[GEN, INSTANCE, process.cwd()]]);
+    assert.deepEqual(of("choosePath"), [[GEN, INSTANCE, { hasRegisterMcpServer: true }]]);
+    assert.deepEqual(servers, [["gortex", { command: "gortex" }]]);
+    assert.equal(pi.record.renderers.length, 1);
+    assert.deepEqual(
+      [...pi.handlers.keys()],
+      [
+        "session_start",
+        "session_compact",
+        "before_agent_start",
+        "session_shutdown",
+        "tool_call",
+        "tool_result",
+        "tool_execution_end",
+        "turn_start",
+        "agent_end",
+      ],
+    );
+    await emit(pi, "session_compact", {});
+    await emit(pi, "session_shutdown", {});
+    assert.deepEqual(of("onCompact"), [[GEN, INSTANCE]]);
+    assert.deepEqual(of("stopOwnClient"), [[GEN, INSTANCE]]);
+  });
+
+  test("NAT-5: a throwing registerMcpServer is a refusal the core hears, with the error's message", async () => {
+    const native = { native: true, serverName: "gortex", serverConfig: {}, toolPrefix: "mcp__gortex__" };
+    for (const [thrown, said] of [
+      [new Error("refused"), "refused"],
+      ["a string", "a string"],
+    ]) {
+      const { addon, of } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: native });
+      const pi = piDouble({
+        registerMcpServer: () => {
+          throw thrown;
+        },
+      });
+      await createInstance(pi, addon, GEN);
+      assert.deepEqual(of("refuseNative"), [[GEN, INSTANCE, said]]);
+      assert.equal(pi.record.renderers.length, 0, "no renderer for a refused native path");
+    }
+    const { addon, of } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: own });
+    await createInstance(piDouble({ registerMcpServer: undefined }), addon, GEN);
+    assert.deepEqual(of("choosePath")[0][2], { hasRegisterMcpServer: false });
+  });
+
+  test("SES-7: session_start applies the plan: notices, withdrawal, own client, catalogue, footer, ticket", async () => {
+    let onCatalogue;
+    const { addon, of } = addonDouble({
+      createInstance: INSTANCE,
+      resolveConfig: config,
+      choosePath: own,
+      openSession: 11,
+      beginSession: { notices: ["notice"], withdrawServer: true, startOwnClient: true },
+      startOwnClient: (_g, _i, callback) => {
+        onCatalogue = callback;
+        return {
+          status: "started",
+          userWarning: "old daemon",
+          catalogue: {
+            register: [{ name: "search", description: "", parameters: {}, daemonName: "search" }],
+            deactivate: [],
+            activate: [],
+          },
+        };
+      },
+      gortexStatus: { footer: "gortex: own client" },
+    });
+    const withdrawn = [];
+    const pi = piDouble({ unregisterMcpServer: (name) => withdrawn.push(name), getCommands: () => [{ name: "mcp" }] });
+    await createInstance(pi, addon, GEN);
+    const ctx = ctxOf({ isProjectTrusted: () => true });
+    await emit(pi, "session_start", {}, ctx);
+    assert.deepEqual(of("beginSession"), [[GEN, INSTANCE, { commands: ["mcp"], projectTrusted: true }]]);
+    assert.deepEqual(withdrawn, ["gortex"]);
+    assert.deepEqual(ctx.shown, [
+      { text: "notice", level: "warning" },
+      { text: "old daemon", level: "warning" },
+    ]);
+    assert.deepEqual(
+      pi.record.registered.map((tool) => tool.name),
+      ["search"],
+    );
+    assert.deepEqual(of("closeSession"), [[GEN, INSTANCE, 11]]);
+    assert.ok(ctx.status.length >= 2, "the footer before the start and after it");
+    onCatalogue({
+      register: [{ name: "later", description: "", parameters: {}, daemonName: "later" }],
+      deactivate: [],
+      activate: [],
+    });
+    assert.deepEqual(
+      pi.record.registered.map((tool) => tool.name),
+      ["search", "later"],
+      "a later re-sync is applied too",
+    );
+  });
+
+  test("SES-7: a plan without the own client, or a start that did not start, registers nothing; the ticket still goes back", async () => {
+    for (const answers of [
+      { beginSession: { notices: [], withdrawServer: false, startOwnClient: false } },
+      { beginSession: { notices: [], startOwnClient: true }, startOwnClient: { status: "failed", userWarning: "w" } },
+      {
+        beginSession: () => {
+          throw new Error("FAIL-1: a core that cannot plan");
+        },
+      },
+    ]) {
+      const { addon, of } = addonDouble({
+        createInstance: INSTANCE,
+        resolveConfig: config,
+        choosePath: own,
+        openSession: 4,
+        ...answers,
+      });
+      const withdrawn = [];
+      const pi = piDouble({ unregisterMcpServer: (name) => withdrawn.push(name) });
+      await createInstance(pi, addon, GEN);
+      const ctx = ctxOf();
+      await emit(pi, "session_start", {}, ctx);
+      assert.deepEqual(pi.record.registered, []);
+      assert.deepEqual(withdrawn, []);
+      assert.deepEqual(
+        ctx.shown.filter((shown) => shown.text === "w"),
+        [],
+        "a failed start's warning is not the started one's",
+      );
+      assert.deepEqual(of("closeSession"), [[GEN, INSTANCE, 4]]);
+    }
+  });
+
+  test("SES-10..15: before_agent_start plans, waits, reads context only when asked, runs the turn", async () => {
+    const turns = {
+      none: { turn: "none" },
+      first: { turn: "first", readyWaitMs: 100, readContext: true },
+      later: { turn: "later" },
+    };
+    const { addon, of } = addonDouble({
+      createInstance: INSTANCE,
+      resolveConfig: config,
+      choosePath: own,
+      planTurn: (_g, _i, turn) => turns[turn.prompt],
+      awaitReady: false,
+      runTurn: (_g, _i, request) =>
+        request.plan.turn === "first"
+          ? { notices: ["n"], message: { customType: "gortex", content: "brief" } }
+          : { notices: [] },
+      panicNotice: undefined,
+      gortexStatus: { footer: "f" },
+    });
+    const pi = piDouble();
+    await createInstance(pi, addon, GEN);
+    const entries = [{ type: "custom_message", customType: "gortex", details: { briefing: true } }];
+    const ctx = ctxOf({ sessionManager: { getSessionId: () => "s9", buildContextEntries: () => entries } });
+    const run = async (prompt) => (await emit(pi, "before_agent_start", { prompt, messageType: "user" }, ctx))[0];
+    assert.equal(await run("none"), undefined);
+    assert.deepEqual(of("runTurn"), [], "a turn with nothing to do never reaches runTurn");
+    assert.deepEqual(await run("first"), { message: { customType: "gortex", content: "brief" } });
+    assert.deepEqual(of("planTurn")[1], [GEN, INSTANCE, { prompt: "first", messageType: "user" }]);
+    assert.deepEqual(of("awaitReady"), [[GEN, INSTANCE, 100]]);
+    const [request] = of("runTurn")[0].slice(2);
+    assert.deepEqual(request, {
+      plan: turns.first,
+      cwd: "/ctx-cwd",
+      sessionId: "s9",
+      ready: false,
+      contextEntries: [{ type: "custom_message", customType: "gortex", details: { briefing: true } }],
+    });
+    assert.deepEqual(ctx.shown, [{ text: "n", level: "warning" }]);
+    assert.deepEqual(ctx.status, [{ key: "gortex", text: "f" }], "the footer after a first turn");
+    assert.equal(await run("later"), undefined);
+    const later = of("runTurn")[1][2];
+    assert.equal(later.ready, true, "no wait planned is ready");
+    assert.equal(later.contextEntries, undefined, "context is read only when the plan asks");
+    assert.equal(ctx.status.length, 1, "no footer after a later turn");
+    const prompts = await emit(pi, "before_agent_start", { prompt: 5, messageType: null }, ctx);
+    assert.equal(prompts[0], undefined, "a plan for an unknown prompt is none or fails open");
+    assert.deepEqual(of("planTurn").at(-1)[2], { prompt: undefined, messageType: undefined });
+  });
+});
