@@ -485,6 +485,124 @@ fn a_signal_handled_during_the_exchange_does_not_end_it() {
     );
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn a_hook_that_closes_its_input_unread_is_not_written_to_again() {
+    // A hook that closes stdin without reading makes the next write fail
+    // with EPIPE (the envelope is larger than a pipe holds, so a write is
+    // still pending). That ends the writing: stdin leaves the poll set. A
+    // loop that kept the broken pipe would wake on its POLLERR at once,
+    // every time, for as long as the hook's stdout stays open (here a
+    // second, held by a background sleep).
+    let big = "z".repeat(1024 * 1024);
+    let envelope = envelope_for_tool_call(
+        "read",
+        &json!({"path": "src/a.go", "note": big}),
+        &EnvelopeContext {
+            cwd: "/repo".into(),
+            session_id: "s1".into(),
+        },
+        |_| None,
+    );
+    let argv = [
+        "/bin/sh".into(),
+        "-c".into(),
+        r#"exec 0<&-; printf %s "$0"; sleep 1"#.into(),
+        r#"{"block":true,"reason":"unread"}"#.into(),
+    ];
+    let before = thread_cpu_time();
+    let started = std::time::Instant::now();
+    let run = pi_gortex_runtime::hook::run_blocking(&argv, &envelope);
+    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
+    assert_eq!(run.failure, None);
+    assert_eq!(
+        outcome(&run.decision),
+        HookOutcome::Block {
+            reason: "unread".into()
+        }
+    );
+    assert!(wall >= Duration::from_millis(900), "read to EOF: {wall:?}");
+    assert!(
+        cpu < Duration::from_millis(150),
+        "the exchange burnt {cpu:?} of CPU over {wall:?}"
+    );
+}
+
+#[cfg(unix)]
+fn never_readable_pipe() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe(2) fills the two-element array with new descriptors.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just created for this test alone.
+    unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_poll_that_times_out_is_not_taken_for_readiness() {
+    // poll(2) returning 0 means "nothing yet": the wait goes on to the
+    // deadline and then reports it passed, never "ready".
+    use std::os::fd::AsRawFd;
+    let (read_end, _write_end) = never_readable_pipe();
+    let mut fds = [libc::pollfd {
+        fd: read_end.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    let started = std::time::Instant::now();
+    let ready = pi_gortex_runtime::hook::bridge::poll_until_for_tests(
+        &mut fds,
+        started + Duration::from_millis(50),
+    );
+    assert_eq!(ready, Ok(false));
+    assert!(started.elapsed() >= Duration::from_millis(50));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failing_poll_is_an_io_failure_at_once_not_a_wait() {
+    // poll(2) fails with EINVAL when asked about more descriptors than
+    // RLIMIT_NOFILE allows: an error other than EINTR ends the wait now.
+    // SAFETY: getrlimit fills the struct it is given.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    assert_eq!(
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+        0
+    );
+    let Some(count) = usize::try_from(limit.rlim_cur)
+        .ok()
+        .and_then(|soft| soft.checked_add(1))
+        .filter(|count| *count <= 1 << 24)
+    else {
+        eprintln!("RLIMIT_NOFILE too high to exceed here; not tested");
+        return;
+    };
+    let mut fds = vec![
+        libc::pollfd {
+            fd: -1,
+            events: 0,
+            revents: 0
+        };
+        count
+    ];
+    let started = std::time::Instant::now();
+    let result = pi_gortex_runtime::hook::bridge::poll_until_for_tests(
+        &mut fds,
+        started + Duration::from_secs(3),
+    );
+    assert!(
+        matches!(result, Err(HookFailure::Io { .. })),
+        "poll of {count} descriptors: {result:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1));
+}
+
 #[tokio::test]
 async fn an_answer_followed_by_a_pause_before_exit_is_read_whole() {
     // The answer is read as it arrives; with the hook still running, the

@@ -129,16 +129,20 @@ async fn exchange(
 }
 
 #[cfg(not(unix))]
-async fn exchange(
-    argv: &[String],
-    envelope: &[u8],
-    limits: HookLimits,
-) -> Result<Vec<u8>, HookFailure> {
-    portable::exchange(argv, envelope, limits).await
-}
+use portable::exchange;
 
 fn limit_ms(limits: HookLimits) -> u64 {
     u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The bridge's poll(2) wait, for the tests of its timeout and error paths,
+/// which no hook can be made to cause (test-support only).
+#[cfg(all(unix, feature = "test-support"))]
+pub fn poll_until_for_tests(
+    fds: &mut [libc::pollfd],
+    deadline: Instant,
+) -> Result<bool, HookFailure> {
+    blocking::poll_until(fds, deadline)
 }
 
 /// The Unix exchange: one thread, one poll loop (see the module comment).
@@ -202,10 +206,12 @@ mod blocking {
         }
     }
 
+    /// O_NONBLOCK alone, without reading the old flags first: std creates
+    /// the child's pipes with no file status flags (close-on-exec is a
+    /// descriptor flag, untouched by F_SETFL), so nothing is lost.
     fn set_nonblocking(fd: RawFd) -> Result<(), HookFailure> {
         // SAFETY: fcntl on a descriptor we own; no memory is passed.
-        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-        if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK) } == -1 {
             return Err(io_failure(std::io::Error::last_os_error()));
         }
         Ok(())
@@ -223,7 +229,10 @@ mod blocking {
     }
 
     /// Waits for any of `fds`; `Ok(false)` when the deadline passed first.
-    fn poll_until(fds: &mut [libc::pollfd], deadline: Instant) -> Result<bool, HookFailure> {
+    pub(super) fn poll_until(
+        fds: &mut [libc::pollfd],
+        deadline: Instant,
+    ) -> Result<bool, HookFailure> {
         loop {
             let Some(timeout) = remaining_ms(deadline) else {
                 return Ok(false);
@@ -271,7 +280,7 @@ mod blocking {
         }
         let mut written = 0;
         let mut out = Vec::with_capacity(4096);
-        let mut chunk = [0u8; 16 * 1024];
+        let mut chunk = [0u8; 16_384];
         loop {
             // poll(2) skips a negative descriptor: stdin once it is closed.
             let stdin_fd = stdin.as_ref().map_or(-1, |pipe| pipe.as_raw_fd());
@@ -286,11 +295,9 @@ mod blocking {
                 if let Some(pipe) = stdin.as_mut() {
                     match pipe.write(&envelope[written..]) {
                         Ok(n) => written += n,
-                        Err(error)
-                            if matches!(
-                                error.kind(),
-                                ErrorKind::WouldBlock | ErrorKind::Interrupted
-                            ) => {}
+                        // A non-blocking write never sleeps, so it is never
+                        // interrupted (EINTR); EAGAIN only means "poll again".
+                        Err(error) if error.kind() == ErrorKind::WouldBlock => {}
                         // A child that exits without reading gives EPIPE; its
                         // stdout and status still decide the run.
                         Err(_) => written = envelope.len(),
@@ -311,8 +318,9 @@ mod blocking {
                                 return Err(HookFailure::OutputTooLarge { limit_bytes: cap });
                             }
                         }
+                        // Drained for now (EAGAIN); as with the write, a
+                        // non-blocking read is never interrupted.
                         Err(error) if error.kind() == ErrorKind::WouldBlock => break,
-                        Err(error) if error.kind() == ErrorKind::Interrupted => {}
                         Err(error) => return Err(io_failure(error)),
                     }
                 }
