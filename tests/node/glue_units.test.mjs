@@ -137,7 +137,7 @@ describe("host.ts: what the glue reads from Pi", () => {
   test("resultText joins the text parts with newlines and skips the rest", () => {
     const content = [
       { type: "text", text: "a" },
-      { type: "image", data: "x" },
+      { type: "image", data: "x", text: "an image's alt text is not result text" },
       { type: "text" },
       { type: "text", text: "b" },
     ];
@@ -239,6 +239,12 @@ describe("degraded.ts: a package without its core (PKG-4, PKG-10)", () => {
     );
   });
 
+  test("SES-3: a turn before any session_start is told too", () => {
+    const pi = piDouble();
+    createDegraded(pi, failure(["linux-x64-gnu"]));
+    assert.match(pi.emit("before_agent_start", {}, uiCtx())[0].message.content, /graph tools are unavailable/);
+  });
+
   test("an unsupported platform, or an unreadable manifest, is named as such", () => {
     const unsupported = piDouble();
     createDegraded(unsupported, failure(["darwin-arm64"]));
@@ -275,12 +281,13 @@ describe("degraded.ts: a package without its core (PKG-4, PKG-10)", () => {
 });
 
 describe("render.ts: the diff view (REN-5, REN-6)", async () => {
-  const { renderResult } = await glue("render.ts");
+  const { nativeRendererResolver, renderCall, renderResult } = await glue("render.ts");
   // The same Pi the glue resolves (bindings/node's dependency); its diff colours need a theme.
   const piPackage = "../../bindings/node/node_modules/@earendil-works/pi-coding-agent/dist/index.js";
   (await import(new URL(piPackage, import.meta.url).href)).initTheme();
   const theme = { fg: (color, text) => `<${color}>${text}`, bold: (text) => `*${text}*` };
-  const rows = (component) => component.render(120).map((row) => row.trimEnd());
+  // Rows as the user reads them: Pi's diff colours stripped.
+  const rows = (component) => component.render(120).map((row) => row.replace(/\x1b\[[0-9;]*m/g, "").trimEnd());
   const diff = "-1 one\n+1 two";
 
   test("one diff draws no path header; two draw each path above its diff", () => {
@@ -326,5 +333,71 @@ describe("render.ts: the diff view (REN-5, REN-6)", async () => {
       { isError: true },
     );
     assert.deepEqual(rows(failed), ["boom"]);
+  });
+
+  test("one diff starts with a blank row; an entry without diff text draws only that row", () => {
+    const one = rows(renderResult({ details: { diffs: [{ path: "a.ts", diff }] } }, { expanded: false }, theme, {}));
+    assert.equal(one[0], "", "REN-6: a spacer above each diff");
+    const blank = rows(renderResult({ details: { diffs: [{ path: "a.ts" }] } }, { expanded: false }, theme, {}));
+    assert.deepEqual(
+      blank.filter((row) => row !== ""),
+      [],
+      JSON.stringify(blank),
+    );
+  });
+
+  test("a result without details, context or theme draws what is below, never throws", () => {
+    assert.deepEqual(rows(renderResult({ content: [{ type: "text", text: "t" }] }, { expanded: true }, theme)), ["t"]);
+    assert.deepEqual(rows(renderResult({}, { expanded: false }, theme)), []);
+    const withDiff = { details: { diffs: [{ path: "a.ts", diff }] }, content: [{ type: "text", text: "t" }] };
+    assert.deepEqual(rows(renderResult(withDiff, { expanded: true }, undefined, {})), ["t"], "no theme: no diff view");
+  });
+
+  test("REN-7: the native resolver wraps only prefixed tools with a renderResult, and passes Pi's context on", () => {
+    const seen = [];
+    const base = {
+      renderCall: () => "call",
+      renderResult: (_result, _options, _theme, context) => {
+        seen.push(context);
+        return { render: () => ["BASE"], invalidate() {} };
+      },
+    };
+    const resolve = nativeRendererResolver("mcp__gortex__");
+    assert.equal(
+      resolve("mcp__docs__read", () => base),
+      base,
+    );
+    const bare = { renderCall: () => "call" };
+    assert.equal(
+      resolve("mcp__gortex__search", () => bare),
+      bare,
+    );
+    assert.equal(
+      resolve("mcp__gortex__search", () => {
+        throw new Error("no base renderer");
+      }),
+      undefined,
+    );
+    const wrapped = resolve("mcp__gortex__edit", () => base);
+    const context = { isError: false, toolCallId: "c", lastComponent: { stale: true } };
+    assert.deepEqual(rows(wrapped.renderResult({ details: {} }, { expanded: true }, theme, context)), ["BASE"]);
+    assert.deepEqual(seen, [{ isError: false, toolCallId: "c", lastComponent: undefined }]);
+    assert.deepEqual(rows(wrapped.renderResult({ details: {} }, { expanded: false }, theme)), [], "no context");
+    assert.deepEqual(rows(wrapped.renderResult({ details: {} }, { expanded: false }, theme, { isError: true })), [
+      "BASE",
+    ]);
+  });
+
+  test("REN-1..4: the call line is the label and the core's rest, collapsed to one row or expanded; a read delegates", () => {
+    const lines = { search: { rest: "query" }, bare: {}, read: { read: { path: "src/a.ts" } } };
+    const addon = { callLine: (daemonName) => lines[daemonName] };
+    const call = (daemonName, context) => renderCall(addon, daemonName, daemonName, "/w")({}, theme, context);
+    assert.deepEqual(rows(call("search")), ["*search* query"], "no context: collapsed");
+    assert.deepEqual(rows(call("bare", { expanded: true })), ["*bare*"]);
+    const long = { callLine: () => ({ rest: "x".repeat(300) }) };
+    assert.equal(renderCall(long, "l", "l", "/w")({}, theme, {}).render(40).length, 1, "collapsed is one row");
+    assert.ok(renderCall(long, "l", "l", "/w")({}, theme, { expanded: true }).render(40).length > 1, "expanded wraps");
+    const [first] = rows(call("read", {}));
+    assert.ok(first.startsWith("<dim>gortex "), first);
   });
 });

@@ -15,6 +15,9 @@ const { afterStep, registerStatusCommand, showFooter } = await glue("status.ts")
 const { createInstance } = await glue("instance.ts");
 
 const GEN = 3;
+const boom = () => {
+  throw new Error("host member failed");
+};
 const INSTANCE = 7;
 
 /** An addon whose every export records its arguments and answers from `answers`. */
@@ -118,9 +121,6 @@ describe("watcher.ts: the tool event handlers", () => {
   });
 
   test("DIFF-22: a throwing watchEdit or watchSnapshot costs the diff, never the call", async () => {
-    const boom = () => {
-      throw new Error("core failed");
-    };
     for (const answers of [
       { watchEdit: boom },
       { watchEdit: true, watchSnapshot: () => Promise.reject(new Error("x")) },
@@ -304,6 +304,7 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
     assert.deepEqual(of("executeTool")[1][1].args, {}, "absent params are an empty object");
     await tool.execute("noctx", {}, undefined, undefined, undefined);
     assert.equal(of("editCandidates").length, 2, "no candidates without a tool context");
+    assert.equal(of("executeTool").at(-1)[1].diff, false);
     const aborted = new AbortController();
     aborted.abort();
     await tool.execute("pre", {}, aborted.signal, undefined, ctxOf());
@@ -312,6 +313,14 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
     await tool.execute("done", {}, later.signal, undefined, ctxOf());
     later.abort();
     assert.equal(of("abortCall").length, 1, "the listener is removed once the call settled");
+  });
+
+  test("DIFF-22: a throwing editCandidates runs the call without a diff", async () => {
+    const { addon, of } = addonDouble({ editCandidates: boom, executeTool: { ok: true, text: "t" } });
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
+    await pi.record.registered[0].execute("e", {}, undefined, undefined, ctxOf());
+    assert.equal(of("executeTool")[0][1].diff, false);
   });
 
   test("DIFF-16: an edit with candidates runs under Pi's per-file locks and asks for the diff", async () => {
@@ -343,6 +352,9 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
       { key: "gortex", text: "given" },
     ]);
     assert.deepEqual(of("gortexStatus"), [[GEN, INSTANCE, { piTools: ["read"] }]]);
+    const blind = addonDouble({ gortexStatus: { footer: "x" } });
+    showFooter(bridgeOf(piDouble({ getAllTools: boom }), blind.addon), ctxOf());
+    assert.deepEqual(blind.of("gortexStatus")[0][2], { piTools: [] }, "FAIL-3: no tool names reads as none");
     const empty = addonDouble({ gortexStatus: { footer: "" } });
     const quiet = ctxOf();
     showFooter(bridgeOf(pi, empty.addon), quiet);
@@ -378,6 +390,10 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
       { text: "reply ", level: "warning" },
     ]);
     assert.deepEqual(ctx.status, [{ key: "gortex", text: "ft" }]);
+    const blind = piDouble({ getAllTools: boom });
+    registerStatusCommand(bridgeOf(blind, addon));
+    await blind.record.commands.get("gortex").handler("x", ctx);
+    assert.deepEqual(of("gortexCommand").at(-1)[2].piTools, []);
   });
 });
 
@@ -431,7 +447,12 @@ describe("instance.ts: the SES-18 wiring", () => {
       [new Error("refused"), "refused"],
       ["a string", "a string"],
     ]) {
-      const { addon, of } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: native });
+      const { addon, of } = addonDouble({
+        createInstance: INSTANCE,
+        resolveConfig: config,
+        choosePath: native,
+        beginSession: { notices: [], withdrawServer: true, startOwnClient: false },
+      });
       const pi = piDouble({
         registerMcpServer: () => {
           throw thrown;
@@ -439,11 +460,18 @@ describe("instance.ts: the SES-18 wiring", () => {
       });
       await createInstance(pi, addon, GEN);
       assert.deepEqual(of("refuseNative"), [[GEN, INSTANCE, said]]);
+      // NAT-6: the withdrawal names the server the refused registration used.
+      const withdrawn = [];
+      pi.unregisterMcpServer = (name) => withdrawn.push(name);
+      await emit(pi, "session_start", {}, ctxOf());
+      assert.deepEqual(withdrawn, ["gortex"]);
       assert.equal(pi.record.renderers.length, 0, "no renderer for a refused native path");
     }
     const { addon, of } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: own });
-    await createInstance(piDouble({ registerMcpServer: undefined }), addon, GEN);
+    const plain = piDouble({ registerMcpServer: undefined });
+    await createInstance(plain, addon, GEN);
     assert.deepEqual(of("choosePath")[0][2], { hasRegisterMcpServer: false });
+    assert.equal(plain.record.renderers.length, 0, "no renderer on the own client's path");
   });
 
   test("SES-7: session_start applies the plan: notices, withdrawal, own client, catalogue, footer, ticket", async () => {

@@ -27,7 +27,7 @@ export function createDegraded(pi: PiLike, failure: LoadFailure): void {
     reported = false;
     if (userTold || !ctx?.hasUI) return;
     userTold = true;
-    swallow(() => ctx.ui?.notify?.(loadFailureNotice(failure), "error"));
+    swallow(() => ctx.ui.notify(loadFailureNotice(failure), "error"));
   });
   pi.on("before_agent_start", () => {
     if (reported) return undefined;

@@ -22,6 +22,7 @@ function sessionStart(bridge: Bridge, serverName: string) {
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
       // NAT-6 steps 1-2: withdraw the registration; the core latched the own client.
+      // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
       if (plan.withdrawServer) swallow(() => pi.unregisterMcpServer?.(serverName));
       if (!plan.startOwnClient) return;
       showFooter(bridge, ctx);
@@ -67,6 +68,7 @@ function registerNative({ pi, addon, generation, instance }: Bridge): PathChoice
   const choice = addon.choosePath(generation, instance, { hasRegisterMcpServer });
   if (!choice.native) return choice;
   try {
+    // Stryker disable next-line OptionalChaining: the core chose native only because the method is there
     pi.registerMcpServer?.(choice.serverName, choice.serverConfig);
     return choice;
   } catch (error) {
@@ -88,5 +90,6 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   // SES-16: only this instance's client; a second shutdown finds nothing.
   pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
   registerToolEvents(bridge, config.enforce);
+  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

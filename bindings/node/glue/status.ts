@@ -14,7 +14,7 @@ function footerOf({ pi, addon, generation, instance }: Bridge): string | undefin
 export function showFooter(bridge: Bridge, ctx: Ctx | undefined, footer?: string): void {
   if (!ctx?.hasUI) return;
   const shown = footer ?? footerOf(bridge);
-  if (shown) swallow(() => ctx.ui?.setStatus?.("gortex", shown));
+  if (shown) swallow(() => ctx.ui.setStatus("gortex", shown));
 }
 
 /** After a session start or a first turn: FAIL-4's panic warning, then the footer. */
@@ -31,7 +31,7 @@ async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<vo
     const command = { args, cwd: cwdOf(pi, ctx), piTools: toolNames(pi) ?? [] };
     const reply = await addon.gortexCommand(generation, instance, command);
     if (reply.footer) showFooter(bridge, ctx, reply.footer);
-    swallow(() => ctx.ui?.notify?.(reply.text, reply.level));
+    swallow(() => ctx.ui.notify(reply.text, reply.level));
   } catch {
     // FAIL-1: a command never breaks the session.
   }
@@ -40,5 +40,6 @@ async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<vo
 export function registerStatusCommand(bridge: Bridge): void {
   const description = "Gortex bridge status; `/gortex doctor` runs the full diagnosis";
   const handler = (args: string, ctx: Ctx) => gortexCommand(bridge, args, ctx);
+  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   swallow(() => bridge.pi.registerCommand?.("gortex", { description, handler }));
 }

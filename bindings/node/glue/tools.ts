@@ -50,13 +50,14 @@ async function execute(
   const cwd = cwdOf(pi, ctx);
   const candidates = ctx ? (swallow(() => addon.editCandidates(generation, tool.name, args, cwd)) ?? []) : [];
   const onAbort = () => swallow(() => addon.abortCall(generation, callId));
+  // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, and the finally removes the listener
   signal?.addEventListener("abort", onAbort, { once: true });
   // An already-aborted signal never fires "abort": tell the core now (MCP-30).
   if (signal?.aborted) onAbort();
   const run = () => addon.executeTool(generation, { callId, name: tool.name, args, cwd, diff: candidates.length > 0 });
   let result: Awaited<ReturnType<typeof run>>;
   try {
-    result = await (candidates.length > 0 ? underLocks(candidates, run) : run());
+    result = await underLocks(candidates, run); // no candidates: no locks, just the call
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }
