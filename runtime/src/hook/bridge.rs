@@ -208,10 +208,11 @@ mod blocking {
 
     /// O_NONBLOCK alone, without reading the old flags first: std creates
     /// the child's pipes with no file status flags (close-on-exec is a
-    /// descriptor flag, untouched by F_SETFL), so nothing is lost.
+    /// descriptor flag, untouched by F_SETFL), so nothing is lost. F_SETFL
+    /// answers 0 on success and -1 on failure.
     fn set_nonblocking(fd: RawFd) -> Result<(), HookFailure> {
         // SAFETY: fcntl on a descriptor we own; no memory is passed.
-        if unsafe { libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK) } == -1 {
+        if unsafe { libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK) } != 0 {
             return Err(io_failure(std::io::Error::last_os_error()));
         }
         Ok(())
