@@ -375,6 +375,8 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
         command.args === "boom"
           ? Promise.reject(new Error("x"))
           : { text: `reply ${command.args}`, level: "warning", footer: command.args === "doctor" ? "ft" : undefined },
+      // The core's own footer: shown only when a reply carries one, never in its place.
+      gortexStatus: { footer: "core footer" },
     });
     const pi = piDouble();
     registerStatusCommand(bridgeOf(pi, addon));

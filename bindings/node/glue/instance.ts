@@ -57,7 +57,7 @@ function beforeAgentStart(bridge: Bridge) {
       if (plan.turn === "first") afterStep(bridge, ctx);
       return result.message ? { message: result.message } : undefined;
     } catch {
-      return undefined;
+      // FAIL-1: the turn goes on without the bridge (the handler answers undefined).
     }
   };
 }
