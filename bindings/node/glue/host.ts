@@ -133,7 +133,6 @@ export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise
   for (;;) {
     const names = toolNames(pi);
     if (names && addon.toolsReady(wait, names)) return true;
-    // Stryker disable next-line EqualityOperator: one millisecond either side of the budget
     if (Date.now() >= deadline) return false;
     await pollDelay(wait.pollMs);
   }
