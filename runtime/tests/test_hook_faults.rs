@@ -367,6 +367,35 @@ async fn output_of_exactly_the_cap_is_read_and_one_byte_more_is_cut_off() {
     );
 }
 
+/// Runs the hook on this thread and checks HOOK-2's "never spins": the run
+/// succeeds, lasts at least `min_wall` (the hook's own pause) and costs this
+/// thread under 150 ms of CPU over it (a busy loop would cost about the whole
+/// pause). `what` names the wait in the failure message.
+#[cfg(target_os = "linux")]
+fn run_without_spinning(
+    argv: &[String],
+    envelope: &HookEvent,
+    min_wall: Duration,
+    what: &str,
+) -> HookRun {
+    let before = thread_cpu_time();
+    let started = std::time::Instant::now();
+    let run = pi_gortex_runtime::hook::run_blocking(argv, envelope);
+    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
+    assert_eq!(run.failure, None);
+    assert!(wall >= min_wall, "{what}: {wall:?}");
+    assert!(
+        cpu < Duration::from_millis(150),
+        "{what} burnt {cpu:?} of CPU over {wall:?}"
+    );
+    run
+}
+
+/// A hook that is a shell script; the answer it prints is its `$0`.
+fn sh_hook(script: &str, answer: &str) -> [String; 4] {
+    ["/bin/sh".into(), "-c".into(), script.into(), answer.into()]
+}
+
 /// CPU time this thread has used (user + system).
 fn thread_cpu_time() -> Duration {
     // SAFETY: getrusage fills the struct we pass and touches nothing else.
@@ -385,24 +414,15 @@ fn waiting_for_a_hook_that_lingers_after_answering_does_not_spin() {
     // HOOK-2: the hook runs on one of Pi's blocking threads. A hook that
     // closes stdout and lingers a second before exiting is waited for on a
     // pidfd, not by polling try_wait in a loop: the thread sleeps meanwhile.
-    let argv = [
-        "/bin/sh".into(),
-        "-c".into(),
-        r#"cat >/dev/null; printf %s "$0"; exec 1>&-; sleep 1"#.into(),
-        r#"{"block":true,"reason":"r"}"#.into(),
-    ];
-    let before = thread_cpu_time();
-    let started = std::time::Instant::now();
-    let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
-    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
-    assert_eq!(run.failure, None);
-    assert!(
-        wall >= Duration::from_millis(900),
-        "waited for the exit: {wall:?}"
+    let argv = sh_hook(
+        r#"cat >/dev/null; printf %s "$0"; exec 1>&-; sleep 1"#,
+        r#"{"block":true,"reason":"r"}"#,
     );
-    assert!(
-        cpu < Duration::from_millis(150),
-        "the wait burnt {cpu:?} of CPU over {wall:?}"
+    run_without_spinning(
+        &argv,
+        &read_envelope(),
+        Duration::from_millis(900),
+        "the wait for the exit",
     );
 }
 
@@ -414,24 +434,15 @@ fn waiting_for_a_late_answer_after_the_envelope_is_written_does_not_spin() {
     // sleeps in poll until the answer arrives a second later. (Any other
     // descriptor there, say this process's stdout, is always writable: the
     // loop would wake at once, every time, for that whole second.)
-    let argv = [
-        "/bin/sh".into(),
-        "-c".into(),
-        r#"cat >/dev/null; sleep 1; printf %s "$0""#.into(),
-        r#"{"block":true,"reason":"r"}"#.into(),
-    ];
-    let before = thread_cpu_time();
-    let started = std::time::Instant::now();
-    let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
-    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
-    assert_eq!(run.failure, None);
-    assert!(
-        wall >= Duration::from_millis(900),
-        "waited for the answer: {wall:?}"
+    let argv = sh_hook(
+        r#"cat >/dev/null; sleep 1; printf %s "$0""#,
+        r#"{"block":true,"reason":"r"}"#,
     );
-    assert!(
-        cpu < Duration::from_millis(150),
-        "the exchange burnt {cpu:?} of CPU over {wall:?}"
+    run_without_spinning(
+        &argv,
+        &read_envelope(),
+        Duration::from_millis(900),
+        "the exchange waiting for the answer",
     );
 }
 
@@ -466,12 +477,10 @@ fn a_signal_handled_during_the_exchange_does_not_end_it() {
             sent
         })
     };
-    let argv = [
-        "/bin/sh".into(),
-        "-c".into(),
-        r#"cat >/dev/null; sleep 0.8; printf %s "$0""#.into(),
-        r#"{"block":true,"reason":"after signals"}"#.into(),
-    ];
+    let argv = sh_hook(
+        r#"cat >/dev/null; sleep 0.8; printf %s "$0""#,
+        r#"{"block":true,"reason":"after signals"}"#,
+    );
     let run = pi_gortex_runtime::hook::run_blocking(&argv, &read_envelope());
     done.store(true, std::sync::atomic::Ordering::SeqCst);
     let sent = signaller.join().expect("the signalling thread");
@@ -504,27 +513,21 @@ fn a_hook_that_closes_its_input_unread_is_not_written_to_again() {
         },
         |_| None,
     );
-    let argv = [
-        "/bin/sh".into(),
-        "-c".into(),
-        r#"exec 0<&-; printf %s "$0"; sleep 1"#.into(),
-        r#"{"block":true,"reason":"unread"}"#.into(),
-    ];
-    let before = thread_cpu_time();
-    let started = std::time::Instant::now();
-    let run = pi_gortex_runtime::hook::run_blocking(&argv, &envelope);
-    let (wall, cpu) = (started.elapsed(), thread_cpu_time() - before);
-    assert_eq!(run.failure, None);
+    let argv = sh_hook(
+        r#"exec 0<&-; printf %s "$0"; sleep 1"#,
+        r#"{"block":true,"reason":"unread"}"#,
+    );
+    let run = run_without_spinning(
+        &argv,
+        &envelope,
+        Duration::from_millis(900),
+        "the exchange reading to EOF",
+    );
     assert_eq!(
         outcome(&run.decision),
         HookOutcome::Block {
             reason: "unread".into()
         }
-    );
-    assert!(wall >= Duration::from_millis(900), "read to EOF: {wall:?}");
-    assert!(
-        cpu < Duration::from_millis(150),
-        "the exchange burnt {cpu:?} of CPU over {wall:?}"
     );
 }
 
@@ -608,12 +611,10 @@ async fn an_answer_followed_by_a_pause_before_exit_is_read_whole() {
     // The answer is read as it arrives; with the hook still running, the
     // next read finds the pipe empty (EAGAIN), which means "poll again", not
     // a failure. The pipe closes when the hook exits 200 ms later.
-    let argv = [
-        "/bin/sh".into(),
-        "-c".into(),
-        r#"cat >/dev/null; printf %s "$0"; sleep 0.2"#.into(),
-        r#"{"block":true,"reason":"later"}"#.into(),
-    ];
+    let argv = sh_hook(
+        r#"cat >/dev/null; printf %s "$0"; sleep 0.2"#,
+        r#"{"block":true,"reason":"later"}"#,
+    );
     let run = run(&argv, &read_envelope()).await;
     assert_eq!(run.failure, None);
     assert_eq!(

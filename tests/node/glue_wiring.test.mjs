@@ -7,6 +7,7 @@
 // (`make mutants-ts`) runs it early.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { EXPECTED_HANDLERS } from "./lib/handlers.mjs";
 
 const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
 const { registerToolEvents } = await glue("watcher.ts");
@@ -423,20 +424,7 @@ describe("instance.ts: the SES-18 wiring", () => {
     assert.deepEqual(of("choosePath"), [[GEN, INSTANCE, { hasRegisterMcpServer: true }]]);
     assert.deepEqual(servers, [["gortex", { command: "gortex" }]]);
     assert.equal(pi.record.renderers.length, 1);
-    assert.deepEqual(
-      [...pi.handlers.keys()],
-      [
-        "session_start",
-        "session_compact",
-        "before_agent_start",
-        "session_shutdown",
-        "tool_call",
-        "tool_result",
-        "tool_execution_end",
-        "turn_start",
-        "agent_end",
-      ],
-    );
+    assert.deepEqual([...pi.handlers.keys()], EXPECTED_HANDLERS, "SES-18 order");
     await emit(pi, "session_compact", {});
     await emit(pi, "session_shutdown", {});
     assert.deepEqual(of("onCompact"), [[GEN, INSTANCE]]);

@@ -277,8 +277,11 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.shutdown();
   });
 
-  /** A native edit claimed, then `event` (if any), then the file changed and the result seen. */
-  async function lateEditResult(event) {
+  /**
+   * A native session with `a.txt` ("one"), enforcement off: `steps(s, input)` runs the calls and
+   * events, then the file becomes "two" and the result of the edit `resultOf` is returned.
+   */
+  async function nativeEditResult(resultOf, steps) {
     const ws = workspace();
     const file = join(ws.cwd, "a.txt");
     writeFileSync(file, "one\n");
@@ -286,13 +289,20 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
     await s.sessionStart();
     const input = { target: { file }, content: "two\n" };
-    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
-    if (event) await s.runner.emit(event);
+    await steps(s, input);
     writeFileSync(file, "two\n");
-    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
+    const details = { content: [], details: {} };
+    const result = await s.toolResult("mcp__gortex__edit", input, details, { toolCallId: resultOf });
     await s.shutdown();
     return result;
   }
+
+  /** A native edit claimed, then `event` (if any), then the file changed and the result seen. */
+  const lateEditResult = (event) =>
+    nativeEditResult("e1", async (s, input) => {
+      await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+      if (event) await s.runner.emit(event);
+    });
 
   // DIFF-20: the next turn's start or the run's end drops pending claims (not turn_end, whose
   // mere presence makes Pi build the session's context twice per turn: decision 006).
@@ -307,22 +317,12 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
   }
 
   /** A native edit `e1` claimed and (with `end`) ended unrun, then a second edit `e2` of the same file. */
-  async function secondEditResult(end) {
-    const ws = workspace();
-    const file = join(ws.cwd, "a.txt");
-    writeFileSync(file, "one\n");
-    const { factory } = connector();
-    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
-    await s.sessionStart();
-    const input = { target: { file }, content: "two\n" };
-    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
-    if (end) await s.runner.emit({ type: "tool_execution_end", toolCallId: "e1", toolName: "mcp__gortex__edit" });
-    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e2" });
-    writeFileSync(file, "two\n");
-    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e2" });
-    await s.shutdown();
-    return result;
-  }
+  const secondEditResult = (end) =>
+    nativeEditResult("e2", async (s, input) => {
+      await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+      if (end) await s.runner.emit({ type: "tool_execution_end", toolCallId: "e1", toolName: "mcp__gortex__edit" });
+      await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e2" });
+    });
 
   test("DIFF-18/20: a claim that never ran is released at tool_execution_end, so the next edit of its file gets a diff", async () => {
     const result = await secondEditResult(true);

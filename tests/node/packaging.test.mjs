@@ -7,24 +7,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { checkPlatform, inspectBinary, packAll } from "../../bindings/node/scripts/pack-all.mjs";
+import { EXPECTED_HANDLERS } from "./lib/handlers.mjs";
 import { ADDON_FILE, copyPackage, FAKE, PI_VERSION, PKG_DIR, pi, ROOT, start, workspace } from "./lib/pi.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 const TARBALL = join(ROOT, "target/pi-gortex.tgz");
 const manifest = JSON.parse(readFileSync(join(PKG_DIR, "package.json"), "utf8"));
 const addonFile = ADDON_FILE;
-
-const EXPECTED_HANDLERS = [
-  "session_start",
-  "session_compact",
-  "before_agent_start",
-  "session_shutdown",
-  "tool_call",
-  "tool_result",
-  "tool_execution_end",
-  "turn_start",
-  "agent_end",
-];
 
 function ourExtension(s, dir) {
   return s.loader
