@@ -180,6 +180,11 @@ export declare function watchReset(generation: number): void
  * by `watchEdit`, read on the blocking pool with no lock held.
  *
  * Settled through `settle` (issue 16: a native edit's per-call cost).
+ *
+ * The read is a blocking-pool job that settles the promise itself, with the
+ * DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
+ * way instead of two, on the path of every native edit); a read that runs
+ * out of time leaves the claim with time-limit skips, as before.
  */
 export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
 
@@ -194,5 +199,12 @@ export declare function watchToolCall(generation: number, instance: number, tool
 /** DIFF-20 `tool_execution_end`. */
 export declare function watchToolEnd(generation: number, toolCallId: string): void
 
-/** DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`. */
+/**
+ * DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
+ *
+ * Decided on Pi's thread up to the after side's read: a `tools_search` (or
+ * an edit whose claim has nothing to compare) resolves at once, with no
+ * thread hop; an edit's read and comparison run as one blocking-pool job
+ * that settles the promise itself, under the DIFF-23 limit (issue 16).
+ */
 export declare function watchToolResult(generation: number, event: host.WatchToolResult): Promise<host.WatchResultAction>

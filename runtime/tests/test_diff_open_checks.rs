@@ -5,11 +5,13 @@
 //! a snapshot that takes too long is given up with a note (DIFF-23).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pi_gortex_runtime::diff::paths::{candidates, Boundary};
 use pi_gortex_runtime::diff::snapshot::{
-    snapshot_in, within_time_limit, SkipReason, Snapshot, Snapshots,
+    race_time_limit, snapshot_in, within_time_limit, SkipReason, Snapshot, Snapshots,
 };
 use pi_gortex_runtime::diff::{compare, edit_candidates};
 
@@ -148,4 +150,57 @@ async fn diff_23_a_snapshot_past_the_time_limit_is_dropped_with_a_note() {
         details["diffs"][0]["note"],
         "not diffed: reading the file took too long"
     );
+}
+
+/// Starts `race_time_limit` and awaits its first answer: the value, how long
+/// it took, and the count of `done` calls (which must stay 1).
+async fn race(
+    limit: Duration,
+    work: impl FnOnce() -> u32 + Send + 'static,
+) -> (Option<u32>, Duration, Arc<AtomicUsize>) {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    let counted = calls.clone();
+    let started = Instant::now();
+    race_time_limit(limit, work, move |value| {
+        counted.fetch_add(1, Ordering::SeqCst);
+        let _ = answer.send(value);
+    });
+    let value = answered.await.expect("done ran");
+    (value, started.elapsed(), calls)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_23_a_native_read_within_the_limit_answers_once_with_its_value() {
+    let limit = Duration::from_millis(300);
+    let (value, _, calls) = race(limit, || 7).await;
+    assert_eq!(value, Some(7));
+    // Past the limit: the timer has fired and found the answer taken.
+    tokio::time::sleep(limit + Duration::from_millis(200)).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diff_23_a_native_read_past_the_limit_answers_once_at_the_limit() {
+    let (release, blocked) = std::sync::mpsc::channel::<()>();
+    // A read that cannot finish until the test lets it (a hung mount).
+    let (finished, read_finished) = tokio::sync::oneshot::channel();
+    let work = move || {
+        let _ = blocked.recv_timeout(Duration::from_secs(10));
+        let _ = finished.send(());
+        9
+    };
+    let limit = Duration::from_millis(300);
+    let (value, waited, calls) = race(limit, work).await;
+    assert_eq!(value, None, "the limit answered, not the read");
+    assert!(waited >= limit, "not before the limit: {waited:?}");
+    assert!(
+        waited < Duration::from_secs(5),
+        "never waits past the limit: {waited:?}"
+    );
+    // The read now finishes late: its answer is dropped, `done` does not run again.
+    let _ = release.send(());
+    read_finished.await.expect("the read finished");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

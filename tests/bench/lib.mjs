@@ -242,6 +242,8 @@ export function runOnce(name, { calls, mix, extraArgs = [], extraEnv = {} }) {
         turnStartMs: records.before_agent_start?.atMs,
         maxRssMiB: records.exit ? records.exit.maxRssKiB / 1024 : undefined,
         cpuMs: records.exit?.cpuMs,
+        heapUsedMiB: records.exit?.heapUsedMiB,
+        externalMiB: records.exit?.externalMiB,
         eldP99Ms: records.done?.eldP99Ms,
         eldMaxMs: records.done?.eldMaxMs,
         error: ok

@@ -4,6 +4,7 @@
 //! It only observes: nothing here runs on Pi's hot path besides the histogram's own timer.
 import { appendFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { writeHeapSnapshot } from "node:v8";
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
@@ -15,16 +16,25 @@ globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, per
 /** Peak RSS, CPU time (user + system) and uptime of this process, read at exit. */
 function exitRecord() {
   const usage = process.resourceUsage();
+  const memory = process.memoryUsage();
   return {
     ev: "exit",
     marks,
     maxRssKiB: usage.maxRSS,
+    // Where the memory is at exit: V8's heap, memory outside it (Buffers, the addon's
+    // ArrayBuffers), so a peak RSS that grows can be told apart from a heap that grows.
+    heapUsedMiB: memory.heapUsed / 2 ** 20,
+    heapTotalMiB: memory.heapTotal / 2 ** 20,
+    externalMiB: memory.external / 2 ** 20,
+    rssAtExitMiB: memory.rss / 2 ** 20,
     cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
     uptimeMs: performance.now(),
   };
 }
 
 process.on("exit", () => {
+  // PI_BENCH_HEAP_SNAPSHOT=<file>: what the heap holds at exit, for a heap that grows per call.
+  if (process.env.PI_BENCH_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.PI_BENCH_HEAP_SNAPSHOT);
   const out = process.env.PI_BENCH_OUT;
   if (!out) return;
   try {

@@ -33,9 +33,11 @@ use std::ffi::c_void;
 use std::future::Future;
 use std::ptr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
 use napi::{sys, Env, Error, Status};
+use pi_gortex_runtime::diff::snapshot::race_time_limit;
 use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
@@ -315,6 +317,44 @@ where
     if spawned.is_err() {
         crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
     }
+    Ok(promise)
+}
+
+/// A promise of `finish(work())` under a time limit, with no runtime task
+/// on the way (`diff::snapshot::race_time_limit`): `work` runs on one of the
+/// runtime's blocking threads, which then settles the promise itself (Pi's
+/// thread, that thread, and back: two thread wake-ups, where a task that
+/// awaits a blocking job and then settles makes four). When `work` has not
+/// returned within `limit`, the promise settles with `finish(None)` and the
+/// late answer is dropped. Neither closure may panic (wrap them in `guard`);
+/// if one does, or the runtime is unavailable, the promise resolves to `null`.
+pub fn spawn_blocking_within<R, W, F>(
+    env: &Env,
+    limit: Duration,
+    work: W,
+    finish: F,
+) -> Promised<'_>
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+    F: FnOnce(Option<R>) -> Value + Send + 'static,
+{
+    let (settler, promise) = new_promise(env, false)?;
+    let done = move |answer: Option<R>| settler.settle(finish(answer));
+    let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        napi::bindgen_prelude::within_runtime_if_available(|| race_time_limit(limit, work, done))
+    }));
+    if started.is_err() {
+        crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
+    }
+    Ok(promise)
+}
+
+/// A promise already resolved with `value`, on the JavaScript thread of
+/// `env`: for an async export whose answer is known without any work.
+pub fn resolved(env: &Env, value: Value) -> Promised<'_> {
+    let (settler, promise) = new_promise(env, false)?;
+    settler.resolve_now(env.raw(), value);
     Ok(promise)
 }
 

@@ -2,13 +2,16 @@
 //! hold (NAT-15): the generation's watcher (shell tracker and native
 //! claims), the own-client snapshot window, and their exports. Snapshots
 //! read files, so they run on tokio's blocking pool, never on the Node
-//! event loop. Every entry point fails open (DIFF-22).
+//! event loop; a native edit's reads are blocking-pool jobs that settle
+//! their promise themselves (`settle::spawn_blocking_within`). Every entry
+//! point fails open (DIFF-22).
 
 use std::path::Path;
 
 use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
 use napi::Env;
 use napi_derive::napi;
+use pi_gortex_runtime::diff::snapshot::SkipReason;
 use pi_gortex_runtime::diff::{self, ToolCall};
 use pi_gortex_runtime::{instance, native};
 use pi_gortex_schema::mcp::ToolsSearchResult;
@@ -127,24 +130,41 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
 /// by `watchEdit`, read on the blocking pool with no lock held.
 ///
 /// Settled through `settle` (issue 16: a native edit's per-call cost).
+///
+/// The read is a blocking-pool job that settles the promise itself, with the
+/// DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
+/// way instead of two, on the path of every native edit); a read that runs
+/// out of time leaves the claim with time-limit skips, as before.
 #[napi(ts_return_type = "Promise<void>")]
 pub fn watch_snapshot(env: &Env, generation: u32, tool_call_id: String) -> Promised<'_> {
-    crate::settle::spawn_promise(env, async move {
-        snapshot(generation, tool_call_id).await;
-        Value::Null
-    })
-}
-
-async fn snapshot(generation: u32, tool_call_id: String) {
-    guard::guard_async(|| (), async move {
-        let state = generation::get(generation);
-        let Some(ticket) = lock(&state.watcher().tickets).remove(&tool_call_id) else {
-            return;
-        };
-        let before = ticket.read_before().await;
-        lock(&state.watcher().native).complete_claim(ticket, before);
-    })
-    .await
+    let ticket = guard::guard_sync(
+        || None,
+        || lock(&generation::get(generation).watcher().tickets).remove(&tool_call_id),
+    );
+    let Some(ticket) = ticket else {
+        return crate::settle::resolved(env, Value::Null);
+    };
+    let read = ticket.before_reader();
+    crate::settle::spawn_blocking_within(
+        env,
+        diff::SNAPSHOT_TIME_LIMIT,
+        move || guard::guard_sync(|| None, || Some(read())),
+        move |read| {
+            guard::guard_sync(
+                || Value::Null,
+                || {
+                    let before = match read {
+                        Some(Some(before)) => before,
+                        Some(None) => ticket.before_skipped(SkipReason::Silent),
+                        None => ticket.before_skipped(SkipReason::TimedOut),
+                    };
+                    let state = generation::get(generation);
+                    lock(&state.watcher().native).complete_claim(ticket, before);
+                    Value::Null
+                },
+            )
+        },
+    )
 }
 
 /// DIFF-19/NAT-15 `tool_result`, the per-call fast path: decided from the
@@ -198,36 +218,89 @@ fn promoted_tools(text: &str) -> Vec<String> {
     ts_args_type = "generation: number, event: host.WatchToolResult",
     ts_return_type = "Promise<host.WatchResultAction>"
 )]
+///
+/// Decided on Pi's thread up to the after side's read: a `tools_search` (or
+/// an edit whose claim has nothing to compare) resolves at once, with no
+/// thread hop; an edit's read and comparison run as one blocking-pool job
+/// that settles the promise itself, under the DIFF-23 limit (issue 16).
 pub fn watch_tool_result(env: &Env, generation: u32, event: Value) -> Promised<'_> {
-    crate::settle::spawn_promise(env, tool_result(generation, event))
+    let started = guard::guard_sync(|| None, || begin_tool_result(generation, event));
+    let Some((action, compare)) = started else {
+        return crate::settle::resolved(env, to_js(&WatchResultAction::default()));
+    };
+    let Some(compare) = compare else {
+        return crate::settle::resolved(env, to_js(&action));
+    };
+    let read = compare.pending.after_reader();
+    crate::settle::spawn_blocking_within(
+        env,
+        diff::SNAPSHOT_TIME_LIMIT,
+        move || guard::guard_sync(|| None, || Some(read())),
+        move |read| {
+            guard::guard_sync(
+                || to_js(&WatchResultAction::default()),
+                || {
+                    let after = match read {
+                        Some(Some(after)) => after,
+                        Some(None) => compare.pending.after_skipped(SkipReason::Silent),
+                        None => compare.pending.after_skipped(SkipReason::TimedOut),
+                    };
+                    to_js(&finish_tool_result(generation, action, compare, &after))
+                },
+            )
+        },
+    )
 }
 
-async fn tool_result(generation: u32, event: Value) -> Value {
-    guard::guard_async(|| to_js(&WatchResultAction::default()), async move {
-        let Some(event) = from_js::<WatchToolResult>(event) else {
-            return to_js(&WatchResultAction::default());
-        };
-        let state = generation::get(generation);
-        let mut action = WatchResultAction::default();
-        if is_tools_search(&event.tool_name) && !event.is_error {
-            let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
-            action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
-        }
-        let pending =
-            lock(&state.watcher().native).take_result(&event.tool_call_id, event.is_error);
-        if let Some(pending) = pending {
-            let after = pending.read_after().await;
-            // The shell set is copied out so the comparison runs unlocked.
-            let shell = lock(&state.watcher().native).shell.clone();
-            let details = pending.finish(&after, &shell, Path::new(&event.cwd));
-            if details.diffs.is_some() {
-                let existing = event.details.clone().unwrap_or(Value::Null);
-                action.details = Some(object(diff::merge_details(&existing, &details)));
-            }
-        }
-        to_js(&action)
-    })
-    .await
+/// What a claimed edit's `tool_result` still has to compare once its after
+/// side is read.
+struct Compare {
+    pending: diff::PendingCompare,
+    cwd: String,
+    details: Option<Value>,
+}
+
+/// DIFF-19 steps 1-2 and NAT-15, on Pi's thread: the `tools_search` hold and
+/// the claim taken. `None` for an event that does not match the schema.
+fn begin_tool_result(
+    generation: u32,
+    event: Value,
+) -> Option<(WatchResultAction, Option<Compare>)> {
+    let event = from_js::<WatchToolResult>(event)?;
+    let state = generation::get(generation);
+    let mut action = WatchResultAction::default();
+    if is_tools_search(&event.tool_name) && !event.is_error {
+        let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
+        action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
+    }
+    let pending = lock(&state.watcher().native).take_result(&event.tool_call_id, event.is_error);
+    let compare = pending.map(|pending| Compare {
+        pending,
+        cwd: event.cwd,
+        details: event.details,
+    });
+    Some((action, compare))
+}
+
+/// DIFF-19 step 3: compare with the after side, apply DIFF-15, merge the
+/// `EditDetails` into Pi's own `details`.
+fn finish_tool_result(
+    generation: u32,
+    mut action: WatchResultAction,
+    compare: Compare,
+    after: &diff::Snapshots,
+) -> WatchResultAction {
+    let state = generation::get(generation);
+    // The shell set is copied out so the comparison runs unlocked.
+    let shell = lock(&state.watcher().native).shell.clone();
+    let details = compare
+        .pending
+        .finish(after, &shell, Path::new(&compare.cwd));
+    if details.diffs.is_some() {
+        let existing = compare.details.unwrap_or(Value::Null);
+        action.details = Some(object(diff::merge_details(&existing, &details)));
+    }
+    action
 }
 
 /// DIFF-20 `tool_execution_end`.

@@ -18,9 +18,11 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use super::paths::{normalize, Boundary};
+use crate::sync::lock;
 
 /// Files larger than this are not diffed (DIFF-9).
 pub const MAX_FILE_BYTES: u64 = 1_048_576;
@@ -267,6 +269,44 @@ where
         Ok(Err(_)) => SkipReason::Silent,
         Err(_) => SkipReason::TimedOut,
     };
+    skipped_all(paths, reason)
+}
+
+/// DIFF-23 with no task between the read and its answer: `work` runs on
+/// tokio's blocking pool and, when it returns within `limit`, `done(Some(_))`
+/// runs right there, on that blocking thread; otherwise a timer task calls
+/// `done(None)` at the limit and the late answer is dropped. `done` runs
+/// exactly once. The timer is armed beside the job, so the answer's path is
+/// the caller's thread, one blocking thread and back (issue 16: the addon's
+/// native edit reads, where a task awaiting the job would add two thread
+/// wake-ups). Must be called within a tokio runtime.
+pub fn race_time_limit<R, W, D>(limit: Duration, work: W, done: D)
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+    D: FnOnce(Option<R>) + Send + 'static,
+{
+    let slot = Arc::new(Mutex::new(Some(done)));
+    let by_work = slot.clone();
+    tokio::task::spawn_blocking(move || {
+        let answer = work();
+        let first = lock(&by_work).take();
+        if let Some(done) = first {
+            done(Some(answer));
+        }
+    });
+    tokio::spawn(async move {
+        tokio::time::sleep(limit).await;
+        let first = lock(&slot).take();
+        if let Some(done) = first {
+            done(None);
+        }
+    });
+}
+
+/// Every path skipped for `reason`, with nothing known about the file: what
+/// a read that did not finish (DIFF-23) or panicked leaves.
+pub fn skipped_all(paths: impl IntoIterator<Item = PathBuf>, reason: SkipReason) -> Snapshots {
     paths
         .into_iter()
         .map(|path| {

@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use super::outcome::{apply_shell_overlap, compare_entries, edit_details};
 use super::paths::{resolve_pi_path, Boundary};
-use super::snapshot::{snapshot_all_timed, Snapshots, SNAPSHOT_TIME_LIMIT};
+use super::snapshot::{
+    skipped_all, snapshot_all_in, snapshot_all_timed, SkipReason, Snapshots, SNAPSHOT_TIME_LIMIT,
+};
 
 /// Tool names whose calls run shell commands.
 pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
@@ -114,6 +116,21 @@ impl ClaimTicket {
         )
         .await
     }
+
+    /// The before side's read, to run on a thread that may block: for a
+    /// caller that runs it as a blocking-pool job and keeps the DIFF-23 time
+    /// limit outside it (the addon's `watchSnapshot`). It owns copies of the
+    /// paths and the boundary, so the ticket itself stays with the caller.
+    pub fn before_reader(&self) -> impl FnOnce() -> Snapshots + Send + 'static {
+        let (paths, boundary) = (self.paths.clone(), self.boundary.clone());
+        move || snapshot_all_in(&paths, &boundary)
+    }
+
+    /// The before side of a read that did not finish (DIFF-23: `TimedOut`,
+    /// within the time limit; `Silent`, it panicked): every path skipped.
+    pub fn before_skipped(&self, reason: SkipReason) -> Snapshots {
+        skipped_all(self.paths.iter().cloned(), reason)
+    }
 }
 
 /// A `tool_call` event, as far as the diff rules read it.
@@ -160,6 +177,19 @@ impl PendingCompare {
     /// read again within the same boundary and time limit.
     pub async fn read_after(&self) -> Snapshots {
         snapshot_all_timed(self.paths(), self.boundary.clone(), SNAPSHOT_TIME_LIMIT).await
+    }
+
+    /// The after side's read, to run on a thread that may block (see
+    /// [`ClaimTicket::before_reader`]).
+    pub fn after_reader(&self) -> impl FnOnce() -> Snapshots + Send + 'static {
+        let (paths, boundary) = (self.paths(), self.boundary.clone());
+        move || snapshot_all_in(&paths, &boundary)
+    }
+
+    /// The after side of a read that did not finish (see
+    /// [`ClaimTicket::before_skipped`]).
+    pub fn after_skipped(&self, reason: SkipReason) -> Snapshots {
+        skipped_all(self.paths(), reason)
     }
 
     /// The boundary to read the after side within (DIFF-8 at open).
