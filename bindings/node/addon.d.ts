@@ -122,6 +122,15 @@ export declare function panicNotice(generation: number, instance: number): strin
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
 /**
+ * Issue 16 read-ahead: at an assistant message's `message_end` (native
+ * path only), a Gortex edit the message asks for gets its before side read
+ * now, before any call of the batch runs, so that its `tool_call` finds it
+ * ready (`watchSnapshot`). Decided from the name first: `args` crosses
+ * napi only for a tool whose name can edit.
+ */
+export declare function prefetchEdit(generation: number, instance: number, toolCallId: string, toolName: string, args: unknown, cwd: string): void
+
+/**
  * NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
  * client and tells the user at each session start.
  */
@@ -185,6 +194,10 @@ export declare function watchReset(generation: number): void
  * DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
  * way instead of two, on the path of every native edit); a read that runs
  * out of time leaves the claim with time-limit skips, as before.
+ *
+ * A before side read ahead at the assistant message (`prefetchEdit`) is
+ * used when it names the same files: already read, the promise is resolved
+ * at once; still reading, it settles when that read completes the claim.
  */
 export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
 

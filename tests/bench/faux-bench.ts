@@ -11,24 +11,32 @@
  *   file (the hook blocks them) and gortex edits of `main.go` that really change it (default
  *   `6,2,2`).
  * When the first request arrives it resets the event-loop histogram of preload.mjs and notes the
- * time; when the script is done it appends `{sessionMs, eldP99Ms, ...}` to `PI_BENCH_OUT`.
+ * time; when the script is done it appends `{sessionMs, eldP99Ms, turnMedianMs, ...}` to
+ * `PI_BENCH_OUT` (`turnMedianMs`: the median turn per kind of call, see `turnMedians`).
  */
 import { appendFileSync } from "node:fs";
 import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
 
 type Call = [string, Record<string, unknown>];
+type Kind = "search" | "read" | "edit";
+
+/** The kind of call `i` of the script. */
+function kindOf(i: number): Kind {
+  const [searches, reads] = (process.env.PI_BENCH_MIX ?? "6,2,2").split(",").map(Number);
+  const slot = i % 10;
+  return slot < searches ? "search" : slot < searches + reads ? "read" : "edit";
+}
 
 function script(): Call[] {
   const n = Number(process.env.PI_BENCH_CALLS ?? "0");
   const tools = JSON.parse(process.env.PI_BENCH_TOOLS ?? "{}");
-  const [searches, reads] = (process.env.PI_BENCH_MIX ?? "6,2,2").split(",").map(Number);
   const calls: Call[] = [];
   let edits = 0;
   for (let i = 0; i < n; i++) {
-    const slot = i % 10;
-    if (slot < searches) {
+    const kind = kindOf(i);
+    if (kind === "search") {
       calls.push([tools.search, { operation: "symbols", query: `Hello${i}` }]);
-    } else if (slot < searches + reads) {
+    } else if (kind === "read") {
       calls.push([tools.read, { path: "main.go" }]);
     } else {
       // Alternate the replacement so every edit finds its match and changes the file.
@@ -37,6 +45,25 @@ function script(): Call[] {
     }
   }
   return calls;
+}
+
+function median(values: number[]): number | null {
+  if (!values.length) return null;
+  const xs = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(xs.length / 2);
+  return xs.length % 2 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+/**
+ * The median turn of each kind of call: from the model request that asked for call i to the next
+ * request, which spans Pi handling the call, running the tool, every extension handler, and Pi
+ * building the next request. A median per kind is robust to the pauses (garbage collection, a
+ * core taken away) that dominate the mean on a noisy machine.
+ */
+function turnMedians(requests: number[]): Record<Kind, number | null> {
+  const turns: Record<Kind, number[]> = { search: [], read: [], edit: [] };
+  for (let i = 0; i + 1 < requests.length; i++) turns[kindOf(i)].push(requests[i + 1] - requests[i]);
+  return { search: median(turns.search), read: median(turns.read), edit: median(turns.edit) };
 }
 
 function record(fields: Record<string, unknown>): void {
@@ -54,8 +81,10 @@ export default function fauxBench(pi: any): void {
   const bench = (globalThis as any).__piBench;
   let cursor = 0;
   let firstAt = 0;
+  const requests: number[] = [];
   const faux = fauxProvider({ provider: "faux", api: "faux-api", models: [{ id: "faux-1", name: "Faux 1" }] });
   const answer = () => {
+    requests.push(performance.now());
     if (cursor === 0) {
       firstAt = performance.now();
       bench?.histogram.reset();
@@ -76,6 +105,7 @@ export default function fauxBench(pi: any): void {
       eldP99Ms: h ? h.percentile(99) / 1e6 : null,
       eldP50Ms: h ? h.percentile(50) / 1e6 : null,
       eldMaxMs: h ? h.max / 1e6 : null,
+      turnMedianMs: turnMedians(requests),
     });
     return fauxAssistantMessage("DONE");
   };

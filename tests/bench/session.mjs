@@ -47,6 +47,21 @@ for (let run = 1; run <= runs; run++) {
 
 const stat = (name, calls, key) =>
   median(samples.filter((s) => s.ok && s.name === name && s.calls === calls).map((s) => s[key]));
+// The mix's share of each kind of call (searches, reads, edits per block of ten).
+const [searches, reads, edits] = (mix ?? "6,2,2").split(",").map(Number);
+const SHARE = { search: searches / 10, read: reads / 10, edit: edits / 10 };
+/** The median over runs of one kind's median turn (faux-bench.ts `turnMedians`). */
+const turn = (name, calls, kind) =>
+  median(samples.filter((s) => s.ok && s.name === name && s.calls === calls).map((s) => s.turnMedianMs?.[kind]));
+/**
+ * Per-call difference of `name` over `other` from the median turns, weighted by the mix: the
+ * steady per-call figure, without the pauses that dominate the mean (session time / N) here.
+ */
+const turnDelta = (name, other, calls) =>
+  Object.entries(SHARE).reduce(
+    (sum, [kind, share]) => sum + share * (turn(name, calls, kind) - turn(other, calls, kind)),
+    0,
+  );
 const rows = [];
 for (const name of names) {
   for (const calls of counts) {
@@ -59,6 +74,8 @@ for (const name of names) {
       wallS: stat(name, calls, "wallMs") / 1000,
       sessionS: session / 1000,
       perCallMs: base ? (session - baseSession) / calls : undefined,
+      perCallTurnMs: base ? turnDelta(name, base, calls) : undefined,
+      turnMs: Object.fromEntries(Object.keys(SHARE).map((kind) => [kind, turn(name, calls, kind)])),
       maxRssMiB: stat(name, calls, "maxRssMiB"),
       eldP99Ms: stat(name, calls, "eldP99Ms"),
       n: samples.filter((s) => s.ok && s.name === name && s.calls === calls).length,
@@ -69,13 +86,17 @@ for (const name of names) {
 const floorMs = median(floors.map((f) => f.bare_p50_ms));
 const bridgeMs = median(floors.map((f) => f.bridge_p50_ms));
 const lines = [
-  `Medians of ${runs} interleaved runs (n = successful runs). Overhead per call = (session - baseline session) / N, baseline as named.`,
+  `Medians of ${runs} interleaved runs (n = successful runs). Overhead per call = (session - baseline session) / N, baseline as named; "by turns": the same from the median turn of each kind of call, weighted by the mix (${mix ?? "6,2,2"}).`,
   "",
-  "| Configuration | N | wall s | session s | overhead ms/call (vs) | peak RSS MiB | event-loop delay p99 ms | n |",
-  "|---|---|---|---|---|---|---|---|",
+  "| Configuration | N | wall s | session s | overhead ms/call (vs) | by turns ms/call | median turn ms search / read / edit | peak RSS MiB | event-loop delay p99 ms | n |",
+  "|---|---|---|---|---|---|---|---|---|---|",
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${r.calls} | ${fmt(r.wallS)} | ${fmt(r.sessionS)} | ${r.perCallMs === undefined ? "–" : `${fmt(r.perCallMs)} (${CONFIGS[r.name].base})`} | ${fmt(r.maxRssMiB, 1)} | ${fmt(r.eldP99Ms, 1)} | ${r.n} |`,
+      `| ${r.name} | ${r.calls} | ${fmt(r.wallS)} | ${fmt(r.sessionS)} | ${r.perCallMs === undefined ? "–" : `${fmt(r.perCallMs)} (${CONFIGS[r.name].base})`} | ${r.perCallTurnMs === undefined ? "–" : fmt(r.perCallTurnMs, 3)} | ${Object.values(
+        r.turnMs,
+      )
+        .map((v) => fmt(v, 3))
+        .join(" / ")} | ${fmt(r.maxRssMiB, 1)} | ${fmt(r.eldP99Ms, 1)} | ${r.n} |`,
   ),
   "",
 ];
@@ -90,8 +111,9 @@ for (const [on, off] of [
   if (!names.includes(on) || !names.includes(off)) continue;
   for (const calls of counts) {
     const cost = (stat(on, calls, "sessionMs") - stat(off, calls, "sessionMs")) / calls;
+    const byTurns = turnDelta(on, off, calls);
     lines.push(
-      `Hook cost per call, ${on.replace(", enforce on", "")}, N=${calls}: ${fmt(cost)} ms; bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
+      `Hook cost per call, ${on.replace(", enforce on", "")}, N=${calls}: ${fmt(cost)} ms (by turns ${fmt(byTurns)} ms); bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}; by turns ${fmt(byTurns / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
     );
   }
 }

@@ -7,7 +7,7 @@
 // (`make mutants-ts`) runs it early.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { EXPECTED_HANDLERS } from "./lib/handlers.mjs";
+import { EXPECTED_NATIVE_HANDLERS } from "./lib/handlers.mjs";
 
 const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
 const { registerToolEvents } = await glue("watcher.ts");
@@ -119,6 +119,32 @@ describe("watcher.ts: the tool event handlers", () => {
     assert.deepEqual(of("watchSnapshot"), [[GEN, "e1"]]);
     await fast({ toolCallId: "w2", toolName: "write" }, ctxOf());
     assert.equal(of("watchSnapshot").length, 1, "no snapshot when watchEdit says none is needed");
+  });
+
+  test("DIFF-17 read-ahead: native only, each tool call of an assistant message goes to the core, synchronously", () => {
+    const own = piDouble();
+    registerToolEvents(bridgeOf(own, addonDouble().addon), false, false);
+    assert.deepEqual(handlersOf(own, "message_end"), [], "no read-ahead on the own client");
+    const { addon, of } = addonDouble({ prefetchEdit: (_g, _i, id) => (id === "bad" ? boom() : undefined) });
+    const pi = piDouble();
+    registerToolEvents(bridgeOf(pi, addon), false, true);
+    const [readAhead] = handlersOf(pi, "message_end");
+    const args = { operation: "file", path: "a.go" };
+    const content = [
+      { type: "text", text: "editing" },
+      { type: "toolCall", id: "bad", name: "mcp__gortex__edit", arguments: {} },
+      { type: "toolCall", id: "e1", name: "mcp__gortex__edit", arguments: args },
+      { type: "toolCall", id: 2, name: undefined },
+    ];
+    assert.equal(readAhead({ message: { role: "assistant", content } }, ctxOf()), undefined, "not a promise");
+    assert.deepEqual(of("prefetchEdit"), [
+      [GEN, INSTANCE, "bad", "mcp__gortex__edit", {}, "/ctx-cwd"],
+      [GEN, INSTANCE, "e1", "mcp__gortex__edit", args, "/ctx-cwd"],
+      [GEN, INSTANCE, "2", "undefined", undefined, "/ctx-cwd"],
+    ]);
+    for (const message of [{ role: "toolResult", content }, { role: "assistant", content: "text" }, undefined])
+      assert.equal(readAhead({ message }, ctxOf()), undefined);
+    assert.equal(of("prefetchEdit").length, 3, "only an assistant message's tool calls are read ahead");
   });
 
   test("DIFF-22: a throwing watchEdit or watchSnapshot costs the diff, never the call", async () => {
@@ -424,7 +450,7 @@ describe("instance.ts: the SES-18 wiring", () => {
     assert.deepEqual(of("choosePath"), [[GEN, INSTANCE, { hasRegisterMcpServer: true }]]);
     assert.deepEqual(servers, [["gortex", { command: "gortex" }]]);
     assert.equal(pi.record.renderers.length, 1);
-    assert.deepEqual([...pi.handlers.keys()], EXPECTED_HANDLERS, "SES-18 order");
+    assert.deepEqual([...pi.handlers.keys()], EXPECTED_NATIVE_HANDLERS, "SES-18 order");
     await emit(pi, "session_compact", {});
     await emit(pi, "session_shutdown", {});
     assert.deepEqual(of("onCompact"), [[GEN, INSTANCE]]);

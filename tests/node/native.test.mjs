@@ -335,4 +335,46 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     const result = await lateEditResult(undefined);
     assert.equal(result?.details?.diffs?.length, 1, "the claim held its snapshot");
   });
+
+  /**
+   * DIFF-17 read-ahead: the assistant message naming the edit `e1` of `a.txt` ("one"), then
+   * `between(s, file)`, then e1's tool_call, the file becoming "two" and e1's result, whose
+   * `diff` is returned.
+   */
+  async function readAheadDiff(between) {
+    const ws = workspace();
+    const file = join(ws.cwd, "a.txt");
+    writeFileSync(file, "one\n");
+    const { factory } = connector();
+    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
+    await s.sessionStart();
+    const input = { operation: "file", target: { file: "a.txt" }, content: "two\n" };
+    const toolCall = { type: "toolCall", id: "e1", name: "mcp__gortex__edit", arguments: input };
+    const message = {
+      role: "assistant",
+      content: [{ type: "toolCall", id: "g1", name: "grep", arguments: {} }, toolCall],
+    };
+    await s.runner.emitMessageEnd({ type: "message_end", message });
+    await between(s, file);
+    await s.toolCall("mcp__gortex__edit", input, { toolCallId: "e1" });
+    writeFileSync(file, "two\n");
+    const result = await s.toolResult("mcp__gortex__edit", input, { content: [], details: {} }, { toolCallId: "e1" });
+    await s.shutdown();
+    return result?.details?.diff;
+  }
+
+  test("DIFF-17 read-ahead: an edit the assistant message names gets its diff through Pi's events", async () => {
+    assert.equal(await readAheadDiff(async () => {}), "-1 one\n+1 two");
+  });
+
+  test("DIFF-17 read-ahead: once a call of a sequential batch has run, the edit reads its file again", async () => {
+    const diff = await readAheadDiff(async (s, file) => {
+      await s.toolCall("grep", {}, { toolCallId: "g1" });
+      // The first call of the batch runs and changes the file the edit then edits.
+      writeFileSync(file, "mid\n");
+      await s.toolResult("grep", {}, { content: [] }, { toolCallId: "g1" });
+      await s.runner.emit({ type: "tool_execution_end", toolCallId: "g1", toolName: "grep" });
+    });
+    assert.equal(diff, "-1 mid\n+1 two", "the before side is the file as the edit found it");
+  });
 });

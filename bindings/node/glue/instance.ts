@@ -89,7 +89,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   pi.on("before_agent_start", beforeAgentStart(bridge));
   // SES-16: only this instance's client; a second shutdown finds nothing.
   pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
-  registerToolEvents(bridge, config.enforce);
+  registerToolEvents(bridge, config.enforce, path.native);
   // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

@@ -1,6 +1,6 @@
 // The tool event handlers: read discipline on tool_call (HOOK-4..16), the
-// edit watcher (DIFF-15, DIFF-17..20) and the native tools_search hold
-// (NAT-15). The core keeps the claims and snapshots and
+// edit watcher (DIFF-15, DIFF-17..20) with its read-ahead at the assistant
+// message (native path), and the native tools_search hold (NAT-15). The core keeps the claims and snapshots and
 // decides from the tool's name and ids whether a call needs anything; only
 // then do arguments or result text cross into it. Errors are swallowed
 // (DIFF-22, HOOK-16).
@@ -54,8 +54,29 @@ const ids = (event: ToolEventLike) => ({
   toolName: String(event.toolName ?? ""),
 });
 
-export function registerToolEvents(bridge: Bridge, enforce: boolean): void {
+/**
+ * Issue 16 read-ahead (native path): the assistant message names its tool calls before Pi
+ * prepares any, so a Gortex edit's files are read now and its tool_call seldom waits for a read.
+ * The core decides from each call's name; only an edit's arguments cross napi.
+ */
+function readAhead({ pi, addon, generation, instance }: Bridge) {
+  return (event: { message?: { role?: unknown; content?: unknown } }, ctx: Ctx) => {
+    const message = event.message;
+    if (message?.role !== "assistant" || !Array.isArray(message.content)) return undefined;
+    for (const block of message.content as ToolCallBlock[]) {
+      if (block?.type !== "toolCall") continue;
+      const { id, name, arguments: args } = block;
+      swallow(() => addon.prefetchEdit(generation, instance, String(id), String(name), args, cwdOf(pi, ctx)));
+    }
+    return undefined;
+  };
+}
+
+type ToolCallBlock = { type?: unknown; id?: unknown; name?: unknown; arguments?: unknown } | undefined;
+
+export function registerToolEvents(bridge: Bridge, enforce: boolean, native: boolean): void {
   const { pi, addon, generation, instance } = bridge;
+  if (native) pi.on("message_end", readAhead(bridge));
   if (enforce) pi.on("tool_call", enforcement(bridge));
   // The fast paths stay synchronous: no promise, no argument or text copy.
   pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {

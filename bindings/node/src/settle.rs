@@ -321,13 +321,7 @@ where
 }
 
 /// A promise of `finish(work())` under a time limit, with no runtime task
-/// on the way (`diff::snapshot::race_time_limit`): `work` runs on one of the
-/// runtime's blocking threads, which then settles the promise itself (Pi's
-/// thread, that thread, and back: two thread wake-ups, where a task that
-/// awaits a blocking job and then settles makes four). When `work` has not
-/// returned within `limit`, the promise settles with `finish(None)` and the
-/// late answer is dropped. Neither closure may panic (wrap them in `guard`);
-/// if one does, or the runtime is unavailable, the promise resolves to `null`.
+/// on the way: see [`settle_blocking_within`].
 pub fn spawn_blocking_within<R, W, F>(
     env: &Env,
     limit: Duration,
@@ -339,15 +333,61 @@ where
     W: FnOnce() -> R + Send + 'static,
     F: FnOnce(Option<R>) -> Value + Send + 'static,
 {
-    let (settler, promise) = new_promise(env, false)?;
+    let (settler, promise) = promise(env)?;
+    settle_blocking_within(settler, limit, work, finish);
+    Ok(promise)
+}
+
+/// Settles `settler` with `finish(work())` under a time limit, with no
+/// runtime task on the way (`diff::snapshot::race_time_limit`): `work` runs
+/// on one of the runtime's blocking threads, which then settles the promise
+/// itself (Pi's thread, that thread, and back: two thread wake-ups, where a
+/// task that awaits a blocking job and then settles makes four). When `work`
+/// has not returned within `limit`, the promise settles with `finish(None)`
+/// and the late answer is dropped. Neither closure may panic (wrap them in
+/// `guard`); if one does, or the runtime is unavailable, the promise
+/// resolves to `null`.
+pub fn settle_blocking_within<R, W, F>(settler: PromiseSettler, limit: Duration, work: W, finish: F)
+where
+    R: Send + 'static,
+    W: FnOnce() -> R + Send + 'static,
+    F: FnOnce(Option<R>) -> Value + Send + 'static,
+{
     let done = move |answer: Option<R>| settler.settle(finish(answer));
+    within_runtime(|| race_time_limit(limit, work, done));
+}
+
+/// Runs `start` inside napi's runtime (for work that spawns on it from Pi's
+/// thread); a missing runtime is recorded, never a panic into Node.
+pub fn within_runtime(start: impl FnOnce()) {
     let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        napi::bindgen_prelude::within_runtime_if_available(|| race_time_limit(limit, work, done))
+        napi::bindgen_prelude::within_runtime_if_available(start)
     }));
     if started.is_err() {
         crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
     }
-    Ok(promise)
+}
+
+/// The settling end of a promise made by [`promise`]: settled once, from
+/// any thread; dropped unsettled, it answers `null`.
+pub struct PromiseSettler(Settler);
+
+impl PromiseSettler {
+    /// Settles through the channel (any thread).
+    pub fn settle(self, value: Value) {
+        self.0.settle(value);
+    }
+
+    /// Resolves at once, on the JavaScript thread of `env` (the promise's).
+    pub fn resolve_now(self, env: &Env, value: Value) {
+        self.0.resolve_now(env.raw(), value);
+    }
+}
+
+/// A pending promise and its settling end.
+pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, PromiseRaw<'_, Value>)> {
+    let (settler, promise) = new_promise(env, false)?;
+    Ok((PromiseSettler(settler), promise))
 }
 
 /// A promise already resolved with `value`, on the JavaScript thread of

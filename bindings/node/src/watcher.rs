@@ -12,13 +12,13 @@ use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
 use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::diff::snapshot::SkipReason;
-use pi_gortex_runtime::diff::{self, ToolCall};
+use pi_gortex_runtime::diff::{self, PrefetchUse, PrefetchWaiter, ToolCall};
 use pi_gortex_runtime::{instance, native};
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use crate::boundary::{from_js, object, to_js, ToolCallEvent, WatchResultAction, WatchToolResult};
-use crate::settle::Promised;
+use crate::settle::{PromiseSettler, Promised};
 use crate::state::lock;
 use crate::{generation, guard};
 
@@ -135,34 +135,141 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
 /// DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
 /// way instead of two, on the path of every native edit); a read that runs
 /// out of time leaves the claim with time-limit skips, as before.
+///
+/// A before side read ahead at the assistant message (`prefetchEdit`) is
+/// used when it names the same files: already read, the promise is resolved
+/// at once; still reading, it settles when that read completes the claim.
 #[napi(ts_return_type = "Promise<void>")]
 pub fn watch_snapshot(env: &Env, generation: u32, tool_call_id: String) -> Promised<'_> {
+    let (settler, promise) = crate::settle::promise(env)?;
+    let mut settler = Some(settler);
     let ticket = guard::guard_sync(
         || None,
-        || lock(&generation::get(generation).watcher().tickets).remove(&tool_call_id),
+        || {
+            let state = generation::get(generation);
+            let ticket = lock(&state.watcher().tickets).remove(&tool_call_id)?;
+            let waiter = || -> PrefetchWaiter {
+                let settler = settler.take();
+                Box::new(move || {
+                    if let Some(settler) = settler {
+                        settler.settle(Value::Null);
+                    }
+                })
+            };
+            let used = lock(&state.watcher().native).use_prefetch(ticket, waiter);
+            match used {
+                PrefetchUse::Missing(ticket) => Some(ticket),
+                PrefetchUse::Completed | PrefetchUse::Waiting => None,
+            }
+        },
     );
-    let Some(ticket) = ticket else {
-        return crate::settle::resolved(env, Value::Null);
+    // Taken by a waiter, the settler is settled when the read-ahead is done.
+    let Some(settler) = settler else {
+        return Ok(promise);
     };
+    let Some(ticket) = ticket else {
+        settler.resolve_now(env, Value::Null);
+        return Ok(promise);
+    };
+    read_before(settler, generation, ticket);
+    Ok(promise)
+}
+
+/// The before side of a claim read now, on a blocking thread under the
+/// DIFF-23 limit, completing the claim and then settling its promise.
+fn read_before(settler: PromiseSettler, generation: u32, ticket: diff::ClaimTicket) {
     let read = ticket.before_reader();
-    crate::settle::spawn_blocking_within(
-        env,
+    crate::settle::settle_blocking_within(
+        settler,
         diff::SNAPSHOT_TIME_LIMIT,
         move || guard::guard_sync(|| None, || Some(read())),
         move |read| {
             guard::guard_sync(
                 || Value::Null,
                 || {
-                    let before = match read {
-                        Some(Some(before)) => before,
-                        Some(None) => ticket.before_skipped(SkipReason::Silent),
-                        None => ticket.before_skipped(SkipReason::TimedOut),
-                    };
+                    let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
                     let state = generation::get(generation);
                     lock(&state.watcher().native).complete_claim(ticket, before);
                     Value::Null
                 },
             )
+        },
+    );
+}
+
+/// A read's snapshots, or every file skipped: `Silent` when the read
+/// panicked, `TimedOut` when it ran past the DIFF-23 limit.
+fn read_or_skipped(
+    read: Option<Option<diff::Snapshots>>,
+    skipped: impl FnOnce(SkipReason) -> diff::Snapshots,
+) -> diff::Snapshots {
+    match read {
+        Some(Some(snapshots)) => snapshots,
+        Some(None) => skipped(SkipReason::Silent),
+        None => skipped(SkipReason::TimedOut),
+    }
+}
+
+/// Issue 16 read-ahead: at an assistant message's `message_end` (native
+/// path only), a Gortex edit the message asks for gets its before side read
+/// now, before any call of the batch runs, so that its `tool_call` finds it
+/// ready (`watchSnapshot`). Decided from the name first: `args` crosses
+/// napi only for a tool whose name can edit.
+#[napi(
+    ts_args_type = "generation: number, instance: number, toolCallId: string, toolName: string, args: unknown, cwd: string"
+)]
+pub fn prefetch_edit(
+    env: &Env,
+    generation: u32,
+    instance: u32,
+    tool_call_id: String,
+    tool_name: String,
+    args: Unknown<'_>,
+    cwd: String,
+) {
+    guard::guard_sync(
+        || (),
+        || {
+            let state = generation::get(generation);
+            let may_edit = native::bare_tool_name(&tool_name).is_some_and(diff::classify::may_edit);
+            if !may_edit || !state.is_native(instance) {
+                return;
+            }
+            // SAFETY: `args` is a live value of this call's `env`.
+            let Ok(args) = (unsafe { Value::from_napi_value(env.raw(), args.raw()) }) else {
+                return;
+            };
+            let begun = lock(&state.watcher().native).begin_prefetch(
+                &tool_call_id,
+                &tool_name,
+                &args,
+                Path::new(&cwd),
+                diff::edit_candidates,
+            );
+            let Some((paths, boundary)) = begun else {
+                return;
+            };
+            let read = {
+                let (paths, boundary) = (paths.clone(), boundary);
+                move || {
+                    guard::guard_sync(|| None, || Some(diff::snapshot_all_in(&paths, &boundary)))
+                }
+            };
+            let finish = move |read: Option<Option<diff::Snapshots>>| {
+                let before = read_or_skipped(read, |reason| {
+                    diff::snapshot::skipped_all(paths.clone(), reason)
+                });
+                let state = generation::get(generation);
+                let waiter = lock(&state.watcher().native).finish_prefetch(&tool_call_id, before);
+                if let Some(waiter) = waiter {
+                    waiter();
+                }
+            };
+            crate::settle::within_runtime(|| {
+                diff::snapshot::race_time_limit(diff::SNAPSHOT_TIME_LIMIT, read, move |r| {
+                    guard::guard_sync(|| (), || finish(r))
+                })
+            });
         },
     )
 }
@@ -183,10 +290,12 @@ pub fn result_needs_work(
         || false,
         || {
             let state = generation::get(generation);
+            let mut watcher = lock(&state.watcher().native);
+            // A call of the batch has run: a file read ahead may have changed.
+            watcher.drop_unclaimed_prefetches();
             if is_tools_search(&tool_name) && !is_error && state.is_native(instance) {
                 return true;
             }
-            let mut watcher = lock(&state.watcher().native);
             if !watcher.has_claim(&tool_call_id) {
                 return false;
             }
@@ -240,11 +349,8 @@ pub fn watch_tool_result(env: &Env, generation: u32, event: Value) -> Promised<'
             guard::guard_sync(
                 || to_js(&WatchResultAction::default()),
                 || {
-                    let after = match read {
-                        Some(Some(after)) => after,
-                        Some(None) => compare.pending.after_skipped(SkipReason::Silent),
-                        None => compare.pending.after_skipped(SkipReason::TimedOut),
-                    };
+                    let after =
+                        read_or_skipped(read, |reason| compare.pending.after_skipped(reason));
                     to_js(&finish_tool_result(generation, action, compare, &after))
                 },
             )

@@ -39,7 +39,8 @@ pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
 pub use snapshot::snapshot_all;
 pub use snapshot::{snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT};
 pub use watcher::{
-    ClaimTicket, NativeWatcher, PendingCompare, ShellTracker, ShellWindow, ToolCall,
+    ClaimTicket, NativeWatcher, PendingCompare, PrefetchUse, PrefetchWaiter, ShellTracker,
+    ShellWindow, ToolCall,
 };
 
 /// DIFF-2 + DIFF-8: `None` when the call is not a file edit; otherwise its

@@ -149,6 +149,53 @@ pub struct ToolCall<'a> {
 pub struct NativeWatcher {
     pub shell: ShellTracker,
     claims: HashMap<String, Claim>,
+    /// Before sides read ahead, by tool call id (see [`NativeWatcher::begin_prefetch`]).
+    prefetches: HashMap<String, Prefetch>,
+}
+
+/// What a claim waiting on a read-ahead runs once the read has completed
+/// it: the addon settles the `tool_call`'s promise. Dropped unrun (the
+/// read-ahead was cleared), it must still let the call go on.
+pub type PrefetchWaiter = Box<dyn FnOnce() + Send>;
+
+/// A before side read ahead, at the assistant message that asked for the
+/// call, so that the call's `tool_call` rarely waits for a read (issue 16).
+struct Prefetch {
+    paths: Vec<PathBuf>,
+    boundary: Boundary,
+    state: PrefetchState,
+}
+
+enum PrefetchState {
+    /// The read is under way; a claim made meanwhile waits for it.
+    Reading(Option<(ClaimTicket, PrefetchWaiter)>),
+    /// The read finished before any claim took it.
+    Read(Snapshots),
+}
+
+impl std::fmt::Debug for Prefetch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = match &self.state {
+            PrefetchState::Reading(None) => "reading",
+            PrefetchState::Reading(Some(_)) => "reading, claimed",
+            PrefetchState::Read(_) => "read",
+        };
+        f.debug_struct("Prefetch")
+            .field("paths", &self.paths)
+            .field("state", &state)
+            .finish()
+    }
+}
+
+/// How a claim's before side came from a read-ahead.
+#[derive(Debug)]
+pub enum PrefetchUse {
+    /// The read-ahead had finished: the claim is complete.
+    Completed,
+    /// The read-ahead is still reading: it completes the claim and runs the waiter.
+    Waiting,
+    /// No usable read-ahead: the claim's files must be read now.
+    Missing(ClaimTicket),
 }
 
 /// What a `tool_result` needs to finish its diff: the before side, the
@@ -248,6 +295,103 @@ impl NativeWatcher {
         })
     }
 
+    /// Read-ahead, step 1 (issue 16): at the assistant message that asks for
+    /// a native Gortex edit, before any call of its batch runs, its files
+    /// can be read already, so that its `tool_call` finds the before side
+    /// ready instead of waiting for a thread to read it. The files are the
+    /// ones its claim will name (`candidates`, from the message's
+    /// arguments, within `Boundary::for_cwd(cwd)`). Returns what to read,
+    /// or `None` when the call is no native Gortex edit, names no file, or
+    /// is already read ahead; the read's answer goes to
+    /// [`NativeWatcher::finish_prefetch`].
+    pub fn begin_prefetch(
+        &mut self,
+        tool_call_id: &str,
+        tool_name: &str,
+        input: &Value,
+        cwd: &Path,
+        candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
+    ) -> Option<(Vec<PathBuf>, Boundary)> {
+        if self.prefetches.contains_key(tool_call_id) {
+            return None;
+        }
+        let bare = crate::native::bare_tool_name(tool_name)?;
+        let paths = candidates(bare, input, cwd).filter(|p| !p.is_empty())?;
+        let boundary = Boundary::for_cwd(cwd);
+        let prefetch = Prefetch {
+            paths: paths.clone(),
+            boundary: boundary.clone(),
+            state: PrefetchState::Reading(None),
+        };
+        self.prefetches.insert(tool_call_id.to_owned(), prefetch);
+        Some((paths, boundary))
+    }
+
+    /// Read-ahead, step 2: the read's answer. A claim already waiting is
+    /// completed with it and its waiter handed back, to run once the
+    /// watcher is unlocked; otherwise the answer is kept for the claim. A
+    /// read-ahead cleared meanwhile drops the answer.
+    pub fn finish_prefetch(
+        &mut self,
+        tool_call_id: &str,
+        before: Snapshots,
+    ) -> Option<PrefetchWaiter> {
+        let prefetch = self.prefetches.get_mut(tool_call_id)?;
+        let PrefetchState::Reading(waiting) = &mut prefetch.state else {
+            return None;
+        };
+        let Some((ticket, waiter)) = waiting.take() else {
+            prefetch.state = PrefetchState::Read(before);
+            return None;
+        };
+        self.prefetches.remove(tool_call_id);
+        self.complete_claim(ticket, before);
+        Some(waiter)
+    }
+
+    /// Read-ahead, step 3, at the claim's `tool_call`: the before side from
+    /// the read-ahead of the same files within the same boundary, if any
+    /// (`waiter` is made only when the claim has to wait for it).
+    pub fn use_prefetch(
+        &mut self,
+        ticket: ClaimTicket,
+        waiter: impl FnOnce() -> PrefetchWaiter,
+    ) -> PrefetchUse {
+        let Some(prefetch) = self.prefetches.remove(&ticket.tool_call_id) else {
+            return PrefetchUse::Missing(ticket);
+        };
+        if prefetch.paths != ticket.paths || prefetch.boundary != ticket.boundary {
+            return PrefetchUse::Missing(ticket);
+        }
+        match prefetch.state {
+            PrefetchState::Read(before) => {
+                self.complete_claim(ticket, before);
+                PrefetchUse::Completed
+            }
+            PrefetchState::Reading(None) => {
+                let id = ticket.tool_call_id.clone();
+                let state = PrefetchState::Reading(Some((ticket, waiter())));
+                self.prefetches.insert(id, Prefetch { state, ..prefetch });
+                PrefetchUse::Waiting
+            }
+            PrefetchState::Reading(Some(_)) => PrefetchUse::Missing(ticket),
+        }
+    }
+
+    /// Read-ahead, invalidation: once any call of the batch has run (its
+    /// `tool_result` or `tool_execution_end`), a file read ahead may have
+    /// changed, so every read-ahead no claim has taken yet is dropped; the
+    /// next claim reads its files at its own `tool_call`, as without one.
+    /// (Pi prepares a parallel batch whole before running it, so only a
+    /// sequential batch gets here with read-aheads left.)
+    pub fn drop_unclaimed_prefetches(&mut self) {
+        if self.prefetches.is_empty() {
+            return;
+        }
+        self.prefetches
+            .retain(|_, p| matches!(p.state, PrefetchState::Reading(Some(_))));
+    }
+
     /// Stores the before snapshot of a claim begun by
     /// [`NativeWatcher::begin_tool_call`]. A claim dropped meanwhile (by
     /// a clearing event) stays dropped.
@@ -314,6 +458,7 @@ impl NativeWatcher {
     /// reached `tool_result` never ran, so it stops contesting.
     pub fn on_tool_execution_end(&mut self, tool_call_id: &str) {
         self.shell.on_tool_execution_end(tool_call_id);
+        self.drop_unclaimed_prefetches();
         let Some(claim) = self.claims.remove(tool_call_id) else {
             return;
         };
@@ -333,6 +478,8 @@ impl NativeWatcher {
     pub fn on_turn_end(&mut self) {
         self.claims.clear();
         self.shell.clear();
+        // A waiter dropped here lets its call go on (its claim is gone too).
+        self.prefetches.clear();
     }
 
     /// Whether a call holds a claim (for tests and diagnostics).

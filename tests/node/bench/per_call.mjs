@@ -1,6 +1,7 @@
 // Per-call overhead on Pi's thread (issue 16, measure 1), precisely: the events Pi's agent session
 // emits around one tool call, dispatched through Pi's own ExtensionRunner exactly as
-// `AgentSession` does (`turn_start`, `tool_execution_start` and `tool_execution_end` always;
+// `AgentSession` does (`turn_start`, the assistant message's `message_end`,
+// `tool_execution_start`, `tool_execution_end` and the result message's `message_end` always;
 // `tool_call` and `tool_result` only when some extension has a handler), with the tool's own
 // execution left out: it is the same for every configuration. Configurations, interleaved in
 // blocks in the same process:
@@ -19,10 +20,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { hookFloor } from "../../bench/lib.mjs";
 import { IS_NATIVE_HOST, PI_VERSION, ROOT, start, workspace } from "../lib/pi.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
+const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
+const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
+// A full collection on demand, for the heap a call leaves behind.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
 const NOOP = join(ROOT, "tests/bench/noop-handlers.ts");
 const NONE = join(ROOT, "tests/bench/no-handlers.ts");
 const prefix = IS_NATIVE_HOST ? "mcp__gortex__" : "";
@@ -47,6 +56,10 @@ async function oneCall(s, tool, between) {
   const toolCallId = `c${++callId}`;
   const began = performance.now();
   await runner.emit({ type: "turn_start", turnIndex: callId, timestamp: Date.now() });
+  // The assistant message that asks for the call ends before Pi prepares it (`message_end`
+  // always reaches the runner; the native read-ahead starts an edit's read here).
+  const toolCall = { type: "toolCall", id: toolCallId, name: tool.name, arguments: tool.input };
+  await runner.emitMessageEnd({ type: "message_end", message: { role: "assistant", content: [toolCall] } });
   await runner.emit({ type: "tool_execution_start", toolCallId, toolName: tool.name, args: tool.input });
   if (runner.hasHandlers("tool_call"))
     await runner.emitToolCall({ type: "tool_call", toolName: tool.name, toolCallId, input: tool.input });
@@ -66,6 +79,8 @@ async function oneCall(s, tool, between) {
         isError: false,
       });
   await runner.emit({ type: "tool_execution_end", toolCallId, toolName: tool.name, result, isError: false });
+  const resultMessage = { role: "toolResult", toolCallId, toolName: tool.name, content: result.content };
+  await runner.emitMessageEnd({ type: "message_end", message: resultMessage });
   return { us: (paused - began + performance.now() - resumed) * 1000, answer };
 }
 
@@ -77,7 +92,7 @@ function connector(pi) {
   pi.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
 }
 
-async function configuration(name, options) {
+async function configuration(name, { hookOnly = false, ...options }) {
   const ws = workspace();
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
   const s = await start(ws, { ...options, extraFactories: [connector] });
@@ -86,7 +101,7 @@ async function configuration(name, options) {
   let flip = false;
   // What the edit tool does between its tool_call and tool_result: change the file.
   const edit = () => writeFileSync(join(ws.cwd, "main.go"), MAIN_GO((flip = !flip) ? "howdy" : "hello"));
-  return { name, s, edit, search: [], edits: [] };
+  return { name, s, edit, hookOnly, search: [], edits: [] };
 }
 
 const median = (xs) => {
@@ -94,10 +109,10 @@ const median = (xs) => {
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
 
-async function block(config, tool, between) {
+async function block(config, tool, between, calls = CALLS) {
   let us = 0;
-  for (let i = 0; i < CALLS; i += 1) us += (await oneCall(config.s, tool, between)).us;
-  return us / CALLS;
+  for (let i = 0; i < calls; i += 1) us += (await oneCall(config.s, tool, between)).us;
+  return us / calls;
 }
 
 /** The edit really gets its diff on the extension (else the figure would be of the fast path). */
@@ -107,40 +122,78 @@ async function assertDiffed(config) {
   if (IS_NATIVE_HOST && diffs !== 1) throw new Error(`${config.name}: an edit got ${diffs} diffs, not 1`);
 }
 
+const enforced = (env) => ({ ...env, GORTEX_ENFORCE: "1" });
+const before = process.env.BENCH_BEFORE_PKG_DIR;
 const configs = [
   await configuration("Pi's own MCP", { pkgDir: NONE }),
   await configuration("no-op handlers", { pkgDir: NOOP }),
   await configuration("pi-gortex, enforce off", { env: { GORTEX_ENFORCE: "0" } }),
+  await configuration("pi-gortex, enforce on", { env: enforced({}), hookOnly: true }),
 ];
 // Before and after in one run: BENCH_BEFORE_PKG_DIR names an unpacked older package.
-if (process.env.BENCH_BEFORE_PKG_DIR)
+if (before)
   configs.push(
-    await configuration("pi-gortex, enforce off (before)", {
-      pkgDir: process.env.BENCH_BEFORE_PKG_DIR,
-      env: { GORTEX_ENFORCE: "0" },
-    }),
+    await configuration("pi-gortex, enforce off (before)", { pkgDir: before, env: { GORTEX_ENFORCE: "0" } }),
+    await configuration("pi-gortex, enforce on (before)", { pkgDir: before, env: enforced({}), hookOnly: true }),
   );
-for (const c of configs.slice(2)) await assertDiffed(c);
+for (const c of configs.filter((c) => c.name.startsWith("pi-gortex") && !c.hookOnly)) await assertDiffed(c);
+
+/** One block of each kind this configuration measures. */
+async function blocks(c) {
+  c.search.push(await block(c, SEARCH, undefined, c.hookOnly ? HOOK_CALLS : CALLS));
+  if (!c.hookOnly) c.edits.push(await block(c, EDIT, c.edit));
+}
 // Warm-up: the JIT and the addon's first calls.
-for (const c of configs) {
-  await block(c, SEARCH);
-  await block(c, EDIT, c.edit);
-}
+for (const c of configs) await blocks(c);
+const floors = [];
 for (let b = 0; b < BLOCKS; b += 1) {
-  for (let i = 0; i < configs.length; i += 1) {
-    const c = configs[(i + b) % configs.length];
-    c.search.push(await block(c, SEARCH));
-    c.edits.push(await block(c, EDIT, c.edit));
-  }
+  // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
+  const floor = hookFloor(50);
+  if (floor) floors.push(floor.bare_p50_ms * 1000);
+  for (let i = 0; i < configs.length; i += 1) await blocks(configs[(i + b) % configs.length]);
 }
+
+/** Heap kept per call after a full collection: growth that would accumulate over a session. */
+async function retainedBytesPerCall(c) {
+  const collect = () => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const calls = RETAINED_CALLS;
+  const start = collect();
+  for (let i = 0; i < calls; i += 1) {
+    await oneCall(c.s, SEARCH);
+    if (!c.hookOnly && i % 5 === 4) await oneCall(c.s, EDIT, c.edit);
+  }
+  return (collect() - start) / calls;
+}
+const retained = new Map();
+for (const c of configs.filter((c) => !c.hookOnly)) retained.set(c.name, await retainedBytesPerCall(c));
+
 const base = configs[0];
-const rows = configs.map((c) => ({
-  configuration: c.name,
-  searchUsPerCall: median(c.search),
-  editUsPerCall: median(c.edits),
-  searchOverUs: median(c.search) - median(base.search),
-  editOverUs: median(c.edits) - median(base.edits),
-}));
+const byName = new Map(configs.map((c) => [c.name, c]));
+const [searches, reads, edits] = (process.env.BENCH_MIX ?? "6,2,2").split(",").map(Number);
+const editShare = edits / (searches + reads + edits);
+const floorUs = floors.length ? median(floors) : undefined;
+const rows = configs.map((c) => {
+  const searchOverUs = median(c.search) - median(base.search);
+  const editOverUs = c.hookOnly ? undefined : median(c.edits) - median(base.edits);
+  const off = byName.get(c.name.replace("enforce on", "enforce off"));
+  const hookUs = c.hookOnly ? median(c.search) - median(off.search) : undefined;
+  return {
+    configuration: c.name,
+    searchUsPerCall: median(c.search),
+    editUsPerCall: c.hookOnly ? undefined : median(c.edits),
+    searchOverUs,
+    editOverUs,
+    // The session benchmark's mix: the share of edits pays the edit figure, the rest the search one.
+    mixOverUs: editOverUs === undefined ? undefined : (1 - editShare) * searchOverUs + editShare * editOverUs,
+    hookUs,
+    hookToBareSpawn: hookUs === undefined || !floorUs ? undefined : hookUs / floorUs,
+    retainedBytesPerCall: retained.get(c.name),
+  };
+});
 for (const c of configs) await c.s.shutdown();
 console.log(
   JSON.stringify(
@@ -148,8 +201,10 @@ console.log(
       pi: PI_VERSION,
       path: IS_NATIVE_HOST ? "native" : "own client",
       callsPerBlock: CALLS,
+      hookCallsPerBlock: HOOK_CALLS,
       blocks: BLOCKS,
-      note: "us per call on Pi's thread, medians of blocks; *Over* = minus Pi's own MCP; the tool's execution is not included",
+      bareHookSpawnP50Us: floorUs,
+      note: "us per call on Pi's thread, medians of blocks; *Over* = minus Pi's own MCP; the tool's execution is not included; hookUs = enforce on minus off (a search call the hook allows)",
       rows,
     },
     null,

@@ -1,5 +1,6 @@
 //! handlers.mjs - the events the extension subscribes to, in SES-18's order (PKG-8), and no
-//! `context` or `turn_end` handler (DIFF-20, decision 006). One list for every suite that checks it.
+//! `context` or `turn_end` handler (DIFF-20, decision 006). One list for every suite that checks it:
+//! the own client's, and the native path's, which adds the edit read-ahead at `message_end`.
 
 export const EXPECTED_HANDLERS = [
   "session_start",
@@ -11,4 +12,11 @@ export const EXPECTED_HANDLERS = [
   "tool_execution_end",
   "turn_start",
   "agent_end",
+];
+
+/** On the native path the diff watcher also reads edits ahead at the assistant message (DIFF-17). */
+export const EXPECTED_NATIVE_HANDLERS = [
+  ...EXPECTED_HANDLERS.slice(0, 4),
+  "message_end",
+  ...EXPECTED_HANDLERS.slice(4),
 ];

@@ -1,0 +1,260 @@
+//! The native path's read-ahead (issue 16, DIFF-17): a Gortex edit's before
+//! side read at the assistant message that asks for it, taken by its claim
+//! at `tool_call`, waited for when still reading, dropped once a call of a
+//! sequential batch has run, and never used for other files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use pi_gortex_runtime::diff::{
+    edit_candidates, snapshot_all_in, NativeWatcher, PrefetchUse, PrefetchWaiter, Snapshots,
+    ToolCall,
+};
+use serde_json::{json, Value};
+
+struct Repo {
+    _tmp: tempfile::TempDir,
+    cwd: PathBuf,
+}
+
+fn repo() -> Repo {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = fs::canonicalize(tmp.path()).unwrap();
+    fs::create_dir_all(cwd.join(".git")).unwrap();
+    fs::write(cwd.join("a.txt"), "one\n").unwrap();
+    fs::write(cwd.join("b.txt"), "bee\n").unwrap();
+    Repo { _tmp: tmp, cwd }
+}
+
+const EDIT: &str = "mcp__gortex__edit";
+
+fn edit_of(path: &str) -> Value {
+    json!({"operation": "file", "path": path})
+}
+
+fn call<'a>(id: &'a str, input: &'a Value) -> ToolCall<'a> {
+    ToolCall {
+        tool_call_id: id,
+        tool_name: EDIT,
+        input,
+        parent_tool_call_id: None,
+    }
+}
+
+/// The message's read-ahead of `input`'s files, read at once (what the
+/// addon's blocking job does), with its answer handed to the watcher.
+fn read_ahead(
+    w: &mut NativeWatcher,
+    id: &str,
+    input: &Value,
+    cwd: &Path,
+) -> Option<PrefetchWaiter> {
+    let (paths, boundary) = w
+        .begin_prefetch(id, EDIT, input, cwd, edit_candidates)
+        .expect("an edit naming files is read ahead");
+    w.finish_prefetch(id, snapshot_all_in(&paths, &boundary))
+}
+
+/// A waiter that notes whether it ran.
+fn noted_waiter(ran: &Arc<AtomicBool>) -> impl FnOnce() -> PrefetchWaiter {
+    let ran = ran.clone();
+    move || Box::new(move || ran.store(true, Ordering::SeqCst)) as PrefetchWaiter
+}
+
+/// The claim's diff once the file has become `after`: `-before +after` lines.
+fn diff_after(w: &mut NativeWatcher, id: &str, file: &Path, after: &str, cwd: &Path) -> String {
+    fs::write(file, after).unwrap();
+    let pending = w
+        .take_result(id, false)
+        .expect("a claim with its before side");
+    let read = pending.after_reader()();
+    let details = pending.finish(&read, &w.shell, cwd);
+    details.diff.unwrap_or_default()
+}
+
+#[test]
+fn a_claim_takes_the_before_side_read_at_the_assistant_message() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    assert!(
+        read_ahead(&mut w, "e1", &input, &r.cwd).is_none(),
+        "no claim waits yet"
+    );
+    // Changed after the read-ahead, before the claim: the claim keeps what was read ahead.
+    fs::write(r.cwd.join("a.txt"), "mid\n").unwrap();
+    let ticket = w
+        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Completed
+    ));
+    assert!(!ran.load(Ordering::SeqCst), "nothing to wait for");
+    let diff = diff_after(&mut w, "e1", &r.cwd.join("a.txt"), "two\n", &r.cwd);
+    assert_eq!(diff, "-1 one\n+1 two");
+}
+
+#[test]
+fn a_claim_made_while_reading_ahead_waits_for_that_read() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    let (paths, boundary) = w
+        .begin_prefetch("e1", EDIT, &input, &r.cwd, edit_candidates)
+        .unwrap();
+    let ticket = w
+        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Waiting
+    ));
+    // The read-ahead completes the claim and hands the waiter back.
+    let waiter = w
+        .finish_prefetch("e1", snapshot_all_in(&paths, &boundary))
+        .expect("the waiter");
+    waiter();
+    assert!(ran.load(Ordering::SeqCst));
+    let diff = diff_after(&mut w, "e1", &r.cwd.join("a.txt"), "two\n", &r.cwd);
+    assert_eq!(diff, "-1 one\n+1 two");
+}
+
+#[test]
+fn once_a_call_of_a_sequential_batch_has_run_the_next_claim_reads_its_files_again() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    read_ahead(&mut w, "e2", &input, &r.cwd);
+    // The batch's first call (say, a shell command) runs and changes the file.
+    fs::write(r.cwd.join("a.txt"), "mid\n").unwrap();
+    w.on_tool_execution_end("b1");
+    let ticket = w
+        .begin_tool_call(call("e2", &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    let PrefetchUse::Missing(ticket) = w.use_prefetch(ticket, noted_waiter(&ran)) else {
+        panic!("the read-ahead must be dropped once a call has run");
+    };
+    let before = ticket.before_reader()();
+    w.complete_claim(ticket, before);
+    let diff = diff_after(&mut w, "e2", &r.cwd.join("a.txt"), "two\n", &r.cwd);
+    assert_eq!(diff, "-1 mid\n+1 two", "not the read-ahead's `one`");
+}
+
+#[test]
+fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_claim() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let (a, b) = (edit_of("a.txt"), edit_of("b.txt"));
+    let (paths, boundary) = w
+        .begin_prefetch("e1", EDIT, &a, &r.cwd, edit_candidates)
+        .unwrap();
+    read_ahead(&mut w, "e2", &b, &r.cwd);
+    let ticket = w
+        .begin_tool_call(call("e1", &a), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Waiting
+    ));
+    w.drop_unclaimed_prefetches();
+    // e1's claim still gets its read-ahead; e2's was dropped.
+    let waiter = w.finish_prefetch("e1", snapshot_all_in(&paths, &boundary));
+    assert!(waiter.is_some(), "the waiting claim kept its read-ahead");
+    let ticket = w
+        .begin_tool_call(call("e2", &b), true, &r.cwd, edit_candidates)
+        .unwrap();
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Missing(_)
+    ));
+}
+
+#[test]
+fn a_read_ahead_of_other_files_than_the_claim_names_is_not_used() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    // The message named a.txt; the call Pi prepared names b.txt (its arguments were rewritten).
+    read_ahead(&mut w, "e1", &edit_of("a.txt"), &r.cwd);
+    let input = edit_of("b.txt");
+    let ticket = w
+        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Missing(_)
+    ));
+}
+
+#[test]
+fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    let (paths, boundary) = w
+        .begin_prefetch("e1", EDIT, &input, &r.cwd, edit_candidates)
+        .unwrap();
+    let ticket = w
+        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let dropped = Arc::new(AtomicBool::new(false));
+    struct NoteDrop(Arc<AtomicBool>);
+    impl Drop for NoteDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let guard = NoteDrop(dropped.clone());
+    let waiter = move || Box::new(move || drop(guard)) as PrefetchWaiter;
+    assert!(matches!(
+        w.use_prefetch(ticket, waiter),
+        PrefetchUse::Waiting
+    ));
+    w.on_turn_end();
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the waiter is dropped, so its promise settles"
+    );
+    let late: Snapshots = snapshot_all_in(&paths, &boundary);
+    assert!(
+        w.finish_prefetch("e1", late).is_none(),
+        "a late read finds nothing to complete"
+    );
+}
+
+#[test]
+fn a_call_that_cannot_edit_or_names_no_file_is_not_read_ahead() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let search = json!({"operation": "symbols", "query": "x"});
+    assert!(w
+        .begin_prefetch(
+            "s1",
+            "mcp__gortex__search",
+            &search,
+            &r.cwd,
+            edit_candidates
+        )
+        .is_none());
+    assert!(w
+        .begin_prefetch(
+            "e1",
+            EDIT,
+            &json!({"operation": "file"}),
+            &r.cwd,
+            edit_candidates
+        )
+        .is_none());
+    assert!(
+        w.begin_prefetch("e2", "edit", &edit_of("a.txt"), &r.cwd, edit_candidates)
+            .is_none(),
+        "Pi's own edit claims at tool_call only"
+    );
+}
