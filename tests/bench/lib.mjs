@@ -247,6 +247,7 @@ export function runOnce(name, { calls, mix, extraArgs = [], extraEnv = {} }) {
         eldP99Ms: records.done?.eldP99Ms,
         eldMaxMs: records.done?.eldMaxMs,
         turnMedianMs: records.done?.turnMedianMs,
+        retainedHeapMiB: records.done?.retainedHeapMiB,
         error: ok
           ? undefined
           : `rc=${status} ${text.slice(-300)} ${Buffer.concat(stderr).toString().slice(-600)} (${box.root})`,

@@ -4,14 +4,24 @@
 //! It only observes: nothing here runs on Pi's hot path besides the histogram's own timer.
 import { appendFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { writeHeapSnapshot } from "node:v8";
+import { setFlagsFromString, writeHeapSnapshot } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
 // `mark(name)` lets an instrumented copy of the extension (see docs/benchmarks.md, "Where the
 // start goes") put timestamps on the same clock; they are written at exit.
 const marks = [];
-globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, performance.now()]) };
+// `retainedHeapMiB()`: the heap after full collections, what the session really keeps (a peak RSS
+// also holds garbage not yet collected, whose amount depends on when the collector ran).
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
+const retainedHeapMiB = () => {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+};
+globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, performance.now()]), retainedHeapMiB };
 
 /** Peak RSS, CPU time (user + system) and uptime of this process, read at exit. */
 function exitRecord() {

@@ -122,6 +122,10 @@ for (const calls of counts) {
   if (calls !== counts.at(-1) || counts.length < 2) continue;
   for (const name of names)
     lines.push(`Peak RSS growth ${counts[0]} -> ${calls} calls, ${name}: ${fmt(growth(name), 1)} MiB`);
+  // What the session keeps, without the garbage a peak also holds (faux-bench.ts, after gc()).
+  const kept = (n) => stat(n, counts.at(-1), "retainedHeapMiB") - stat(n, counts[0], "retainedHeapMiB");
+  for (const name of names)
+    lines.push(`Retained heap growth ${counts[0]} -> ${calls} calls, ${name}: ${fmt(kept(name), 2)} MiB`);
 }
 console.log(lines.join("\n"));
 

@@ -117,7 +117,9 @@ function instrumentAddon() {
 const parts = process.env.BENCH_BREAKDOWN === "1" ? instrumentAddon() : undefined;
 
 const ws = workspace({});
-const session = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE: "0" } });
+// No simulator log (FAKE-3): its per-request file writes are a test facility, not a daemon's
+// work, and would be counted in both the extension's and the direct path's figures.
+const session = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE: "0", FAKE_GORTEX_LOG: null } });
 await session.sessionStart();
 if (!session.toolNames().includes("search")) throw new Error(`own client not started: ${session.toolNames()}`);
 const echo = catEcho();
