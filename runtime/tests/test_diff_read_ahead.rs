@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use pi_gortex_runtime::diff::{
     edit_candidates, snapshot_all_in, NativeWatcher, PrefetchUse, PrefetchWaiter, Snapshots,
-    ToolCall,
+    ToolCall, MAX_PREFETCHES,
 };
 use serde_json::{json, Value};
 
@@ -257,4 +257,31 @@ fn a_call_that_cannot_edit_or_names_no_file_is_not_read_ahead() {
             .is_none(),
         "Pi's own edit claims at tool_call only"
     );
+}
+
+#[test]
+fn a_message_asking_for_many_edits_reads_ahead_a_bounded_number() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    let begun = (0..MAX_PREFETCHES + 4)
+        .filter(|i| {
+            w.begin_prefetch(&format!("e{i}"), EDIT, &input, &r.cwd, edit_candidates)
+                .is_some()
+        })
+        .count();
+    assert_eq!(
+        begun, MAX_PREFETCHES,
+        "the rest read at their own tool_call"
+    );
+    // A claim beyond the bound reads its files as without a read-ahead.
+    let id = format!("e{}", MAX_PREFETCHES + 1);
+    let ticket = w
+        .begin_tool_call(call(&id, &input), true, &r.cwd, edit_candidates)
+        .unwrap();
+    let ran = Arc::new(AtomicBool::new(false));
+    assert!(matches!(
+        w.use_prefetch(ticket, noted_waiter(&ran)),
+        PrefetchUse::Missing(_)
+    ));
 }

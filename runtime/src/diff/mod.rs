@@ -40,7 +40,7 @@ pub use snapshot::snapshot_all;
 pub use snapshot::{snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT};
 pub use watcher::{
     ClaimTicket, NativeWatcher, PendingCompare, PrefetchUse, PrefetchWaiter, ShellTracker,
-    ShellWindow, ToolCall,
+    ShellWindow, ToolCall, MAX_PREFETCHES,
 };
 
 /// DIFF-2 + DIFF-8: `None` when the call is not a file edit; otherwise its

@@ -153,6 +153,11 @@ pub struct NativeWatcher {
     prefetches: HashMap<String, Prefetch>,
 }
 
+/// Read-aheads kept at once: a message asking for more edits reads the rest
+/// at their own `tool_call`s, so one message never starts an unbounded
+/// number of concurrent reads (each file up to 1 MiB) on the blocking pool.
+pub const MAX_PREFETCHES: usize = 16;
+
 /// What a claim waiting on a read-ahead runs once the read has completed
 /// it: the addon settles the `tool_call`'s promise. Dropped unrun (the
 /// read-ahead was cleared), it must still let the call go on.
@@ -301,8 +306,8 @@ impl NativeWatcher {
     /// ready instead of waiting for a thread to read it. The files are the
     /// ones its claim will name (`candidates`, from the message's
     /// arguments, within `Boundary::for_cwd(cwd)`). Returns what to read,
-    /// or `None` when the call is no native Gortex edit, names no file, or
-    /// is already read ahead; the read's answer goes to
+    /// or `None` when the call is no native Gortex edit, names no file, is
+    /// already read ahead, or [`MAX_PREFETCHES`] are held; the read's answer goes to
     /// [`NativeWatcher::finish_prefetch`].
     pub fn begin_prefetch(
         &mut self,
@@ -312,7 +317,7 @@ impl NativeWatcher {
         cwd: &Path,
         candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
     ) -> Option<(Vec<PathBuf>, Boundary)> {
-        if self.prefetches.contains_key(tool_call_id) {
+        if self.prefetches.len() >= MAX_PREFETCHES || self.prefetches.contains_key(tool_call_id) {
             return None;
         }
         let bare = crate::native::bare_tool_name(tool_name)?;
