@@ -196,7 +196,7 @@ mutants-ts: node22 pi-hosts $(STRYKER) pack
 
 # The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
 # `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.
-bench-session: node22 pi-hosts pack
+bench-session: node22 pi-hosts pack $(SDK_PEER)
 	cargo build -q --release -p fake-gortex
 	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
 	$(NODE22) tests/bench/session.mjs

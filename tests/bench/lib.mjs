@@ -16,6 +16,7 @@ export const FAKE_RELEASE = process.env.BENCH_FAKE_GORTEX || join(REPO, "target/
 const PRELOAD = pathToFileURL(join(REPO, "tests/bench/preload.mjs")).href;
 const FAUX_BENCH = join(REPO, "tests/bench/faux-bench.ts");
 const NOOP_HANDLERS = join(REPO, "tests/bench/noop-handlers.ts");
+const SDK_CLIENT = join(REPO, "tests/sdk-peer/pi-client.mjs");
 
 const NATIVE_TOOLS = { search: "mcp__gortex__search", edit: "mcp__gortex__edit", read: "read" };
 const OWN_TOOLS = { search: "search", edit: "gortex_edit", read: "read" };
@@ -84,6 +85,16 @@ export const CONFIGS = {
     base: "1.6.0 mcp.json",
   },
   "0.87.1 Pi alone": { pi: "0.87.1", ext: false, tools: OWN_TOOLS },
+  // 0.87.1 has no built-in MCP: the same server through a minimal extension on the official MCP
+  // SDK (tests/sdk-peer/pi-client.mjs), so the session holds the same results as with ours.
+  "0.87.1 SDK client": {
+    pi: "0.87.1",
+    ext: false,
+    extensions: [SDK_CLIENT],
+    env: { PI_BENCH_SDK_SERVER: FAKE_RELEASE },
+    tools: OWN_TOOLS,
+    base: "0.87.1 Pi alone",
+  },
   "0.87.1 Pi alone + no-op turn_end": {
     pi: "0.87.1",
     ext: false,
@@ -98,8 +109,15 @@ export const CONFIGS = {
     env: { GORTEX_ENFORCE: "0" },
     tools: OWN_TOOLS,
     base: "0.87.1 Pi alone",
+    peer: "0.87.1 SDK client",
   },
-  "0.87.1 own, enforce on": { pi: "0.87.1", ext: true, tools: OWN_TOOLS, base: "0.87.1 Pi alone" },
+  "0.87.1 own, enforce on": {
+    pi: "0.87.1",
+    ext: true,
+    tools: OWN_TOOLS,
+    base: "0.87.1 Pi alone",
+    peer: "0.87.1 SDK client",
+  },
   "0.87.1 own, slow hook 20 ms": {
     pi: "0.87.1",
     ext: true,

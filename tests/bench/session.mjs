@@ -100,6 +100,17 @@ const lines = [
   ),
   "",
 ];
+// Against a peer that holds the same results (0.87.1: the SDK client), per call and in memory.
+for (const name of names) {
+  const peer = CONFIGS[name].peer;
+  if (!peer || !names.includes(peer)) continue;
+  for (const calls of counts) {
+    const perCall = (stat(name, calls, "sessionMs") - stat(peer, calls, "sessionMs")) / calls;
+    lines.push(
+      `Overhead per call vs ${peer}, ${name}, N=${calls}: ${fmt(perCall)} ms (by turns ${fmt(turnDelta(name, peer, calls), 3)} ms)`,
+    );
+  }
+}
 // Hook cost inside Pi: enforcement on minus off, per call, next to the bare spawn-and-wait floor.
 for (const [on, off] of [
   ["1.6.0 native, enforce on", "1.6.0 native, enforce off"],
