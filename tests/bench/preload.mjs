@@ -23,6 +23,17 @@ const retainedHeapMiB = () => {
 };
 globalThis.__piBench = { histogram, marks, mark: (name) => marks.push([name, performance.now()]), retainedHeapMiB };
 
+// PI_BENCH_MEM_TRACE=1: memory sampled every 50 ms, and where it stood when RSS peaked, to tell
+// a peak of V8's heap (garbage not yet collected) from memory outside it (the addon's allocator).
+let peak;
+if (process.env.PI_BENCH_MEM_TRACE === "1") {
+  const sample = () => {
+    const m = process.memoryUsage();
+    if (!peak || m.rss > peak.rss) peak = m;
+  };
+  setInterval(sample, 50).unref();
+}
+
 /** Peak RSS, CPU time (user + system) and uptime of this process, read at exit. */
 function exitRecord() {
   const usage = process.resourceUsage();
@@ -37,6 +48,7 @@ function exitRecord() {
     heapTotalMiB: memory.heapTotal / 2 ** 20,
     externalMiB: memory.external / 2 ** 20,
     rssAtExitMiB: memory.rss / 2 ** 20,
+    ...(peak ? { atPeakRss: Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, v / 2 ** 20])) } : {}),
     cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
     uptimeMs: performance.now(),
   };
