@@ -3,23 +3,15 @@
 //! driven as Pi would emit the events.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use pi_gortex_runtime::diff::{edit_candidates, merge_details, NativeWatcher, ToolCall};
 use serde_json::{json, Value};
 
-struct Repo {
-    _tmp: tempfile::TempDir,
-    cwd: PathBuf,
-}
+mod common;
 
-fn repo() -> Repo {
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = fs::canonicalize(tmp.path()).unwrap();
-    fs::create_dir_all(cwd.join(".git")).unwrap();
-    fs::write(cwd.join("a.txt"), "one\ntwo\n").unwrap();
-    fs::write(cwd.join("b.txt"), "bee\n").unwrap();
-    Repo { _tmp: tmp, cwd }
+fn repo() -> common::DiffRepo {
+    common::diff_repo(&[("a.txt", "one\ntwo\n"), ("b.txt", "bee\n")])
 }
 
 fn call<'a>(id: &'a str, tool: &'a str, input: &'a Value) -> ToolCall<'a> {

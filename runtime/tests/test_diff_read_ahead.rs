@@ -9,23 +9,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pi_gortex_runtime::diff::{
-    edit_candidates, snapshot_all_in, NativeWatcher, PrefetchUse, PrefetchWaiter, Snapshots,
-    ToolCall, MAX_PREFETCHES,
+    edit_candidates, snapshot_all_in, Boundary, NativeWatcher, PrefetchUse, PrefetchWaiter,
+    Snapshots, ToolCall, MAX_PREFETCHES,
 };
 use serde_json::{json, Value};
 
-struct Repo {
-    _tmp: tempfile::TempDir,
-    cwd: PathBuf,
-}
+mod common;
 
-fn repo() -> Repo {
-    let tmp = tempfile::tempdir().unwrap();
-    let cwd = fs::canonicalize(tmp.path()).unwrap();
-    fs::create_dir_all(cwd.join(".git")).unwrap();
-    fs::write(cwd.join("a.txt"), "one\n").unwrap();
-    fs::write(cwd.join("b.txt"), "bee\n").unwrap();
-    Repo { _tmp: tmp, cwd }
+fn repo() -> common::DiffRepo {
+    common::diff_repo(&[("a.txt", "one\n"), ("b.txt", "bee\n")])
 }
 
 const EDIT: &str = "mcp__gortex__edit";
@@ -57,10 +49,27 @@ fn read_ahead(
     w.finish_prefetch(id, snapshot_all_in(&paths, &boundary))
 }
 
-/// A waiter that notes whether it ran.
-fn noted_waiter(ran: &Arc<AtomicBool>) -> impl FnOnce() -> PrefetchWaiter {
-    let ran = ran.clone();
-    move || Box::new(move || ran.store(true, Ordering::SeqCst)) as PrefetchWaiter
+/// The message's read-ahead begun, its read still to come: what to read.
+fn begin(w: &mut NativeWatcher, id: &str, input: &Value, cwd: &Path) -> (Vec<PathBuf>, Boundary) {
+    w.begin_prefetch(id, EDIT, input, cwd, edit_candidates)
+        .expect("an edit naming files is read ahead")
+}
+
+/// The call's claim at `tool_call`, then its before side asked of the
+/// read-ahead with a waiter that notes whether it ran.
+fn claim(
+    w: &mut NativeWatcher,
+    id: &str,
+    input: &Value,
+    cwd: &Path,
+) -> (PrefetchUse, Arc<AtomicBool>) {
+    let ticket = w
+        .begin_tool_call(call(id, input), true, cwd, edit_candidates)
+        .expect("a Gortex edit naming files is claimed");
+    let ran = Arc::new(AtomicBool::new(false));
+    let noted = ran.clone();
+    let waiter = move || Box::new(move || noted.store(true, Ordering::SeqCst)) as PrefetchWaiter;
+    (w.use_prefetch(ticket, waiter), ran)
 }
 
 /// The claim's diff once the file has become `after`: `-before +after` lines.
@@ -85,14 +94,8 @@ fn a_claim_takes_the_before_side_read_at_the_assistant_message() {
     );
     // Changed after the read-ahead, before the claim: the claim keeps what was read ahead.
     fs::write(r.cwd.join("a.txt"), "mid\n").unwrap();
-    let ticket = w
-        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
-    assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
-        PrefetchUse::Completed
-    ));
+    let (used, ran) = claim(&mut w, "e1", &input, &r.cwd);
+    assert!(matches!(used, PrefetchUse::Completed));
     assert!(!ran.load(Ordering::SeqCst), "nothing to wait for");
     let diff = diff_after(&mut w, "e1", &r.cwd.join("a.txt"), "two\n", &r.cwd);
     assert_eq!(diff, "-1 one\n+1 two");
@@ -103,22 +106,12 @@ fn a_claim_made_while_reading_ahead_waits_for_that_read() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = edit_of("a.txt");
-    let (paths, boundary) = w
-        .begin_prefetch("e1", EDIT, &input, &r.cwd, edit_candidates)
-        .unwrap();
-    let ticket = w
-        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
-    assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
-        PrefetchUse::Waiting
-    ));
+    let (paths, boundary) = begin(&mut w, "e1", &input, &r.cwd);
+    let (used, ran) = claim(&mut w, "e1", &input, &r.cwd);
+    assert!(matches!(used, PrefetchUse::Waiting));
     // The read-ahead completes the claim and hands the waiter back.
-    let waiter = w
-        .finish_prefetch("e1", snapshot_all_in(&paths, &boundary))
-        .expect("the waiter");
-    waiter();
+    let waiter = w.finish_prefetch("e1", snapshot_all_in(&paths, &boundary));
+    waiter.expect("the waiter")();
     assert!(ran.load(Ordering::SeqCst));
     let diff = diff_after(&mut w, "e1", &r.cwd.join("a.txt"), "two\n", &r.cwd);
     assert_eq!(diff, "-1 one\n+1 two");
@@ -133,11 +126,7 @@ fn once_a_call_of_a_sequential_batch_has_run_the_next_claim_reads_its_files_agai
     // The batch's first call (say, a shell command) runs and changes the file.
     fs::write(r.cwd.join("a.txt"), "mid\n").unwrap();
     w.on_tool_execution_end("b1");
-    let ticket = w
-        .begin_tool_call(call("e2", &input), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
-    let PrefetchUse::Missing(ticket) = w.use_prefetch(ticket, noted_waiter(&ran)) else {
+    let (PrefetchUse::Missing(ticket), _) = claim(&mut w, "e2", &input, &r.cwd) else {
         panic!("the read-ahead must be dropped once a call has run");
     };
     let before = ticket.before_reader()();
@@ -151,27 +140,18 @@ fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_c
     let r = repo();
     let mut w = NativeWatcher::new();
     let (a, b) = (edit_of("a.txt"), edit_of("b.txt"));
-    let (paths, boundary) = w
-        .begin_prefetch("e1", EDIT, &a, &r.cwd, edit_candidates)
-        .unwrap();
+    let (paths, boundary) = begin(&mut w, "e1", &a, &r.cwd);
     read_ahead(&mut w, "e2", &b, &r.cwd);
-    let ticket = w
-        .begin_tool_call(call("e1", &a), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
     assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
+        claim(&mut w, "e1", &a, &r.cwd).0,
         PrefetchUse::Waiting
     ));
     w.drop_unclaimed_prefetches();
     // e1's claim still gets its read-ahead; e2's was dropped.
     let waiter = w.finish_prefetch("e1", snapshot_all_in(&paths, &boundary));
     assert!(waiter.is_some(), "the waiting claim kept its read-ahead");
-    let ticket = w
-        .begin_tool_call(call("e2", &b), true, &r.cwd, edit_candidates)
-        .unwrap();
     assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
+        claim(&mut w, "e2", &b, &r.cwd).0,
         PrefetchUse::Missing(_)
     ));
 }
@@ -182,15 +162,8 @@ fn a_read_ahead_of_other_files_than_the_claim_names_is_not_used() {
     let mut w = NativeWatcher::new();
     // The message named a.txt; the call Pi prepared names b.txt (its arguments were rewritten).
     read_ahead(&mut w, "e1", &edit_of("a.txt"), &r.cwd);
-    let input = edit_of("b.txt");
-    let ticket = w
-        .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
-    assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
-        PrefetchUse::Missing(_)
-    ));
+    let used = claim(&mut w, "e1", &edit_of("b.txt"), &r.cwd).0;
+    assert!(matches!(used, PrefetchUse::Missing(_)));
 }
 
 #[test]
@@ -198,9 +171,7 @@ fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = edit_of("a.txt");
-    let (paths, boundary) = w
-        .begin_prefetch("e1", EDIT, &input, &r.cwd, edit_candidates)
-        .unwrap();
+    let (paths, boundary) = begin(&mut w, "e1", &input, &r.cwd);
     let ticket = w
         .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
         .unwrap();
@@ -234,27 +205,14 @@ fn a_call_that_cannot_edit_or_names_no_file_is_not_read_ahead() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let search = json!({"operation": "symbols", "query": "x"});
-    assert!(w
-        .begin_prefetch(
-            "s1",
-            "mcp__gortex__search",
-            &search,
-            &r.cwd,
-            edit_candidates
-        )
-        .is_none());
-    assert!(w
-        .begin_prefetch(
-            "e1",
-            EDIT,
-            &json!({"operation": "file"}),
-            &r.cwd,
-            edit_candidates
-        )
-        .is_none());
+    let mut ahead = |id: &str, tool: &str, input: &Value| {
+        w.begin_prefetch(id, tool, input, &r.cwd, edit_candidates)
+            .is_some()
+    };
+    assert!(!ahead("s1", "mcp__gortex__search", &search));
+    assert!(!ahead("e1", EDIT, &json!({"operation": "file"})));
     assert!(
-        w.begin_prefetch("e2", "edit", &edit_of("a.txt"), &r.cwd, edit_candidates)
-            .is_none(),
+        !ahead("e2", "edit", &edit_of("a.txt")),
         "Pi's own edit claims at tool_call only"
     );
 }
@@ -276,12 +234,8 @@ fn a_message_asking_for_many_edits_reads_ahead_a_bounded_number() {
     );
     // A claim beyond the bound reads its files as without a read-ahead.
     let id = format!("e{}", MAX_PREFETCHES + 1);
-    let ticket = w
-        .begin_tool_call(call(&id, &input), true, &r.cwd, edit_candidates)
-        .unwrap();
-    let ran = Arc::new(AtomicBool::new(false));
     assert!(matches!(
-        w.use_prefetch(ticket, noted_waiter(&ran)),
+        claim(&mut w, &id, &input, &r.cwd).0,
         PrefetchUse::Missing(_)
     ));
 }

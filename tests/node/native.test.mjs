@@ -277,17 +277,23 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await s.shutdown();
   });
 
-  /**
-   * A native session with `a.txt` ("one"), enforcement off: `steps(s, input)` runs the calls and
-   * events, then the file becomes "two" and the result of the edit `resultOf` is returned.
-   */
-  async function nativeEditResult(resultOf, steps) {
+  /** A started native session, enforcement off, whose work tree holds `a.txt` ("one"). */
+  async function editSession() {
     const ws = workspace();
     const file = join(ws.cwd, "a.txt");
     writeFileSync(file, "one\n");
     const { factory } = connector();
     const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
     await s.sessionStart();
+    return { s, file };
+  }
+
+  /**
+   * A native session with `a.txt` ("one"), enforcement off: `steps(s, input)` runs the calls and
+   * events, then the file becomes "two" and the result of the edit `resultOf` is returned.
+   */
+  async function nativeEditResult(resultOf, steps) {
+    const { s, file } = await editSession();
     const input = { target: { file }, content: "two\n" };
     await steps(s, input);
     writeFileSync(file, "two\n");
@@ -342,12 +348,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
    * `diff` is returned.
    */
   async function readAheadDiff(between) {
-    const ws = workspace();
-    const file = join(ws.cwd, "a.txt");
-    writeFileSync(file, "one\n");
-    const { factory } = connector();
-    const s = await start(ws, { extraFactories: [factory], env: { GORTEX_ENFORCE: "0" } });
-    await s.sessionStart();
+    const { s, file } = await editSession();
     const input = { operation: "file", target: { file: "a.txt" }, content: "two\n" };
     const toolCall = { type: "toolCall", id: "e1", name: "mcp__gortex__edit", arguments: input };
     const message = {

@@ -320,24 +320,6 @@ where
     Ok(promise)
 }
 
-/// A promise of `finish(work())` under a time limit, with no runtime task
-/// on the way: see [`settle_blocking_within`].
-pub fn spawn_blocking_within<R, W, F>(
-    env: &Env,
-    limit: Duration,
-    work: W,
-    finish: F,
-) -> Promised<'_>
-where
-    R: Send + 'static,
-    W: FnOnce() -> R + Send + 'static,
-    F: FnOnce(Option<R>) -> Value + Send + 'static,
-{
-    let (settler, promise) = promise(env)?;
-    settle_blocking_within(settler, limit, work, finish);
-    Ok(promise)
-}
-
 /// Settles `settler` with `finish(work())` under a time limit, with no
 /// runtime task on the way (`diff::snapshot::race_time_limit`): `work` runs
 /// on one of the runtime's blocking threads, which then settles the promise

@@ -3,7 +3,7 @@
 //! claims), the own-client snapshot window, and their exports. Snapshots
 //! read files, so they run on tokio's blocking pool, never on the Node
 //! event loop; a native edit's reads are blocking-pool jobs that settle
-//! their promise themselves (`settle::spawn_blocking_within`). Every entry
+//! their promise themselves (`settle::settle_blocking_within`). Every entry
 //! point fails open (DIFF-22).
 
 use std::path::Path;
@@ -179,21 +179,28 @@ pub fn watch_snapshot(env: &Env, generation: u32, tool_call_id: String) -> Promi
 /// DIFF-23 limit, completing the claim and then settling its promise.
 fn read_before(settler: PromiseSettler, generation: u32, ticket: diff::ClaimTicket) {
     let read = ticket.before_reader();
+    read_then(settler, read, Value::Null, move |read| {
+        let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
+        let state = generation::get(generation);
+        lock(&state.watcher().native).complete_claim(ticket, before);
+        Value::Null
+    });
+}
+
+/// `read` on a blocking thread under the DIFF-23 limit, then `finish` with
+/// its answer (`None`: out of time; `Some(None)`: it panicked), settling
+/// `settler` with `finish`'s value, or `fallback` if `finish` panics.
+fn read_then(
+    settler: PromiseSettler,
+    read: impl FnOnce() -> diff::Snapshots + Send + 'static,
+    fallback: Value,
+    finish: impl FnOnce(Option<Option<diff::Snapshots>>) -> Value + Send + 'static,
+) {
     crate::settle::settle_blocking_within(
         settler,
         diff::SNAPSHOT_TIME_LIMIT,
         move || guard::guard_sync(|| None, || Some(read())),
-        move |read| {
-            guard::guard_sync(
-                || Value::Null,
-                || {
-                    let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
-                    let state = generation::get(generation);
-                    lock(&state.watcher().native).complete_claim(ticket, before);
-                    Value::Null
-                },
-            )
-        },
+        move |read| guard::guard_sync(|| fallback, || finish(read)),
     );
 }
 
@@ -340,22 +347,14 @@ pub fn watch_tool_result(env: &Env, generation: u32, event: Value) -> Promised<'
     let Some(compare) = compare else {
         return crate::settle::resolved(env, to_js(&action));
     };
+    let (settler, promise) = crate::settle::promise(env)?;
     let read = compare.pending.after_reader();
-    crate::settle::spawn_blocking_within(
-        env,
-        diff::SNAPSHOT_TIME_LIMIT,
-        move || guard::guard_sync(|| None, || Some(read())),
-        move |read| {
-            guard::guard_sync(
-                || to_js(&WatchResultAction::default()),
-                || {
-                    let after =
-                        read_or_skipped(read, |reason| compare.pending.after_skipped(reason));
-                    to_js(&finish_tool_result(generation, action, compare, &after))
-                },
-            )
-        },
-    )
+    let fallback = to_js(&WatchResultAction::default());
+    read_then(settler, read, fallback, move |read| {
+        let after = read_or_skipped(read, |reason| compare.pending.after_skipped(reason));
+        to_js(&finish_tool_result(generation, action, compare, &after))
+    });
+    Ok(promise)
 }
 
 /// What a claimed edit's `tool_result` still has to compare once its after

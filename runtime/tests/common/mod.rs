@@ -220,3 +220,21 @@ pub fn captured(dir: &tempfile::TempDir) -> Vec<Value> {
 
 /// The initialize reply a script child sends for request id 1.
 pub const SCRIPT_INIT_REPLY: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","serverInfo":{"name":"gortex","version":"0.64.4"}}}"#;
+
+/// A temporary repository for the diff tests: a canonical cwd with `.git`
+/// and the given files.
+pub struct DiffRepo {
+    _tmp: tempfile::TempDir,
+    pub cwd: PathBuf,
+}
+
+/// A [`DiffRepo`] holding `files` (relative path, content).
+pub fn diff_repo(files: &[(&str, &str)]) -> DiffRepo {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cwd = std::fs::canonicalize(tmp.path()).expect("canonical");
+    std::fs::create_dir_all(cwd.join(".git")).expect(".git");
+    for (rel, content) in files {
+        std::fs::write(cwd.join(rel), content).expect("file");
+    }
+    DiffRepo { _tmp: tmp, cwd }
+}
