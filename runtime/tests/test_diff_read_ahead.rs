@@ -239,3 +239,17 @@ fn a_message_asking_for_many_edits_reads_ahead_a_bounded_number() {
         PrefetchUse::Missing(_)
     ));
 }
+
+#[test]
+fn a_read_ahead_whose_read_could_not_start_is_withdrawn_so_the_claim_reads_itself() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    begin(&mut w, "e1", &input, &r.cwd);
+    // No runtime to read on: the addon withdraws it, or the claim would wait forever.
+    w.drop_prefetch("e1");
+    assert!(matches!(
+        claim(&mut w, "e1", &input, &r.cwd).0,
+        PrefetchUse::Missing(_)
+    ));
+}

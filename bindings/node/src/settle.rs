@@ -336,18 +336,21 @@ where
     F: FnOnce(Option<R>) -> Value + Send + 'static,
 {
     let done = move |answer: Option<R>| settler.settle(finish(answer));
+    // Not started: `done`, and the settler in it, were dropped, which answers `null`.
     within_runtime(|| race_time_limit(limit, work, done));
 }
 
 /// Runs `start` inside napi's runtime (for work that spawns on it from Pi's
-/// thread); a missing runtime is recorded, never a panic into Node.
-pub fn within_runtime(start: impl FnOnce()) {
+/// thread); a missing runtime is recorded, never a panic into Node. False
+/// when `start` did not complete (its spawns may not have happened).
+pub fn within_runtime(start: impl FnOnce()) -> bool {
     let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         napi::bindgen_prelude::within_runtime_if_available(start)
     }));
     if started.is_err() {
         crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
     }
+    started.is_ok()
 }
 
 /// The settling end of a promise made by [`promise`]: settled once, from

@@ -262,6 +262,7 @@ pub fn prefetch_edit(
                     guard::guard_sync(|| None, || Some(diff::snapshot_all_in(&paths, &boundary)))
                 }
             };
+            let id = tool_call_id.clone();
             let finish = move |read: Option<Option<diff::Snapshots>>| {
                 let before = read_or_skipped(read, |reason| {
                     diff::snapshot::skipped_all(paths.clone(), reason)
@@ -272,11 +273,15 @@ pub fn prefetch_edit(
                     waiter();
                 }
             };
-            crate::settle::within_runtime(|| {
+            let started = crate::settle::within_runtime(|| {
                 diff::snapshot::race_time_limit(diff::SNAPSHOT_TIME_LIMIT, read, move |r| {
                     guard::guard_sync(|| (), || finish(r))
                 })
             });
+            // A read that may never come must not be waited for: the claim reads itself.
+            if !started {
+                lock(&state.watcher().native).drop_prefetch(&id);
+            }
         },
     )
 }

@@ -383,6 +383,12 @@ impl NativeWatcher {
         }
     }
 
+    /// Read-ahead withdrawn before any claim could wait for it: its read
+    /// could not be started, so the claim must read its files itself.
+    pub fn drop_prefetch(&mut self, tool_call_id: &str) {
+        self.prefetches.remove(tool_call_id);
+    }
+
     /// Read-ahead, invalidation: once any call of the batch has run (its
     /// `tool_result` or `tool_execution_end`), a file read ahead may have
     /// changed, so every read-ahead no claim has taken yet is dropped; the
