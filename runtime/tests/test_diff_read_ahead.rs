@@ -43,14 +43,17 @@ fn read_ahead(
     input: &Value,
     cwd: &Path,
 ) -> Option<PrefetchWaiter> {
-    let (paths, boundary) = w
-        .begin_prefetch(id, EDIT, input, cwd, edit_candidates)
-        .expect("an edit naming files is read ahead");
-    w.finish_prefetch(id, snapshot_all_in(&paths, &boundary))
+    let read = begin(w, id, input, cwd);
+    w.finish_prefetch(id, read_now(&read))
+}
+
+/// What the addon's read-ahead job reads: the files within the cwd's boundary.
+fn read_now((paths, cwd): &(Vec<PathBuf>, PathBuf)) -> Snapshots {
+    snapshot_all_in(paths, &Boundary::for_cwd(cwd))
 }
 
 /// The message's read-ahead begun, its read still to come: what to read.
-fn begin(w: &mut NativeWatcher, id: &str, input: &Value, cwd: &Path) -> (Vec<PathBuf>, Boundary) {
+fn begin(w: &mut NativeWatcher, id: &str, input: &Value, cwd: &Path) -> (Vec<PathBuf>, PathBuf) {
     w.begin_prefetch(id, EDIT, input, cwd, edit_candidates)
         .expect("an edit naming files is read ahead")
 }
@@ -106,11 +109,11 @@ fn a_claim_made_while_reading_ahead_waits_for_that_read() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = edit_of("a.txt");
-    let (paths, boundary) = begin(&mut w, "e1", &input, &r.cwd);
+    let read = begin(&mut w, "e1", &input, &r.cwd);
     let (used, ran) = claim(&mut w, "e1", &input, &r.cwd);
     assert!(matches!(used, PrefetchUse::Waiting));
     // The read-ahead completes the claim and hands the waiter back.
-    let waiter = w.finish_prefetch("e1", snapshot_all_in(&paths, &boundary));
+    let waiter = w.finish_prefetch("e1", read_now(&read));
     waiter.expect("the waiter")();
     assert!(ran.load(Ordering::SeqCst));
     let diff = diff_after(&mut w, "e1", &r.cwd.join("a.txt"), "two\n", &r.cwd);
@@ -140,7 +143,7 @@ fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_c
     let r = repo();
     let mut w = NativeWatcher::new();
     let (a, b) = (edit_of("a.txt"), edit_of("b.txt"));
-    let (paths, boundary) = begin(&mut w, "e1", &a, &r.cwd);
+    let read = begin(&mut w, "e1", &a, &r.cwd);
     read_ahead(&mut w, "e2", &b, &r.cwd);
     assert!(matches!(
         claim(&mut w, "e1", &a, &r.cwd).0,
@@ -148,7 +151,7 @@ fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_c
     ));
     w.drop_unclaimed_prefetches();
     // e1's claim still gets its read-ahead; e2's was dropped.
-    let waiter = w.finish_prefetch("e1", snapshot_all_in(&paths, &boundary));
+    let waiter = w.finish_prefetch("e1", read_now(&read));
     assert!(waiter.is_some(), "the waiting claim kept its read-ahead");
     assert!(matches!(
         claim(&mut w, "e2", &b, &r.cwd).0,
@@ -171,7 +174,7 @@ fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
     let r = repo();
     let mut w = NativeWatcher::new();
     let input = edit_of("a.txt");
-    let (paths, boundary) = begin(&mut w, "e1", &input, &r.cwd);
+    let read = begin(&mut w, "e1", &input, &r.cwd);
     let ticket = w
         .begin_tool_call(call("e1", &input), true, &r.cwd, edit_candidates)
         .unwrap();
@@ -193,7 +196,7 @@ fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
         dropped.load(Ordering::SeqCst),
         "the waiter is dropped, so its promise settles"
     );
-    let late: Snapshots = snapshot_all_in(&paths, &boundary);
+    let late: Snapshots = read_now(&read);
     assert!(
         w.finish_prefetch("e1", late).is_none(),
         "a late read finds nothing to complete"

@@ -253,13 +253,15 @@ pub fn prefetch_edit(
                 Path::new(&cwd),
                 diff::edit_candidates,
             );
-            let Some((paths, boundary)) = begun else {
+            let Some((paths, cwd)) = begun else {
                 return;
             };
+            // The boundary's canonicalizing and repo-root walk run with the read, off Pi's thread.
             let read = {
-                let (paths, boundary) = (paths.clone(), boundary);
+                let paths = paths.clone();
                 move || {
-                    guard::guard_sync(|| None, || Some(diff::snapshot_all_in(&paths, &boundary)))
+                    let read = || diff::snapshot_all_in(&paths, &diff::Boundary::for_cwd(&cwd));
+                    guard::guard_sync(|| None, || Some(read()))
                 }
             };
             let id = tool_call_id.clone();

@@ -148,7 +148,7 @@ fn located(path: &Path) -> Option<Located> {
 }
 
 /// The directories the session works on, in real form.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Boundary {
     roots: Vec<PathBuf>,
     unrestricted: bool,

@@ -98,6 +98,8 @@ pub struct ClaimTicket {
     paths: Vec<PathBuf>,
     window: ShellWindow,
     boundary: Boundary,
+    /// The cwd `boundary` comes from, which a read-ahead is matched on.
+    cwd: PathBuf,
 }
 
 impl ClaimTicket {
@@ -167,7 +169,9 @@ pub type PrefetchWaiter = Box<dyn FnOnce() + Send>;
 /// call, so that the call's `tool_call` rarely waits for a read (issue 16).
 struct Prefetch {
     paths: Vec<PathBuf>,
-    boundary: Boundary,
+    /// The cwd the read's boundary comes from (`Boundary::for_cwd`, computed
+    /// by the read itself, off Pi's thread).
+    cwd: PathBuf,
     state: PrefetchState,
 }
 
@@ -297,6 +301,7 @@ impl NativeWatcher {
             paths,
             window,
             boundary: Boundary::for_cwd(cwd),
+            cwd: cwd.to_path_buf(),
         })
     }
 
@@ -305,7 +310,8 @@ impl NativeWatcher {
     /// can be read already, so that its `tool_call` finds the before side
     /// ready instead of waiting for a thread to read it. The files are the
     /// ones its claim will name (`candidates`, from the message's
-    /// arguments, within `Boundary::for_cwd(cwd)`). Returns what to read,
+    /// arguments, read within `Boundary::for_cwd(cwd)`). Returns the files
+    /// and the cwd to read them within,
     /// or `None` when the call is no native Gortex edit, names no file, is
     /// already read ahead, or [`MAX_PREFETCHES`] are held; the read's answer goes to
     /// [`NativeWatcher::finish_prefetch`].
@@ -316,20 +322,19 @@ impl NativeWatcher {
         input: &Value,
         cwd: &Path,
         candidates: impl Fn(&str, &Value, &Path) -> Option<Vec<PathBuf>>,
-    ) -> Option<(Vec<PathBuf>, Boundary)> {
+    ) -> Option<(Vec<PathBuf>, PathBuf)> {
         if self.prefetches.len() >= MAX_PREFETCHES || self.prefetches.contains_key(tool_call_id) {
             return None;
         }
         let bare = crate::native::bare_tool_name(tool_name)?;
         let paths = candidates(bare, input, cwd).filter(|p| !p.is_empty())?;
-        let boundary = Boundary::for_cwd(cwd);
         let prefetch = Prefetch {
             paths: paths.clone(),
-            boundary: boundary.clone(),
+            cwd: cwd.to_path_buf(),
             state: PrefetchState::Reading(None),
         };
         self.prefetches.insert(tool_call_id.to_owned(), prefetch);
-        Some((paths, boundary))
+        Some((paths, cwd.to_path_buf()))
     }
 
     /// Read-ahead, step 2: the read's answer. A claim already waiting is
@@ -355,7 +360,7 @@ impl NativeWatcher {
     }
 
     /// Read-ahead, step 3, at the claim's `tool_call`: the before side from
-    /// the read-ahead of the same files within the same boundary, if any
+    /// the read-ahead of the same files from the same cwd, if any
     /// (`waiter` is made only when the claim has to wait for it).
     pub fn use_prefetch(
         &mut self,
@@ -365,7 +370,7 @@ impl NativeWatcher {
         let Some(prefetch) = self.prefetches.remove(&ticket.tool_call_id) else {
             return PrefetchUse::Missing(ticket);
         };
-        if prefetch.paths != ticket.paths || prefetch.boundary != ticket.boundary {
+        if prefetch.paths != ticket.paths || prefetch.cwd != ticket.cwd {
             return PrefetchUse::Missing(ticket);
         }
         match prefetch.state {
