@@ -414,14 +414,8 @@ fn waiting_for_a_hook_that_lingers_after_answering_does_not_spin() {
     // HOOK-2: the hook runs on one of Pi's blocking threads. A hook that
     // closes stdout and lingers a second before exiting is waited for on a
     // pidfd, not by polling try_wait in a loop: the thread sleeps meanwhile.
-    let argv = sh_hook(
+    idle_a_second(
         r#"cat >/dev/null; printf %s "$0"; exec 1>&-; sleep 1"#,
-        r#"{"block":true,"reason":"r"}"#,
-    );
-    run_without_spinning(
-        &argv,
-        &read_envelope(),
-        Duration::from_millis(900),
         "the wait for the exit",
     );
 }
@@ -434,16 +428,18 @@ fn waiting_for_a_late_answer_after_the_envelope_is_written_does_not_spin() {
     // sleeps in poll until the answer arrives a second later. (Any other
     // descriptor there, say this process's stdout, is always writable: the
     // loop would wake at once, every time, for that whole second.)
-    let argv = sh_hook(
+    idle_a_second(
         r#"cat >/dev/null; sleep 1; printf %s "$0""#,
-        r#"{"block":true,"reason":"r"}"#,
-    );
-    run_without_spinning(
-        &argv,
-        &read_envelope(),
-        Duration::from_millis(900),
         "the exchange waiting for the answer",
     );
+}
+
+/// A blocking hook `script` that keeps the exchange waiting about a second
+/// (its answer is `$0`) must leave the thread asleep for it: `what` waited.
+#[cfg(target_os = "linux")]
+fn idle_a_second(script: &str, what: &str) {
+    let argv = sh_hook(script, r#"{"block":true,"reason":"r"}"#);
+    run_without_spinning(&argv, &read_envelope(), Duration::from_millis(900), what);
 }
 
 #[cfg(target_os = "linux")]
