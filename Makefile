@@ -78,7 +78,7 @@ test-codegen: install-check
 # command-line tests run against the installed binary (exit codes, `-`, every file, JSON on exit 2).
 # Debug profile and the workspace target dir, so both reuse the dependencies already built.
 install-check:
-	cargo package -q -p pi-gortex-codegen --allow-dirty
+	cargo package -q -p pi-gortex-codegen -p pi-gortex-validation --allow-dirty
 	tmp=$$(mktemp -d) && cargo install -q --path codegen --root "$$tmp" --debug --target-dir $(CURDIR)/target && \
 	  PI_GORTEX_CODEGEN_BIN="$$tmp/bin/pi-gortex-codegen" cargo test -q -p pi-gortex-codegen --test test_check_and_validate_cli; \
 	  status=$$?; rm -rf "$$tmp"; exit $$status

@@ -1,6 +1,6 @@
 //! Compares freshly rendered output with the checked-in files and renders unified diffs.
 
-use crate::generate::GeneratedFile;
+use crate::output::GeneratedFile;
 use similar::TextDiff;
 use std::path::Path;
 

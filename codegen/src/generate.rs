@@ -8,17 +8,12 @@ use crate::go_emitter::emit_go_package;
 use crate::lint::lint_all;
 use crate::model::{module_of, Module};
 use crate::readme_emitter::emit_readme;
-use crate::rust_emitter::{emit_mod_rs, emit_rust, emit_validation_rs};
+use crate::rust_emitter::{emit_mod_rs, emit_rust};
 use crate::ts_emitter::{emit_ts, emit_ts_index, emit_ts_vectors_test, ts_file_name};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// One output file: path relative to the repository root, and its full contents.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GeneratedFile {
-    pub path: PathBuf,
-    pub contents: String,
-}
+pub use crate::output::GeneratedFile;
 
 /// Loads and lints the schemas of `<root>/schema`; lint findings abort generation.
 pub fn load_linted(root: &Path) -> Result<Vec<SchemaFile>, Vec<CodegenError>> {
@@ -43,10 +38,6 @@ pub fn render_all(root: &Path, files: &[SchemaFile]) -> Result<Vec<GeneratedFile
     out.push(GeneratedFile {
         path: PathBuf::from("schema/src/generated/mod.rs"),
         contents: emit_mod_rs(files),
-    });
-    out.push(GeneratedFile {
-        path: PathBuf::from("schema/src/generated/validation.rs"),
-        contents: emit_validation_rs(),
     });
     // The npm package ships the schema files (for editors and generic validators), verbatim; and
     // the codegen crate embeds them, so an installed validator needs no checkout (the crate builds

@@ -4,7 +4,7 @@
 
 use crate::discover::SchemaFile;
 use crate::error::CodegenError;
-use crate::model::{admits_integer, integer_bounds};
+use crate::model::{admits_integer, admits_number, integer_bounds, number_bounds};
 use serde_json::{Map, Value};
 
 /// Keywords accepted at any schema position.
@@ -208,6 +208,14 @@ fn lint_schema(
         report(
             pointer.to_string(),
             "an integer needs integer `minimum` and `maximum` within the int64 range (within 0..=4294967295 it is a uint32), so every language decodes the same range".into(),
+        );
+    }
+    // Without bounds a standard validator accepts a number no f64 holds (`1e400`, a 400-digit
+    // integer), which Rust cannot even parse: the bounds make every validator refuse it.
+    if admits_number(schema) && number_bounds(schema).is_none() {
+        report(
+            pointer.to_string(),
+            "a number needs `minimum` and `maximum` within the f64 range (at widest -1.7976931348623157e308 and 1.7976931348623157e308), so every validator refuses what an f64 cannot hold".into(),
         );
     }
     if object.contains_key("x-open-tag") && !object.contains_key("oneOf") {

@@ -238,9 +238,28 @@ pub fn integer_width(schema: &Value) -> IntegerWidth {
 
 /// True when the schema's `type` is or includes `integer`.
 pub fn admits_integer(schema: &Value) -> bool {
+    admits_type(schema, "integer")
+}
+
+/// True when the schema's `type` is or includes `number`.
+pub fn admits_number(schema: &Value) -> bool {
+    admits_type(schema, "number")
+}
+
+fn admits_type(schema: &Value, name: &str) -> bool {
     match schema.get("type") {
-        Some(Value::String(t)) => t == "integer",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+        Some(Value::String(t)) => t == name,
+        Some(Value::Array(types)) => types.iter().any(|t| t == name),
         _ => false,
     }
+}
+
+/// The declared `(minimum, maximum)` of a number schema, when both are finite (every JSON number
+/// serde_json reads is) and in order.
+pub fn number_bounds(schema: &Value) -> Option<(f64, f64)> {
+    let bounds = (
+        schema.get("minimum")?.as_f64()?,
+        schema.get("maximum")?.as_f64()?,
+    );
+    (bounds.0 <= bounds.1).then_some(bounds)
 }

@@ -110,3 +110,21 @@ fn not_is_only_accepted_inside_an_open_union() {
     let def = json!({"description": "d", "type": "string", "not": {"enum": ["x"]}});
     assert_eq!(findings(with_def(def))[0].1, "/$defs/T/not");
 }
+
+#[test]
+fn a_number_needs_finite_bounds_so_no_validator_accepts_what_an_f64_cannot_hold() {
+    let number = |bounds: serde_json::Value| {
+        let mut member = json!({"description": "n", "type": "number"});
+        member
+            .as_object_mut()
+            .unwrap()
+            .extend(bounds.as_object().unwrap().clone());
+        findings(with_def(member))
+    };
+    let at_t = [("schema/t.schema.json".to_string(), "/$defs/T".to_string())];
+    assert_eq!(number(json!({})), at_t);
+    assert_eq!(number(json!({"minimum": 0})), at_t);
+    assert_eq!(number(json!({"minimum": 2, "maximum": 1})), at_t);
+    assert!(number(json!({"minimum": 0, "maximum": 1.7976931348623157e308})).is_empty());
+    assert!(number(json!({"minimum": -1.5, "maximum": 1})).is_empty());
+}

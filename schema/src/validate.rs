@@ -1,8 +1,8 @@
 //! Validation of JSON values against a named schema type, with the schema files embedded and
 //! each type's compiled validator built once and cached.
 
-use crate::generated::validation::CompiledType;
 use crate::generated::SCHEMA_SOURCES;
+use pi_gortex_validation::CompiledType;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -10,9 +10,11 @@
 //! test_roundtrip_property`.
 //!
 //! Documented exceptions: a `number` member is an f64 in Rust (and Go), so an integer literal
-//! beyond ±2^53 written there is not kept exactly (floats are); `HookEvent` and `HookDecision` (`x-go-value-fields`, mirrors of the
-//! daemon's Go structs) drop unknown members as the daemon does, so their generated values have
-//! none.
+//! beyond ±2^53 written there is not kept exactly (floats are); a free-form value in Rust is a
+//! `serde_json::Value` without `arbitrary_precision`, so an integer beyond the i64 and u64 ranges
+//! written there comes back as the nearest f64 (Go keeps it exactly; `test_number_limits` pins
+//! it); `HookEvent` and `HookDecision` (`x-go-value-fields`, mirrors of the daemon's Go structs)
+//! drop unknown members as the daemon does, so their generated values have none.
 
 use proptest::prelude::*;
 use proptest::strategy::{Strategy, ValueTree};

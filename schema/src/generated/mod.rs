@@ -24,9 +24,6 @@ pub mod sidecar;
 /// Types of `schema/validation-report.schema.json`.
 pub mod validation_report;
 
-/// Compiling a type's validator (a copy of the codegen's `validation` module).
-pub(crate) mod validation;
-
 /// Every schema file as (file name, text), embedded for `validate`.
 pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("doctor.schema.json", include_str!("../../doctor.schema.json")),
