@@ -23,6 +23,7 @@ use pi_gortex_runtime::instance::InstanceLatches;
 use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
 use pi_gortex_runtime::readiness::ReadinessBarrier;
 use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
+use pi_gortex_runtime::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -336,6 +337,10 @@ pub struct StatusRecord {
     pub state: Option<BridgeState>,
     /// The daemon's version, from the handshake or the briefing.
     pub daemon_version: Option<String>,
+    /// What the last session briefing said about the index (STAT-4).
+    pub readiness: Option<Readiness>,
+    /// A readiness refresh is running (STAT-4): at most one at a time.
+    pub refreshing: bool,
     /// The last bridge failure; unlike the SES-9 error it is not cleared
     /// when reported, only when a new session starts.
     pub last_error: Option<String>,
@@ -381,6 +386,30 @@ impl StatusRecord {
             self.last_error =
                 Some("Pi's MCP did not list any gortex tool within 5 s of the first turn".into());
         }
+    }
+
+    /// STAT-4: the readiness a session briefing reported; a briefing
+    /// without a known readiness line leaves the last one in place.
+    pub fn record_briefing(&mut self, orientation: Option<&str>) {
+        if let Some(readiness) = orientation.and_then(readiness_from_briefing) {
+            self.readiness = Some(readiness);
+        }
+    }
+
+    /// STAT-4: claims a readiness refresh, due only while the last briefing
+    /// reported indexing and no other refresh runs.
+    pub fn begin_refresh(&mut self) -> bool {
+        let due = self.readiness.is_some_and(Readiness::is_indexing) && !self.refreshing;
+        self.refreshing |= due;
+        due
+    }
+
+    /// STAT-4: a refresh ended with this briefing; true when the readiness changed.
+    pub fn end_refresh(&mut self, orientation: Option<&str>) -> bool {
+        self.refreshing = false;
+        let before = self.readiness;
+        self.record_briefing(orientation);
+        self.readiness != before
     }
 
     /// One hook call for a tool call, with its outcome and duration.
