@@ -450,4 +450,25 @@ mod tests {
         assert!(slot.holds(newer));
         assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
     }
+
+    #[test]
+    fn stat_4_a_refresh_is_due_only_while_indexing_and_one_at_a_time() {
+        let warming =
+            "## Gortex Session Orientation\n\n⏳ Gortex daemon warming up (v0.64.4, 3s elapsed).";
+        let ready = "## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4, uptime 5s).";
+        let mut record = StatusRecord::default();
+        assert!(!record.begin_refresh(), "nothing reported yet");
+        record.record_briefing(Some(ready));
+        assert!(!record.begin_refresh(), "ready: no cost");
+        record.record_briefing(Some(warming));
+        assert!(record.begin_refresh());
+        assert!(!record.begin_refresh(), "one at a time");
+        assert!(!record.end_refresh(Some(warming)), "unchanged");
+        assert!(record.begin_refresh());
+        assert!(!record.end_refresh(Some("no readiness line")), "kept");
+        assert_eq!(record.readiness, Some(Readiness::Warming));
+        assert!(record.begin_refresh());
+        assert!(record.end_refresh(Some(ready)), "cleared");
+        assert!(!record.begin_refresh(), "ready: nothing more is asked");
+    }
 }
