@@ -130,33 +130,35 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
 
   // STAT-4 with the simulator's `warming` briefing (the upstream hook's warming case is in the
   // hook suites): the footer says indexing, and clears once a fresh briefing says ready.
-  scenario("STAT-4: the footer says indexing while the daemon warms up, and clears when it is ready", {}, async ({
-    pi,
-  }) => {
-    const box = sandbox({ pi, files: SOURCE_FILES, scenario: { orientation: "warming" } });
-    const rpc = startRpc(box, { script: [{ say: "ok" }] });
-    await rpc.send({ type: "prompt", message: "go" });
-    const warming = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
-    assert.equal(warming?.success, true);
-    writeFileSync(box.scenarioPath, JSON.stringify({ orientation: "standard_ready" }));
-    const ready = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
-    assert.equal(ready?.success, true);
-    const run = await rpc.quit();
-    await assertClean(run);
+  scenario(
+    "STAT-4: the footer says indexing while the daemon warms up, and clears when it is ready",
+    {},
+    async ({ pi }) => {
+      const box = sandbox({ pi, files: SOURCE_FILES, scenario: { orientation: "warming" } });
+      const rpc = startRpc(box, { script: [{ say: "ok" }] });
+      await rpc.send({ type: "prompt", message: "go" });
+      const warming = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      assert.equal(warming?.success, true);
+      writeFileSync(box.scenarioPath, JSON.stringify({ orientation: "standard_ready" }));
+      const ready = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      assert.equal(ready?.success, true);
+      const run = await rpc.quit();
+      await assertClean(run);
 
-    const path = pi === "1.6.0" ? "native" : "own";
-    const footer = footers(rpc);
-    assert.ok(footer.includes(`gortex: indexing · ${path} · v${VERSION}`), JSON.stringify(footer));
-    assert.equal(footer.at(-1), `gortex: connected · ${path} · v${VERSION}`, JSON.stringify(footer));
-    const [first, second] = told(rpc, "Gortex bridge:");
-    assert.ok(
-      first.message.includes(
-        "\n  index       indexing: the daemon is warming up, graph answers and enforcement are partial\n",
-      ),
-      first.message,
-    );
-    assert.ok(second.message.includes("\n  index       ready\n"), second.message);
-  });
+      const path = pi === "1.6.0" ? "native" : "own";
+      const footer = footers(rpc);
+      assert.ok(footer.includes(`gortex: indexing · ${path} · v${VERSION}`), JSON.stringify(footer));
+      assert.equal(footer.at(-1), `gortex: connected · ${path} · v${VERSION}`, JSON.stringify(footer));
+      const [first, second] = told(rpc, "Gortex bridge:");
+      assert.ok(
+        first.message.includes(
+          "\n  index       indexing: the daemon is warming up, graph answers and enforcement are partial\n",
+        ),
+        first.message,
+      );
+      assert.ok(second.message.includes("\n  index       ready\n"), second.message);
+    },
+  );
 
   scenario(
     "PKG-10: the user is told once, at error level, when the installed copy has no native core",
