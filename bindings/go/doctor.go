@@ -71,6 +71,8 @@ type DoctorConfig struct {
 	NativeMCP bool `json:"native_mcp"`
 	// Whether user prompts go to the hook.
 	PromptContext bool `json:"prompt_context"`
+	// Whether pi-gortex and the `gortex mcp` it spawns start the daemon when it is needed; false means someone else runs it.
+	DaemonAutostart bool `json:"daemon_autostart"`
 	// The layer that supplied each value.
 	Provenance DoctorProvenance `json:"provenance"`
 	// Pi's agent dir.
@@ -85,8 +87,8 @@ type DoctorConfig struct {
 
 var shapeOfDoctorConfig = objectShape{
 	typeName: "DoctorConfig",
-	declared: []string{"bin", "hook_mode", "hook_argv", "enforce", "tools_preset", "native_mcp", "prompt_context", "provenance", "agent_dir", "project_sidecar", "global_sidecar", "warnings"},
-	required: []string{"bin", "hook_mode", "hook_argv", "enforce", "tools_preset", "native_mcp", "prompt_context", "provenance", "agent_dir", "project_sidecar", "global_sidecar", "warnings"},
+	declared: []string{"bin", "hook_mode", "hook_argv", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart", "provenance", "agent_dir", "project_sidecar", "global_sidecar", "warnings"},
+	required: []string{"bin", "hook_mode", "hook_argv", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart", "provenance", "agent_dir", "project_sidecar", "global_sidecar", "warnings"},
 	closed:   true,
 	keep:     false,
 }
@@ -126,12 +128,14 @@ type DoctorProvenance struct {
 	NativeMCP ConfigLayer `json:"native_mcp"`
 	// Source of `prompt_context`.
 	PromptContext ConfigLayer `json:"prompt_context"`
+	// Source of `daemon_autostart`; `project` only for `false`.
+	DaemonAutostart ConfigLayer `json:"daemon_autostart"`
 }
 
 var shapeOfDoctorProvenance = objectShape{
 	typeName: "DoctorProvenance",
-	declared: []string{"bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context"},
-	required: []string{"bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context"},
+	declared: []string{"bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart"},
+	required: []string{"bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart"},
 	closed:   true,
 	keep:     false,
 }

@@ -20,11 +20,13 @@ type SidecarConfig struct {
 	NativeMCP *bool `json:"native_mcp,omitempty"`
 	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false).
 	PromptContext *bool `json:"prompt_context,omitempty"`
+	// Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off.
+	DaemonAutostart *bool `json:"daemon_autostart,omitempty"`
 }
 
 var shapeOfSidecarConfig = objectShape{
 	typeName: "SidecarConfig",
-	declared: []string{"$schema", "bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context"},
+	declared: []string{"$schema", "bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart"},
 	required: nil,
 	closed:   true,
 	keep:     false,

@@ -131,6 +131,15 @@ export declare function planTurn(generation: number, instance: number, event: ho
 export declare function prefetchEdit(generation: number, instance: number, toolCallId: string, toolName: string, args: unknown, cwd: string): void
 
 /**
+ * STAT-4: the footer's `indexing` clears without a cost on every turn:
+ * only while the last briefing reported indexing does a turn ask the
+ * session hook again, off the turn (the glue does not await it), and at
+ * most one such call runs. Resolves true when the readiness changed. The
+ * promise is weak, so it never keeps the host alive.
+ */
+export declare function refreshReadiness(generation: number, instance: number, cwd: string): Promise<boolean>
+
+/**
  * NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
  * client and tells the user at each session start.
  */

@@ -19,7 +19,7 @@ use pi_gortex_schema::doctor::{
     DoctorNative, DoctorProvenance, DoctorReport, DoctorTools, HookVerdict, ToolChannel,
 };
 
-use crate::config::{preset_env, resolve, ConfigInputs, Layer, ResolvedConfig};
+use crate::config::{child_env, resolve, ConfigInputs, Layer, ResolvedConfig};
 use crate::hook::{self, EnvelopeContext, HookOutcome};
 use crate::mcp::bridge::{BridgeConfig, OwnClientBridge, StartReport};
 use crate::native::{self, HostCapabilities, ToolPath};
@@ -110,6 +110,7 @@ fn config_section(config: &ResolvedConfig) -> DoctorConfig {
         tools_preset: config.tools_preset.clone(),
         native_mcp: config.native_mcp,
         prompt_context: config.prompt_context,
+        daemon_autostart: config.daemon_autostart,
         provenance: DoctorProvenance {
             bin: layer(p.bin),
             hook_mode: layer(p.hook_mode),
@@ -117,6 +118,7 @@ fn config_section(config: &ResolvedConfig) -> DoctorConfig {
             tools_preset: layer(p.tools_preset),
             native_mcp: layer(p.native_mcp),
             prompt_context: layer(p.prompt_context),
+            daemon_autostart: layer(p.daemon_autostart),
         },
         agent_dir: config.agent_dir.display().to_string(),
         project_sidecar: config.sidecars.project.display().to_string(),
@@ -159,7 +161,8 @@ async fn check_mcp(
     inputs: &ConfigInputs,
 ) -> (DoctorHandshake, DoctorTools) {
     let mut bridge_config = BridgeConfig::new(&config.bin);
-    bridge_config.extra_env = preset_env(&config.tools_preset, &inputs.env)
+    bridge_config.launch_daemon = config.daemon_autostart;
+    bridge_config.extra_env = child_env(&config.tools_preset, config.daemon_autostart, &inputs.env)
         .into_iter()
         .map(|(k, v)| (OsString::from(k), OsString::from(v)))
         .collect();
@@ -266,6 +269,7 @@ fn check_native(
             server_config: Some(as_object(serde_json::to_value(native::server_config(
                 &config.bin,
                 &config.tools_preset,
+                config.daemon_autostart,
                 &inputs.env,
             )))),
         },
@@ -310,7 +314,7 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
     let c = &report.config;
     let p = &c.provenance;
     writeln!(out, "Configuration")?;
-    let rows: [(&str, String, &ConfigLayer); 6] = [
+    let rows: [(&str, String, &ConfigLayer); 7] = [
         ("bin", c.bin.clone(), &p.bin),
         ("hook_mode", c.hook_mode.clone(), &p.hook_mode),
         ("enforce", c.enforce.to_string(), &p.enforce),
@@ -320,6 +324,11 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
             "prompt_context",
             c.prompt_context.to_string(),
             &p.prompt_context,
+        ),
+        (
+            "daemon_autostart",
+            c.daemon_autostart.to_string(),
+            &p.daemon_autostart,
         ),
     ];
     for (key, value, source) in rows {
@@ -331,6 +340,20 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
     writeln!(out, "  {:<15} {}", "global sidecar", c.global_sidecar)?;
     for warning in &c.warnings {
         writeln!(out, "  warning: {warning}")?;
+    }
+
+    // CFG-20: who starts the daemon, since a managed one must never be started twice.
+    writeln!(out, "\nDaemon")?;
+    if c.daemon_autostart {
+        writeln!(
+            out,
+            "  started by pi-gortex when none runs (`gortex daemon start --detach`; `gortex mcp` may start one too)"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "  started by someone else: daemon_autostart is off, so pi-gortex and gortex mcp start none"
+        )?;
     }
 
     writeln!(out, "\nBinary")?;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::preset_env;
+use crate::config::child_env;
 
 /// `MCP_SERVER_NAME` (NAT-4).
 pub const MCP_SERVER_NAME: &str = "gortex";
@@ -204,16 +204,18 @@ fn user_may_execute(_path: &Path) -> bool {
 /// from `schema/pi.schema.json`.
 pub use pi_gortex_schema::pi::NativeMcpServerConfig;
 
-/// NAT-4: the server config for `bin` and a preset, given the environment.
+/// NAT-4: the server config for `bin`, a preset and `daemon_autostart`
+/// (CFG-20), given the environment.
 pub fn server_config(
     bin: &str,
     tools_preset: &str,
+    daemon_autostart: bool,
     env: &HashMap<String, String>,
 ) -> NativeMcpServerConfig {
     NativeMcpServerConfig {
         command: bin.to_string(),
         args: Some(vec!["mcp".to_string()]),
-        env: Some(preset_env(tools_preset, env)),
+        env: Some(child_env(tools_preset, daemon_autostart, env)),
         exposure: Some(SERVER_EXPOSURE.to_string()),
         timeout: NonZeroU32::new(SERVER_TIMEOUT_SECONDS),
         description: Some(SERVER_DESCRIPTION.to_string()),

@@ -15,6 +15,7 @@ use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusV
 
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
+use crate::version::Readiness;
 
 /// Whether the bridge can serve the session now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,39 @@ impl BridgeState {
             BridgeState::Connected => "connected",
             BridgeState::Down => "down",
         }
+    }
+}
+
+/// STAT-4: the footer's first word: `indexing` while connected to a daemon
+/// whose last briefing reported warming up or enrichment still running.
+fn state_word(state: BridgeState, readiness: Option<Readiness>) -> &'static str {
+    match (state, readiness) {
+        (BridgeState::Connected, Some(readiness)) if readiness.is_indexing() => "indexing",
+        _ => state.as_str(),
+    }
+}
+
+/// STAT-4: the `/gortex` index line.
+fn readiness_text(readiness: Option<Readiness>) -> &'static str {
+    match readiness {
+        Some(Readiness::Ready) => "ready",
+        Some(Readiness::EnrichmentRunning) => {
+            "indexing: references queryable, semantic enrichment still running"
+        }
+        Some(Readiness::Warming) => {
+            "indexing: the daemon is warming up, graph answers and enforcement are partial"
+        }
+        Some(Readiness::Unreachable) => "unknown: the hook could not reach the daemon",
+        None => "not reported yet (the session briefing has not run)",
+    }
+}
+
+/// CFG-20: who starts the daemon, for the `/gortex` block.
+fn daemon_owner_text(daemon_autostart: bool) -> &'static str {
+    if daemon_autostart {
+        "pi-gortex starts the daemon when none runs (daemon_autostart)"
+    } else {
+        "someone else: daemon_autostart is off, so pi-gortex and gortex mcp start none"
     }
 }
 
@@ -168,6 +202,11 @@ pub fn config_entries(config: &ResolvedConfig) -> Vec<ConfigEntry> {
             config.prompt_context.to_string(),
             p.prompt_context,
         ),
+        entry(
+            "daemon_autostart",
+            config.daemon_autostart.to_string(),
+            p.daemon_autostart,
+        ),
     ]
 }
 
@@ -184,6 +223,10 @@ pub struct StatusSnapshot {
     pub resolved_bin: Option<PathBuf>,
     /// The daemon's version (handshake, or the briefing on the native path).
     pub daemon_version: Option<String>,
+    /// What the last session briefing said about the index (STAT-4).
+    pub readiness: Option<Readiness>,
+    /// Whether pi-gortex starts the daemon (CFG-20).
+    pub daemon_autostart: bool,
     /// The graph tools Pi has now.
     pub tools: Vec<ToolEntry>,
     /// The hook posture (CFG-7).
@@ -211,7 +254,7 @@ fn with_v(version: &str) -> String {
 pub fn footer(snapshot: &StatusSnapshot) -> String {
     let mut text = format!(
         "gortex: {} · {}",
-        snapshot.state.as_str(),
+        state_word(snapshot.state, snapshot.readiness),
         snapshot.path.short()
     );
     if let Some(version) = snapshot.daemon_version.as_deref().filter(|v| !v.is_empty()) {
@@ -282,6 +325,12 @@ pub fn render(snapshot: &StatusSnapshot) -> String {
         ),
     };
     let _ = writeln!(out, "  daemon      {daemon}");
+    let _ = writeln!(
+        out,
+        "  started by  {}",
+        daemon_owner_text(snapshot.daemon_autostart)
+    );
+    let _ = writeln!(out, "  index       {}", readiness_text(snapshot.readiness));
     let _ = writeln!(out, "  path        {}", snapshot.path.explain());
     let _ = writeln!(out, "  tools       {}", tools_line(&snapshot.tools));
     let enforcement = if snapshot.enforce {
@@ -307,10 +356,18 @@ pub fn render(snapshot: &StatusSnapshot) -> String {
         .map(|entry| entry.value.len())
         .max()
         .unwrap_or(0);
+    // One blank at least after the longest key, the column 15 wide at least.
+    let key_width = snapshot
+        .config
+        .iter()
+        .map(|entry| entry.key.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(15);
     for entry in &snapshot.config {
         let _ = writeln!(
             out,
-            "    {:<15}{:<width$}  ({})",
+            "    {:<key_width$}{:<width$}  ({})",
             entry.key,
             entry.value,
             layer_name(entry.layer)
@@ -390,6 +447,8 @@ mod tests {
             configured_bin: "gortex".into(),
             resolved_bin: Some(PathBuf::from("/usr/local/bin/gortex")),
             daemon_version: Some("0.61.2".into()),
+            readiness: Some(Readiness::Ready),
+            daemon_autostart: true,
             tools: vec![
                 ToolEntry {
                     pi_name: "gortex_read".into(),
@@ -462,6 +521,8 @@ mod tests {
             text,
             "Gortex bridge: connected\n\
              \x20 daemon      /usr/local/bin/gortex (v0.61.2)\n\
+             \x20 started by  pi-gortex starts the daemon when none runs (daemon_autostart)\n\
+             \x20 index       ready\n\
              \x20 path        native: Pi's built-in MCP owns the connection\n\
              \x20 tools       3 (renamed: read → gortex_read; promoted: callers)\n\
              \x20 hook        deny, enforced on every tool call\n\
@@ -539,5 +600,62 @@ mod tests {
         assert_eq!(reply.text, "Gortex bridge: down\n  last error  x");
         assert_eq!(reply.level, CommandReplyLevel::Info);
         assert_eq!(reply.footer.as_deref(), Some("gortex: down"));
+    }
+
+    #[test]
+    fn stat_4_the_footer_says_indexing_while_the_daemon_reports_it() {
+        let mut s = snapshot();
+        for (readiness, expected) in [
+            (
+                Some(Readiness::Warming),
+                "gortex: indexing · native · v0.61.2",
+            ),
+            (
+                Some(Readiness::EnrichmentRunning),
+                "gortex: indexing · native · v0.61.2",
+            ),
+            (
+                Some(Readiness::Ready),
+                "gortex: connected · native · v0.61.2",
+            ),
+            (
+                Some(Readiness::Unreachable),
+                "gortex: connected · native · v0.61.2",
+            ),
+            (None, "gortex: connected · native · v0.61.2"),
+        ] {
+            s.readiness = readiness;
+            assert_eq!(footer(&s), expected, "{readiness:?}");
+        }
+        s.readiness = Some(Readiness::Warming);
+        s.state = BridgeState::Down;
+        assert_eq!(footer(&s), "gortex: down · native · v0.61.2", "down wins");
+        s.state = BridgeState::Connecting;
+        assert_eq!(footer(&s), "gortex: connecting · native · v0.61.2");
+    }
+
+    #[test]
+    fn stat_4_the_block_shows_readiness_and_enrichment() {
+        let mut s = snapshot();
+        s.readiness = Some(Readiness::Warming);
+        assert!(render(&s).contains(
+            "  index       indexing: the daemon is warming up, graph answers and enforcement are partial\n"
+        ));
+        s.readiness = Some(Readiness::EnrichmentRunning);
+        assert!(render(&s).contains(
+            "  index       indexing: references queryable, semantic enrichment still running\n"
+        ));
+        s.readiness = None;
+        assert!(render(&s)
+            .contains("  index       not reported yet (the session briefing has not run)\n"));
+    }
+
+    #[test]
+    fn cfg_20_the_block_says_who_starts_the_daemon() {
+        let mut s = snapshot();
+        s.daemon_autostart = false;
+        assert!(render(&s).contains(
+            "  started by  someone else: daemon_autostart is off, so pi-gortex and gortex mcp start none\n"
+        ));
     }
 }

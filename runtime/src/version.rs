@@ -130,6 +130,47 @@ pub fn version_from_briefing(orientation: &str) -> String {
         .unwrap_or_default()
 }
 
+/// What the readiness line of a briefing says about the index (STAT-4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    /// Ready, enrichment complete (or a lean briefing that does not tell).
+    Ready,
+    /// References are queryable, semantic enrichment still runs.
+    EnrichmentRunning,
+    /// The daemon is still indexing: answers and enforcement are partial.
+    Warming,
+    /// The hook could not reach the daemon.
+    Unreachable,
+}
+
+impl Readiness {
+    /// True while the daemon reports indexing work still under way.
+    pub fn is_indexing(self) -> bool {
+        matches!(self, Readiness::Warming | Readiness::EnrichmentRunning)
+    }
+}
+
+/// The readiness a briefing reports (STAT-4), or `None` when it has no
+/// readiness line this extension knows. Covers the standard tiers (ready,
+/// references queryable with enrichment running, warming up), the lean tier
+/// (ready, warming up) and the unreachable-transport briefing.
+pub fn readiness_from_briefing(orientation: &str) -> Option<Readiness> {
+    static LINE: OnceLock<Regex> = OnceLock::new();
+    let line = LINE.get_or_init(|| {
+        Regex::new(r"Gortex(?: daemon)? (warming up|ready)( — references queryable)?")
+            .expect("static regex")
+    });
+    if orientation.contains("Gortex graph transport is unreachable") {
+        return Some(Readiness::Unreachable);
+    }
+    let captures = line.captures(orientation)?;
+    Some(match (&captures[1], captures.get(2).is_some()) {
+        ("warming up", _) => Readiness::Warming,
+        (_, true) => Readiness::EnrichmentRunning,
+        _ => Readiness::Ready,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,5 +245,39 @@ mod tests {
             let briefing = format!("## Gortex Session Orientation\n\n{line}\n\nmore");
             assert_eq!(version_from_briefing(&briefing), expected, "{line}");
         }
+    }
+
+    #[test]
+    fn stat_4_reads_readiness_from_every_tier() {
+        let cases = [
+            ("✓ Gortex daemon ready (v0.64.5, uptime 1m). 1 tracked repo(s)", Some(Readiness::Ready)),
+            (
+                "✓ Gortex daemon ready — references queryable (v0.64.5, uptime 1m); semantic enrichment still running.",
+                Some(Readiness::EnrichmentRunning),
+            ),
+            (
+                "⏳ Gortex daemon warming up (v0.62.0, 3s elapsed). Enforcement is partial until ready.",
+                Some(Readiness::Warming),
+            ),
+            ("✓ Gortex ready (v0.64.4): 1 repo(s), 1200 nodes.", Some(Readiness::Ready)),
+            (
+                "✓ Gortex warming up — enforcement partial (v0.64.4): 1 repo(s).",
+                Some(Readiness::Warming),
+            ),
+            (
+                "⚠️  **Gortex graph transport is unreachable.** Required native MCP tools",
+                Some(Readiness::Unreachable),
+            ),
+            ("no readiness line at all", None),
+            ("", None),
+        ];
+        for (line, expected) in cases {
+            let briefing = format!("## Gortex Session Orientation\n\n{line}\n\nmore");
+            assert_eq!(readiness_from_briefing(&briefing), expected, "{line}");
+        }
+        assert!(Readiness::Warming.is_indexing());
+        assert!(Readiness::EnrichmentRunning.is_indexing());
+        assert!(!Readiness::Ready.is_indexing());
+        assert!(!Readiness::Unreachable.is_indexing());
     }
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 
 #[test]
 fn config_matches_wire_22_exactly() {
-    let config = server_config("gortex", "nav", &env_map(&[]));
+    let config = server_config("gortex", "nav", true, &env_map(&[]));
     let value = serde_json::to_value(&config).expect("json");
     assert_eq!(
         value,
@@ -25,7 +25,7 @@ fn config_matches_wire_22_exactly() {
 
 #[test]
 fn core_preset_sends_an_empty_env() {
-    let config = server_config("/opt/gortex", "core", &env_map(&[]));
+    let config = server_config("/opt/gortex", "core", true, &env_map(&[]));
     let value = serde_json::to_value(&config).expect("json");
     assert_eq!(value["env"], json!({}));
     assert_eq!(value["command"], "/opt/gortex");
@@ -45,4 +45,21 @@ fn prefix_helpers() {
     assert!(!is_native_gortex_tool("gortex_read"));
     assert!(native_tools_present(["read", "mcp__gortex__search"]));
     assert!(!native_tools_present(["read", "mcp__docs__search"]));
+}
+
+#[test]
+fn cfg_20_with_autostart_off_gortex_mcp_is_told_to_start_no_daemon() {
+    let config = server_config(
+        "/opt/gortex",
+        "nav",
+        false,
+        &env_map(&[("GORTEX_AUTOSTART", "1")]),
+    );
+    let value = serde_json::to_value(&config).expect("json");
+    assert_eq!(
+        value["env"],
+        json!({"GORTEX_AUTOSTART":"0","GORTEX_TOOLS":"nav","GORTEX_TOOLS_MODE":"defer"}),
+        "the setting wins over an exported GORTEX_AUTOSTART"
+    );
+    pi_gortex_schema::validate("NativeMcpServerConfig", &value).expect("valid per schema");
 }

@@ -3,7 +3,7 @@
 //! `/gortex doctor` (the doctor run in process), on a working bridge and on a down one; and the
 //! user's error notification when the native core cannot load (issue 14 item 4).
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { assertClean, toolName } from "./lib/gortex.mjs";
@@ -66,21 +66,25 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
           native: "native: Pi's built-in MCP owns the connection",
           own: ownByChoice ? "own client: native_mcp is off" : "own client: this Pi has no built-in MCP (Pi < 0.99)",
         };
-        assert.equal(lines[2], `  path        ${why[path]}`);
-        assert.match(lines[3], /^ {2}tools {7}[1-9]\d* /);
-        if (path === "own") assert.ok(lines[3].includes("read → gortex_read"), lines[3]);
-        assert.equal(lines[4], "  hook        deny, enforced on every tool call");
+        // CFG-20 and STAT-4: who starts the daemon, and the index readiness of the briefing.
+        assert.equal(lines[2], "  started by  pi-gortex starts the daemon when none runs (daemon_autostart)");
+        assert.equal(lines[3], "  index       ready");
+        assert.equal(lines[4], `  path        ${why[path]}`);
+        assert.match(lines[5], /^ {2}tools {7}[1-9]\d* /);
+        if (path === "own") assert.ok(lines[5].includes("read → gortex_read"), lines[5]);
+        assert.equal(lines[6], "  hook        deny, enforced on every tool call");
         const tally = /^ {2}this session (\d+) hook calls, (\d+) blocked, (\d+) steered, median [\d.]+ ms$/.exec(
-          lines[5],
+          lines[7],
         );
-        assert.ok(tally, lines[5]);
+        assert.ok(tally, lines[7]);
         assert.ok(Number(tally[1]) >= 2, "the read and the graph call went through the hook");
         assert.equal(Number(tally[2]), 1, "the read of main.go was blocked");
-        assert.equal(lines[6], "  config");
-        assert.equal(lines[7], `    bin            ${FAKE_GORTEX}  (environment)`);
-        assert.match(lines[8], /^ {4}hook_mode {6}deny +\(default\)$/);
-        if (ownByChoice) assert.match(lines[11], /^ {4}native_mcp {5}false +\(environment\)$/);
-        else assert.match(lines[11], /^ {4}native_mcp {5}true +\(default\)$/);
+        assert.equal(lines[8], "  config");
+        assert.equal(lines[9], `    bin              ${FAKE_GORTEX}  (environment)`);
+        assert.match(lines[10], /^ {4}hook_mode {8}deny +\(default\)$/);
+        if (ownByChoice) assert.match(lines[13], /^ {4}native_mcp {7}false +\(environment\)$/);
+        else assert.match(lines[13], /^ {4}native_mcp {7}true +\(default\)$/);
+        assert.match(lines[15], /^ {4}daemon_autostart true +\(default\)$/);
         assert.equal(lines.at(-1), "  last error  none");
 
         // STAT-3: /gortex doctor renders the doctor's report, healthy here.
@@ -112,7 +116,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
       assert.equal(lines[0], "Gortex bridge: down");
       assert.equal(lines[1], `  daemon      \`${missing}\` does not resolve to an executable file`);
       assert.equal(
-        lines[2],
+        lines[4],
         "  path        own client: the gortex binary does not resolve, so its failure is reported by the own client",
       );
       assert.match(lines.at(-1), /^ {2}last error {2}\S.*/);
@@ -121,6 +125,38 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
       const [report] = told(rpc, "Configuration\n");
       assert.equal(report.notifyType, "warning");
       assert.ok(report.message.includes(missing));
+    },
+  );
+
+  // STAT-4 with the simulator's `warming` briefing (the upstream hook's warming case is in the
+  // hook suites): the footer says indexing, and clears once a fresh briefing says ready.
+  scenario(
+    "STAT-4: the footer says indexing while the daemon warms up, and clears when it is ready",
+    {},
+    async ({ pi }) => {
+      const box = sandbox({ pi, files: SOURCE_FILES, scenario: { orientation: "warming" } });
+      const rpc = startRpc(box, { script: [{ say: "ok" }] });
+      await rpc.send({ type: "prompt", message: "go" });
+      const warming = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      assert.equal(warming?.success, true);
+      writeFileSync(box.scenarioPath, JSON.stringify({ orientation: "standard_ready" }));
+      const ready = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      assert.equal(ready?.success, true);
+      const run = await rpc.quit();
+      await assertClean(run);
+
+      const path = pi === "1.6.0" ? "native" : "own";
+      const footer = footers(rpc);
+      assert.ok(footer.includes(`gortex: indexing · ${path} · v${VERSION}`), JSON.stringify(footer));
+      assert.equal(footer.at(-1), `gortex: connected · ${path} · v${VERSION}`, JSON.stringify(footer));
+      const [first, second] = told(rpc, "Gortex bridge:");
+      assert.ok(
+        first.message.includes(
+          "\n  index       indexing: the daemon is warming up, graph answers and enforcement are partial\n",
+        ),
+        first.message,
+      );
+      assert.ok(second.message.includes("\n  index       ready\n"), second.message);
     },
   );
 

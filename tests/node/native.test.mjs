@@ -112,7 +112,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     const block = s.host.notifications.at(-1).message.split("\n");
     assert.equal(block[0], "Gortex bridge: connected", block.join("\n"));
     assert.equal(
-      block[2],
+      block[4],
       `  path        own client: Pi refused the MCP server (MCP server "gortex" is already registered by extension "${other}")`,
     );
     await s.shutdown();

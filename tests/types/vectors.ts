@@ -157,12 +157,14 @@ export const v8 = {
     "native_mcp": true,
     "project_sidecar": "/home/dev/repo/.pi/gortex.json",
     "prompt_context": false,
+    "daemon_autostart": true,
     "provenance": {
       "bin": "global",
       "enforce": "default",
       "hook_mode": "project",
       "native_mcp": "default",
       "prompt_context": "default",
+      "daemon_autostart": "default",
       "tools_preset": "default"
     },
     "tools_preset": "core",
@@ -273,12 +275,14 @@ export const v9 = {
     "native_mcp": true,
     "project_sidecar": "/home/dev/repo/.pi/gortex.json",
     "prompt_context": false,
+    "daemon_autostart": true,
     "provenance": {
       "bin": "env",
       "enforce": "default",
       "hook_mode": "default",
       "native_mcp": "default",
       "prompt_context": "default",
+      "daemon_autostart": "default",
       "tools_preset": "default"
     },
     "tools_preset": "core",
@@ -346,12 +350,14 @@ export const v10 = {
     "native_mcp": false,
     "project_sidecar": "/home/dev/repo/.pi/gortex.json",
     "prompt_context": false,
+    "daemon_autostart": true,
     "provenance": {
       "bin": "global",
       "enforce": "default",
       "hook_mode": "project",
       "native_mcp": "env",
       "prompt_context": "default",
+      "daemon_autostart": "default",
       "tools_preset": "default"
     },
     "tools_preset": "core",
@@ -2567,43 +2573,48 @@ export const v68 = {
   "native_mcp": false
 } satisfies sidecar.SidecarConfig;
 
-// SidecarConfig/valid/editor-schema-member
+// SidecarConfig/valid/daemon-autostart-off
 export const v69 = {
+  "daemon_autostart": false
+} satisfies sidecar.SidecarConfig;
+
+// SidecarConfig/valid/editor-schema-member
+export const v70 = {
   "$schema": "../node_modules/pi-gortex/schema/sidecar.schema.json",
   "enforce": false
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/empty
-export const v70 = {} satisfies sidecar.SidecarConfig;
+export const v71 = {} satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-bin-and-mode
-export const v71 = {
+export const v72 = {
   "bin": "/opt/gortex/bin/gortex",
   "hook_mode": "consult-unlock"
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-hook-mode
-export const v72 = {
+export const v73 = {
   "hook_mode": "enrich"
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/init-no-hooks
-export const v73 = {
+export const v74 = {
   "enforce": false
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/prompt-context
-export const v74 = {
+export const v75 = {
   "prompt_context": true
 } satisfies sidecar.SidecarConfig;
 
 // SidecarConfig/valid/unknown-hook-mode-is-accepted
-export const v75 = {
+export const v76 = {
   "hook_mode": "ENRICH-ish"
 } satisfies sidecar.SidecarConfig;
 
 // Tool/valid/all-fields-and-meta
-export const v76 = {
+export const v77 = {
   "name": "find_usages",
   "title": "Find usages",
   "description": "…",
@@ -2633,7 +2644,7 @@ export const v76 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/ask-facade
-export const v77 = {
+export const v78 = {
   "name": "ask",
   "description": "Gortex ask facade: …",
   "inputSchema": {
@@ -2656,7 +2667,7 @@ export const v77 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/search-facade
-export const v78 = {
+export const v79 = {
   "name": "search",
   "description": "Search the indexed graph: symbols, text, files, ast, …",
   "inputSchema": {
@@ -2691,7 +2702,7 @@ export const v78 = {
 } satisfies mcp.Tool;
 
 // Tool/valid/with-output-schema
-export const v79 = {
+export const v80 = {
   "name": "capabilities",
   "title": "Capabilities",
   "description": "What this daemon can do.",
@@ -2713,7 +2724,7 @@ export const v79 = {
 } satisfies mcp.Tool;
 
 // ToolsSearchResult/valid/browse
-export const v80 = {
+export const v81 = {
   "query": "",
   "deferred_remaining": 141,
   "omitted_count": 131,
@@ -2728,7 +2739,7 @@ export const v80 = {
 } satisfies mcp.ToolsSearchResult;
 
 // ToolsSearchResult/valid/newer-daemon-extra-member
-export const v81 = {
+export const v82 = {
   "query": "+trace path",
   "promoted": [
     "trace_path"
@@ -2745,7 +2756,7 @@ export const v81 = {
 } satisfies mcp.ToolsSearchResult;
 
 // ToolsSearchResult/valid/select-promoted
-export const v82 = {
+export const v83 = {
   "query": "select:find_usages",
   "deferred_remaining": 140,
   "omitted_count": 0,

@@ -6,7 +6,7 @@ import type { Addon, PathChoice } from "./boundary.ts";
 import type { Bridge, Ctx, PiLike } from "./host.ts";
 import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
 import { nativeRendererResolver } from "./render.ts";
-import { afterStep, registerStatusCommand, showFooter } from "./status.ts";
+import { afterStep, refreshReadiness, registerStatusCommand, showFooter } from "./status.ts";
 import { applyCatalogue } from "./tools.ts";
 import { registerToolEvents } from "./watcher.ts";
 
@@ -44,6 +44,7 @@ function beforeAgentStart(bridge: Bridge) {
   const { pi, addon, generation, instance } = bridge;
   return async (event: { prompt?: unknown; messageType?: unknown }, ctx: Ctx) => {
     try {
+      refreshReadiness(bridge, ctx);
       const turn = { prompt: textOf(event.prompt), messageType: textOf(event.messageType) };
       const plan = addon.planTurn(generation, instance, turn);
       if (plan.turn === "none") return undefined;

@@ -24,6 +24,17 @@ export function afterStep(bridge: Bridge, ctx: Ctx | undefined): void {
   showFooter(bridge, ctx);
 }
 
+/** STAT-4: while the daemon reports indexing, the core re-asks the session hook off the turn;
+ * the footer follows when the readiness changed. Not awaited: the turn never waits for it. */
+export function refreshReadiness(bridge: Bridge, ctx: Ctx): void {
+  const { pi, addon, generation, instance } = bridge;
+  const changed = swallow(() => addon.refreshReadiness(generation, instance, cwdOf(pi, ctx)));
+  void changed?.then(
+    (yes) => yes && showFooter(bridge, ctx),
+    () => undefined,
+  );
+}
+
 /** STAT-2/3: `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
 async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<void> {
   const { pi, addon, generation, instance } = bridge;

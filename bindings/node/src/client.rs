@@ -147,10 +147,13 @@ async fn start(
     // MCP-2: an explicit working directory, the session's, for
     // `daemon start` and `gortex mcp` alike.
     bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
-    bridge_config.extra_env = config::preset_env(&config.tools_preset, &env)
-        .into_iter()
-        .map(|(k, v)| (k.into(), v.into()))
-        .collect();
+    // CFG-20: with autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
+    bridge_config.launch_daemon = config.daemon_autostart;
+    bridge_config.extra_env =
+        config::child_env(&config.tools_preset, config.daemon_autostart, &env)
+            .into_iter()
+            .map(|(k, v)| (k.into(), v.into()))
+            .collect();
     apply_test_timeouts(&env, &mut bridge_config);
     let bridge = OwnClientBridge::new(bridge_config);
     // SES-7 steps 5-6: claim the slot and take out the previous

@@ -61,6 +61,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                     server_config: Some(object(to_js(&native::server_config(
                         &config.bin,
                         &config.tools_preset,
+                        config.daemon_autostart,
                         &env,
                     )))),
                 },

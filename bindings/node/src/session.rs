@@ -232,6 +232,7 @@ async fn first_turn(
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
     let mut version_warning = state.take_version_warning();
+    state.status().record_briefing(orientation.as_deref());
     if lock(&me.latches).is_native() {
         let version = orientation
             .as_deref()

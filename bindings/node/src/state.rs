@@ -23,6 +23,7 @@ use pi_gortex_runtime::instance::InstanceLatches;
 use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
 use pi_gortex_runtime::readiness::ReadinessBarrier;
 use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
+use pi_gortex_runtime::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -336,6 +337,10 @@ pub struct StatusRecord {
     pub state: Option<BridgeState>,
     /// The daemon's version, from the handshake or the briefing.
     pub daemon_version: Option<String>,
+    /// What the last session briefing said about the index (STAT-4).
+    pub readiness: Option<Readiness>,
+    /// A readiness refresh is running (STAT-4): at most one at a time.
+    pub refreshing: bool,
     /// The last bridge failure; unlike the SES-9 error it is not cleared
     /// when reported, only when a new session starts.
     pub last_error: Option<String>,
@@ -383,6 +388,30 @@ impl StatusRecord {
         }
     }
 
+    /// STAT-4: the readiness a session briefing reported; a briefing
+    /// without a known readiness line leaves the last one in place.
+    pub fn record_briefing(&mut self, orientation: Option<&str>) {
+        if let Some(readiness) = orientation.and_then(readiness_from_briefing) {
+            self.readiness = Some(readiness);
+        }
+    }
+
+    /// STAT-4: claims a readiness refresh, due only while the last briefing
+    /// reported indexing and no other refresh runs.
+    pub fn begin_refresh(&mut self) -> bool {
+        let due = self.readiness.is_some_and(Readiness::is_indexing) && !self.refreshing;
+        self.refreshing |= due;
+        due
+    }
+
+    /// STAT-4: a refresh ended with this briefing; true when the readiness changed.
+    pub fn end_refresh(&mut self, orientation: Option<&str>) -> bool {
+        self.refreshing = false;
+        let before = self.readiness;
+        self.record_briefing(orientation);
+        self.readiness != before
+    }
+
     /// One hook call for a tool call, with its outcome and duration.
     pub fn record_hook(&mut self, tally: HookTally, elapsed: std::time::Duration) {
         self.hook.record(tally, elapsed);
@@ -420,5 +449,26 @@ mod tests {
         assert!(slot.take_owned_by(1).is_none());
         assert!(slot.holds(newer));
         assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
+    }
+
+    #[test]
+    fn stat_4_a_refresh_is_due_only_while_indexing_and_one_at_a_time() {
+        let warming =
+            "## Gortex Session Orientation\n\n⏳ Gortex daemon warming up (v0.64.4, 3s elapsed).";
+        let ready = "## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4, uptime 5s).";
+        let mut record = StatusRecord::default();
+        assert!(!record.begin_refresh(), "nothing reported yet");
+        record.record_briefing(Some(ready));
+        assert!(!record.begin_refresh(), "ready: no cost");
+        record.record_briefing(Some(warming));
+        assert!(record.begin_refresh());
+        assert!(!record.begin_refresh(), "one at a time");
+        assert!(!record.end_refresh(Some(warming)), "unchanged");
+        assert!(record.begin_refresh());
+        assert!(!record.end_refresh(Some("no readiness line")), "kept");
+        assert_eq!(record.readiness, Some(Readiness::Warming));
+        assert!(record.begin_refresh());
+        assert!(record.end_refresh(Some(ready)), "cleared");
+        assert!(!record.begin_refresh(), "ready: nothing more is asked");
     }
 }

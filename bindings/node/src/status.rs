@@ -11,13 +11,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::config::ResolvedConfig;
+use pi_gortex_runtime::hook;
 use pi_gortex_runtime::native::{self, OwnClientReason};
 use pi_gortex_runtime::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
 use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, CliOutput, GortexCommand, StatusRequest, StatusView};
+use crate::settle::{self, Promised};
 use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
 
@@ -87,6 +90,8 @@ fn snapshot(
         configured_bin: config.bin.clone(),
         resolved_bin: native::resolve_binary(&config.bin, &env),
         daemon_version: record.daemon_version.clone(),
+        readiness: record.readiness,
+        daemon_autostart: config.daemon_autostart,
         tools,
         hook_mode: config.hook_mode.to_string(),
         enforce: config.enforce,
@@ -94,6 +99,47 @@ fn snapshot(
         config: status::config_entries(config),
         last_error: record.last_error.clone(),
     }
+}
+
+/// STAT-4: asks the session hook for a fresh briefing when one is due
+/// (the last one reported indexing); true when the readiness changed.
+async fn refresh(state: &GenerationState, me: &InstanceState, cwd: &str) -> bool {
+    if !state.status().begin_refresh() {
+        return false;
+    }
+    let argv = me.config().hook_argv.clone();
+    let run = hook::run(&argv, &hook::envelope_for_session_start(cwd)).await;
+    state.status().end_refresh(hook::orientation(&run.decision))
+}
+
+/// STAT-4: the footer's `indexing` clears without a cost on every turn:
+/// only while the last briefing reported indexing does a turn ask the
+/// session hook again, off the turn (the glue does not await it), and at
+/// most one such call runs. Resolves true when the readiness changed. The
+/// promise is weak, so it never keeps the host alive.
+#[napi(ts_return_type = "Promise<boolean>")]
+pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String) -> Promised<'_> {
+    let (done, promise) = settle::weak_promise(env)?;
+    guard::guard_sync(
+        || (),
+        || {
+            let state = generation::get(generation);
+            let me = state.instance(instance);
+            let due = me.is_some() && state.status().readiness.is_some_and(|r| r.is_indexing());
+            let (Some(me), true) = (me, due) else {
+                return done.resolve_now(env, Value::Bool(false));
+            };
+            settle::spawn(async move {
+                let failed = || {
+                    state.status().refreshing = false;
+                    false
+                };
+                let changed = guard::guard_async(failed, refresh(&state, &me, &cwd)).await;
+                done.settle(Value::Bool(changed));
+            });
+        },
+    );
+    Ok(promise)
 }
 
 /// What the glue shows when the status itself failed (FAIL-4).
@@ -147,6 +193,10 @@ pub async fn gortex_command(generation: u32, instance: u32, command: Value) -> V
                 status::doctor_reply(&output)
             }
             Command::Status => {
+                let state = generation::get(generation);
+                if let Some(me) = state.instance(instance) {
+                    refresh(&state, &me, &command.cwd).await;
+                }
                 let request = StatusRequest {
                     pi_tools: command.pi_tools,
                 };

@@ -38,6 +38,8 @@ export interface DoctorConfig {
   native_mcp: boolean;
   /** Whether user prompts go to the hook. */
   prompt_context: boolean;
+  /** Whether pi-gortex and the `gortex mcp` it spawns start the daemon when it is needed; false means someone else runs it. */
+  daemon_autostart: boolean;
   /** The layer that supplied each value. */
   provenance: DoctorProvenance;
   /** Pi's agent dir. */
@@ -64,6 +66,8 @@ export interface DoctorProvenance {
   native_mcp: ConfigLayer;
   /** Source of `prompt_context`. */
   prompt_context: ConfigLayer;
+  /** Source of `daemon_autostart`; `project` only for `false`. */
+  daemon_autostart: ConfigLayer;
 }
 
 /** A configuration layer: an environment variable, the project sidecar, the global sidecar or the built-in default. */

@@ -18,4 +18,6 @@ export interface SidecarConfig {
   native_mcp?: boolean;
   /** Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false). */
   prompt_context?: boolean;
+  /** Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off. */
+  daemon_autostart?: boolean;
 }

@@ -46,6 +46,7 @@ fn expected_values(text: &str, scope: Scope) -> SidecarValues {
         tools_preset: string_key(&object, "tools_preset"),
         native_mcp: boolean("native_mcp"),
         prompt_context: boolean("prompt_context"),
+        daemon_autostart: boolean("daemon_autostart"),
     }
 }
 
@@ -95,6 +96,7 @@ fn resolve(
         tools_preset: (config.tools_preset.clone(), config.provenance.tools_preset),
         native_mcp: (config.native_mcp, config.provenance.native_mcp),
         prompt_context: (config.prompt_context, config.provenance.prompt_context),
+        daemon_autostart: (config.daemon_autostart, config.provenance.daemon_autostart),
         hook_argv: config.hook_argv,
     }
 }
@@ -107,6 +109,7 @@ struct Resolved {
     tools_preset: (String, Layer),
     native_mcp: (bool, Layer),
     prompt_context: (bool, Layer),
+    daemon_autostart: (bool, Layer),
     hook_argv: Vec<String>,
 }
 
@@ -158,6 +161,13 @@ fn expected(env: &HashMap<String, String>, p: &SidecarValues, g: &SidecarValues)
             g.prompt_context,
             false,
         ),
+        // CFG-20: a project sidecar counts only when it turns autostart off.
+        daemon_autostart: flag(
+            "GORTEX_DAEMON_AUTOSTART",
+            p.daemon_autostart.filter(|on| !on),
+            g.daemon_autostart,
+            true,
+        ),
     }
 }
 
@@ -186,6 +196,11 @@ pub fn run(data: &[u8]) {
     assert_eq!(
         resolved.bin, without_project.bin,
         "the project cannot pick bin"
+    );
+
+    assert!(
+        resolved.daemon_autostart.1 != Layer::Project || !resolved.daemon_autostart.0,
+        "CFG-20: the project never turns autostart on"
     );
 
     let extra = preset_env(&resolved.tools_preset.0, &env);

@@ -22,7 +22,7 @@ use serde::Serialize;
 
 pub use agent_dir::agent_dir;
 pub use binary::{ensure_absolute, resolve_bin, BinCandidate, BinResolution};
-pub use preset::{preset_env, FORWARDED_PRESETS};
+pub use preset::{child_env, preset_env, AUTOSTART_ENV, FORWARDED_PRESETS};
 pub use sidecar::{parse_sidecar, read_sidecar, Scope, SidecarLayer, SidecarValues};
 pub use sidecar_file::{read_capped, SidecarFileError, SIDECAR_MAX_BYTES};
 pub use values::{env_bool, hook_argv, normalize_hook_mode, HookMode};
@@ -111,6 +111,8 @@ pub struct Provenance {
     pub native_mcp: Layer,
     /// Source of `prompt_context`.
     pub prompt_context: Layer,
+    /// Source of `daemon_autostart` ([`Layer::Project`] only for `false`).
+    pub daemon_autostart: Layer,
 }
 
 /// Where the two sidecars were looked for.
@@ -159,6 +161,9 @@ pub struct ResolvedConfig {
     pub native_mcp: bool,
     /// Whether user prompts are sent to the hook (CFG-15).
     pub prompt_context: bool,
+    /// Whether the extension and the `gortex mcp` it spawns may start the
+    /// daemon (CFG-20); false leaves the daemon to whoever runs it.
+    pub daemon_autostart: bool,
     /// The layer behind each value.
     pub provenance: Provenance,
     /// The agent dir of CFG-3.
@@ -279,6 +284,14 @@ pub fn resolve_layers(
         g.prompt_context,
         false,
     );
+    // CFG-20: a project sidecar may turn autostart off, never on, so a cloned
+    // repository cannot start a daemon the user's own settings keep off.
+    let daemon_autostart = first(
+        env_flag("GORTEX_DAEMON_AUTOSTART"),
+        p.daemon_autostart.filter(|on| !on),
+        g.daemon_autostart,
+        true,
+    );
     let tools_preset = first(
         values::env_string(env, "GORTEX_TOOLS"),
         p.tools_preset.clone(),
@@ -297,6 +310,7 @@ pub fn resolve_layers(
         tools_preset: tools_preset.0,
         native_mcp: native_mcp.0,
         prompt_context: prompt_context.0,
+        daemon_autostart: daemon_autostart.0,
         provenance: Provenance {
             bin: bin_layer,
             hook_mode: mode_layer,
@@ -304,6 +318,7 @@ pub fn resolve_layers(
             tools_preset: tools_preset.1,
             native_mcp: native_mcp.1,
             prompt_context: prompt_context.1,
+            daemon_autostart: daemon_autostart.1,
         },
         agent_dir,
         sidecars,
@@ -313,9 +328,12 @@ pub fn resolve_layers(
 
 /// CFG-19: whether a native registration made from `at_load` (the factory's
 /// resolution, project sidecar honoured) still serves `in_effect`: the path
-/// and the tools preset (which the server's environment carries) agree.
+/// and what the server's environment carries (the tools preset and
+/// `daemon_autostart`) agree.
 pub fn native_registration_holds(at_load: &ResolvedConfig, in_effect: &ResolvedConfig) -> bool {
-    at_load.native_mcp == in_effect.native_mcp && at_load.tools_preset == in_effect.tools_preset
+    at_load.native_mcp == in_effect.native_mcp
+        && at_load.tools_preset == in_effect.tools_preset
+        && at_load.daemon_autostart == in_effect.daemon_autostart
 }
 
 /// CFG-19: the one notice for a project sidecar ignored because the host

@@ -1,5 +1,6 @@
-//! The preset environment of CFG-14: the variables a `gortex mcp` child needs
-//! on top of the inherited environment, on both the own and the native path.
+//! The preset environment of CFG-14, and CFG-20's autostart switch: the
+//! variables a `gortex mcp` child needs on top of the inherited environment,
+//! on both the own and the native path.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -29,6 +30,26 @@ pub fn preset_env(preset: &str, env: &HashMap<String, String>) -> BTreeMap<Strin
     // A narrowed surface must not hide tools that `tools_search` promotes later.
     if exported("GORTEX_TOOLS_MODE").is_none() {
         out.insert("GORTEX_TOOLS_MODE".to_string(), "defer".to_string());
+    }
+    out
+}
+
+/// Gortex's own switch for the daemon auto-start `gortex mcp` performs when
+/// it finds no daemon (CFG-20).
+pub const AUTOSTART_ENV: &str = "GORTEX_AUTOSTART";
+
+/// CFG-14 and CFG-20: every variable a `gortex mcp` child gets on top of the
+/// inherited environment. With `daemon_autostart` off it carries
+/// `GORTEX_AUTOSTART=0`, whatever the user exported, so the child starts no
+/// daemon either. Pure.
+pub fn child_env(
+    preset: &str,
+    daemon_autostart: bool,
+    env: &HashMap<String, String>,
+) -> BTreeMap<String, String> {
+    let mut out = preset_env(preset, env);
+    if !daemon_autostart {
+        out.insert(AUTOSTART_ENV.to_string(), "0".to_string());
     }
     out
 }

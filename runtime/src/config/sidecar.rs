@@ -37,6 +37,8 @@ pub struct SidecarValues {
     pub native_mcp: Option<bool>,
     /// `prompt_context`.
     pub prompt_context: Option<bool>,
+    /// `daemon_autostart`.
+    pub daemon_autostart: Option<bool>,
 }
 
 /// One read sidecar: its values and the warnings it produced.
@@ -98,13 +100,14 @@ pub fn parse_sidecar(path: &Path, text: &str, scope: Scope) -> SidecarLayer {
 
 /// The JSON type each known key takes, for warning texts only: whether a
 /// value is acceptable is the schema's verdict (`SidecarConfig`).
-const KEY_TYPES: [(&str, &str); 6] = [
+const KEY_TYPES: [(&str, &str); 7] = [
     ("bin", "string"),
     ("hook_mode", "string"),
     ("enforce", "boolean"),
     ("tools_preset", "string"),
     ("native_mcp", "boolean"),
     ("prompt_context", "boolean"),
+    ("daemon_autostart", "boolean"),
 ];
 
 /// The member an editor reads to find the sidecar's schema.
@@ -169,6 +172,7 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
     let SidecarConfig {
         schema: _,
         bin,
+        daemon_autostart,
         enforce,
         hook_mode,
         native_mcp,
@@ -181,4 +185,5 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
     values.enforce = enforce.or(values.enforce);
     values.native_mcp = native_mcp.or(values.native_mcp);
     values.prompt_context = prompt_context.or(values.prompt_context);
+    values.daemon_autostart = daemon_autostart.or(values.daemon_autostart);
 }

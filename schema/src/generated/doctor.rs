@@ -173,6 +173,8 @@ pub struct DoctorConfig {
     pub agent_dir: ::std::string::String,
     ///The gortex executable.
     pub bin: ::std::string::String,
+    ///Whether pi-gortex and the `gortex mcp` it spawns start the daemon when it is needed; false means someone else runs it.
+    pub daemon_autostart: bool,
     ///Whether tool calls are judged by the hook.
     pub enforce: bool,
     ///Where the global sidecar was looked for (`<agentDir>/extensions/gortex.json`).
@@ -290,6 +292,8 @@ pub struct DoctorNative {
 pub struct DoctorProvenance {
     ///Source of `bin`; never `project`.
     pub bin: ConfigLayer,
+    ///Source of `daemon_autostart`; `project` only for `false`.
+    pub daemon_autostart: ConfigLayer,
     ///Source of `enforce`.
     pub enforce: ConfigLayer,
     ///Source of `hook_mode`.

@@ -16,6 +16,9 @@ pub struct SidecarConfig {
     ///Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub bin: ::std::option::Option<::std::string::String>,
+    ///Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub daemon_autostart: ::std::option::Option<bool>,
     ///Run the read-discipline hook on tool calls (env `GORTEX_ENFORCE`, default true).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub enforce: ::std::option::Option<bool>,

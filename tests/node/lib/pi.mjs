@@ -117,6 +117,8 @@ class HostRecorder {
   constructor() {
     this.messages = [];
     this.notifications = [];
+    /** The footer texts set under the key `gortex` (STAT-1), in order. */
+    this.footers = [];
     this.inactive = new Set();
     this.setActiveCalls = [];
     this.getAllToolsCalls = 0;
@@ -219,16 +221,18 @@ function bind(ws, loader, host, ui, sessionManager, { actions = {}, notify: noti
   runner.onError?.((error) => host.extensionErrors.push(error));
   if (ui) {
     const notify = notifyOverride ?? ((message, type) => host.notifications.push({ message, type }));
-    runner.setUIContext(uiContext(notify), "tui");
+    const setStatus = (key, text) => key === "gortex" && host.footers.push(text);
+    runner.setUIContext(uiContext(notify, setStatus), "tui");
   }
   return new Session(ws, loader, runner, sessionManager, host, errors);
 }
 
-function uiContext(notify) {
+function uiContext(notify, setStatus) {
   const noop = () => {};
   return new Proxy(
     {
       notify,
+      setStatus,
       select: async () => undefined,
       confirm: async () => false,
       input: async () => undefined,
