@@ -46,8 +46,15 @@ $(GO_CURRENT):
 go-current: $(GO_CURRENT)
 
 # ---------------------------------------------------------------- test
-test: tools lint check-targets test-codegen test-rust test-go test-ts test-node test-e2e
+test: tools lint check-targets test-codegen test-rust test-windows test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
+
+# Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu
+# and run under wine (docs/testing.md, "Windows under wine"). Installs wine,
+# mingw-w64, the rustup target and a wine prefix under target/.
+.PHONY: test-windows
+test-windows:
+	tests/platforms/windows/run.sh
 
 # The core must build for every declared target (PKG-9). Their std comes
 # from rustup (no C toolchain is needed to type-check); the release workflow

@@ -2,6 +2,8 @@
 //! resolution, the containment rule (improvement over 0.4.0, symlinks
 //! followed) and display paths.
 
+mod links;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -212,8 +214,8 @@ fn a_symlink_inside_the_repo_pointing_outside_is_never_a_candidate() {
     let l = layout();
     let secret = l.outside.join("secret.txt");
     fs::write(&secret, "secret").unwrap();
-    std::os::unix::fs::symlink(&secret, l.cwd.join("src/link.txt")).unwrap();
-    std::os::unix::fs::symlink(&l.outside, l.cwd.join("src/linkdir")).unwrap();
+    links::symlink(&secret, l.cwd.join("src/link.txt")).unwrap();
+    links::symlink(&l.outside, l.cwd.join("src/linkdir")).unwrap();
     let names = [
         "src/link.txt",
         "src/linkdir/secret.txt",
@@ -241,7 +243,7 @@ fn a_symlink_inside_the_repo_pointing_outside_is_never_a_candidate() {
     }
     // A symlink that stays inside is fine.
     fs::write(l.cwd.join("src/real.txt"), "x").unwrap();
-    std::os::unix::fs::symlink(l.cwd.join("src/real.txt"), l.cwd.join("src/inner.txt")).unwrap();
+    links::symlink(l.cwd.join("src/real.txt"), l.cwd.join("src/inner.txt")).unwrap();
     assert!(candidates(&["src/inner.txt".into()], &l.cwd).contains(&l.cwd.join("src/inner.txt")));
 }
 

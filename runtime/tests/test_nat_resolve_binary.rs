@@ -3,7 +3,6 @@
 
 mod common_config;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common_config::{env_map, temp_dir};
@@ -14,7 +13,14 @@ use pi_gortex_runtime::native::{
 fn make_file(path: &Path, mode: u32) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(path, "#!/bin/sh\n").expect("write");
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    // Windows has no execute bit; PATHEXT decides.
+    #[cfg(not(unix))]
+    let _ = mode;
 }
 
 #[test]
