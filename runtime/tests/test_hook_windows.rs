@@ -9,7 +9,6 @@
 mod common;
 mod common_config;
 
-use std::sync::Mutex;
 use std::time::Duration;
 
 use common_config::{fake_gortex, scenario, temp_dir};
@@ -20,7 +19,7 @@ use pi_gortex_runtime::hook::{
 use serde_json::{json, Value};
 
 /// The environment is the process's: one scenario at a time.
-static SCENARIO: Mutex<()> = Mutex::new(());
+static SCENARIO: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn read_envelope() -> HookEvent {
     envelope_for_tool_call(
@@ -48,7 +47,7 @@ async fn run_with(faults: Value) -> (HookRun, Vec<Value>) {
     let path = scenario(dir.path(), &json!({"faults": faults}));
     let log = dir.path().join("log.jsonl");
     let run = {
-        let _turn = SCENARIO.lock().unwrap_or_else(|e| e.into_inner());
+        let _turn = SCENARIO.lock().await;
         std::env::set_var("FAKE_GORTEX_SCENARIO", &path);
         std::env::set_var("FAKE_GORTEX_LOG", &log);
         std::env::set_var("FAKE_GORTEX_STATE", dir.path());
@@ -136,7 +135,7 @@ fn run_blocking_answers_on_the_calling_thread() {
     let dir = temp_dir();
     let path = scenario(dir.path(), &json!({"faults": []}));
     let run = {
-        let _turn = SCENARIO.lock().unwrap_or_else(|e| e.into_inner());
+        let _turn = SCENARIO.blocking_lock();
         std::env::set_var("FAKE_GORTEX_SCENARIO", &path);
         std::env::set_var("FAKE_GORTEX_LOG", dir.path().join("log.jsonl"));
         run_blocking(&argv(), &read_envelope())
