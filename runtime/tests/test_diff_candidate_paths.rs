@@ -209,6 +209,10 @@ fn candidates_outside_cwd_and_repo_root_are_dropped() {
     assert!(got.contains(&l.repo.join("README.md")), "{got:?}");
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn a_symlink_inside_the_repo_pointing_outside_is_never_a_candidate() {
     let l = layout();

@@ -29,6 +29,10 @@ fn session() -> (tempfile::TempDir, PathBuf, tempfile::TempDir, PathBuf) {
     (repo, cwd, outside, secret)
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn diff_8_a_file_swapped_for_a_symlink_out_after_listing_is_not_read() {
     let (_repo, cwd, _outside, secret) = session();
@@ -52,6 +56,10 @@ fn diff_8_a_file_swapped_for_a_symlink_out_after_listing_is_not_read() {
     );
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn diff_8_a_symlink_to_a_file_inside_is_still_followed() {
     let (_repo, cwd, _outside, _secret) = session();
@@ -91,6 +99,10 @@ fn diff_9_a_fifo_swapped_in_does_not_block_the_read() {
     );
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn diff_8_a_dangling_symlink_is_judged_by_where_it_points() {
     let (_repo, cwd, outside, _secret) = session();

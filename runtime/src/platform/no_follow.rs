@@ -67,8 +67,8 @@ mod imp {
 
     use windows::Win32::Foundation::HANDLE;
     use windows::Win32::Storage::FileSystem::{
-        GetFileType, FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_OPEN_REPARSE_POINT, FILE_TYPE_CHAR,
-        FILE_TYPE_DISK, FILE_TYPE_PIPE,
+        GetFileType, FILE_ATTRIBUTE_REPARSE_POINT, FILE_FLAG_BACKUP_SEMANTICS,
+        FILE_FLAG_OPEN_REPARSE_POINT, FILE_TYPE_CHAR, FILE_TYPE_DISK, FILE_TYPE_PIPE,
     };
 
     use super::{File, Path};
@@ -88,9 +88,11 @@ mod imp {
     /// Opens `path` read-only; a final reparse point is an error
     /// ([`is_link_refusal`]), and so is a handle that is not a disk file.
     pub fn open_no_follow(path: &Path) -> std::io::Result<File> {
+        // BACKUP_SEMANTICS lets a directory open too, so it is refused as a
+        // directory rather than as an access error.
         let file = std::fs::OpenOptions::new()
             .read(true)
-            .custom_flags(FILE_FLAG_OPEN_REPARSE_POINT.0)
+            .custom_flags((FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS).0)
             .open(path)?;
         // SAFETY: GetFileType only reads the type of a handle we own.
         let kind = unsafe { GetFileType(HANDLE(file.as_raw_handle())) };
