@@ -46,8 +46,23 @@ $(GO_CURRENT):
 go-current: $(GO_CURRENT)
 
 # ---------------------------------------------------------------- test
-test: tools lint check-targets test-codegen test-rust test-go test-ts test-node test-e2e
+test: tools lint check-targets test-codegen test-rust test-windows test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
+
+# Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu
+# and run under wine (docs/testing.md, "Windows under wine"). Installs wine,
+# mingw-w64, the rustup target and a wine prefix under target/.
+# `make test` runs the binaries verified green under wine (fast: each is built for the target);
+# `make test-windows-all` builds and runs every test binary of the runtime and fake-gortex.
+WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
+  test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
+  test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
+  test_nat_resolve_binary
+.PHONY: test-windows test-windows-all
+test-windows:
+	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh
+test-windows-all:
+	WINDOWS_TEST_BINARIES= tests/platforms/windows/run.sh
 
 # The core must build for every declared target (PKG-9). Their std comes
 # from rustup (no C toolchain is needed to type-check); the release workflow

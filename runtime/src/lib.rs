@@ -19,16 +19,8 @@
 //! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
 //! - [`status`]: the footer status and the `/gortex` block (STAT-*).
 //! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
-
-// Unix only. Children are managed through POSIX process groups and signals
-// (`process_group(0)`, `kill(2)` on the group), and the one Linux-only
-// mechanism must keep a named macOS fallback beside it. Windows is not a
-// declared target (README): this turns an attempt into one clear error
-// instead of a pile of unresolved `libc` items.
-#[cfg(not(unix))]
-compile_error!(
-    "pi-gortex supports Unix targets only (Linux, macOS); Windows is not supported, see the README"
-);
+//! - `platform`: the OS mechanisms (process trees, pipes, file opening), each
+//!   with a Unix and a Windows side.
 
 pub mod catalogue;
 pub mod cli;
@@ -40,6 +32,7 @@ pub mod instance;
 pub mod json_type;
 pub mod mcp;
 pub mod native;
+pub(crate) mod platform;
 pub mod readiness;
 pub mod session;
 pub mod status;

@@ -5,8 +5,8 @@
 //! the file and what was wrong, and that layer falls through.
 
 mod common_config;
+mod links;
 
-use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -58,25 +58,33 @@ fn assert_project_fell_through(config: &ResolvedConfig) {
     );
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn project_sidecar_symlinked_to_dev_zero_is_refused_without_reading() {
     let root = temp_dir();
     let (cwd, home) = setup(root.path());
     let sidecar = cwd.join(".pi/gortex.json");
-    symlink("/dev/zero", &sidecar).unwrap();
+    links::symlink("/dev/zero", &sidecar).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &sidecar);
     assert!(text.contains("leads outside the project"), "{text}");
     assert_project_fell_through(&config);
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn global_sidecar_symlinked_to_dev_zero_is_refused_as_a_device() {
     let root = temp_dir();
     let (cwd, home) = setup(root.path());
     let global = home.join(".pi/agent/extensions/gortex.json");
     std::fs::remove_file(&global).unwrap();
-    symlink("/dev/zero", &global).unwrap();
+    links::symlink("/dev/zero", &global).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &global);
     assert!(
@@ -86,6 +94,8 @@ fn global_sidecar_symlinked_to_dev_zero_is_refused_as_a_device() {
     assert_eq!(config.provenance.hook_mode, Layer::Default);
 }
 
+// FIFOs exist on Unix only; Windows devices and pipes are the Windows case.
+#[cfg(unix)]
 #[test]
 fn fifo_sidecar_neither_blocks_nor_is_read() {
     let root = temp_dir();
@@ -138,6 +148,10 @@ fn sidecar_over_64_kib_is_refused_and_one_byte_under_is_read() {
     assert!(!config.enforce, "exactly 64 KiB is still read");
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn project_symlink_out_of_the_project_is_refused_inside_it_is_read() {
     let root = temp_dir();
@@ -145,7 +159,7 @@ fn project_symlink_out_of_the_project_is_refused_inside_it_is_read() {
     let sidecar = cwd.join(".pi/gortex.json");
     let outside = root.path().join("elsewhere.json");
     std::fs::write(&outside, r#"{"enforce":false}"#).unwrap();
-    symlink(&outside, &sidecar).unwrap();
+    links::symlink(&outside, &sidecar).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &sidecar);
     assert!(
@@ -157,7 +171,7 @@ fn project_symlink_out_of_the_project_is_refused_inside_it_is_read() {
     std::fs::remove_file(&sidecar).unwrap();
     let inside = cwd.join("config/gortex.json");
     write_file(&inside, r#"{"enforce":false}"#);
-    symlink(&inside, &sidecar).unwrap();
+    links::symlink(&inside, &sidecar).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     assert!(
@@ -166,6 +180,10 @@ fn project_symlink_out_of_the_project_is_refused_inside_it_is_read() {
     );
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn project_dot_pi_directory_symlinked_out_is_refused() {
     let root = temp_dir();
@@ -173,13 +191,17 @@ fn project_dot_pi_directory_symlinked_out_is_refused() {
     std::fs::remove_dir(cwd.join(".pi")).unwrap();
     let outside = root.path().join("shared-pi");
     write_file(&outside.join("gortex.json"), r#"{"enforce":false}"#);
-    symlink(&outside, cwd.join(".pi")).unwrap();
+    links::symlink(&outside, cwd.join(".pi")).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &cwd.join(".pi/gortex.json"));
     assert!(text.contains("leads outside the project"), "{text}");
     assert_project_fell_through(&config);
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn global_sidecar_may_be_a_symlink_to_a_regular_file() {
     let root = temp_dir();
@@ -188,19 +210,23 @@ fn global_sidecar_may_be_a_symlink_to_a_regular_file() {
     let dotfiles = root.path().join("dotfiles/gortex.json");
     write_file(&dotfiles, r#"{"enforce":false}"#);
     std::fs::remove_file(&global).unwrap();
-    symlink(&dotfiles, &global).unwrap();
+    links::symlink(&dotfiles, &global).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
     assert!(!config.enforce);
     assert_eq!(config.provenance.enforce, Layer::Global);
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn dangling_symlink_is_an_absent_layer_and_non_utf8_is_one_warning() {
     let root = temp_dir();
     let (cwd, home) = setup(root.path());
     let sidecar = cwd.join(".pi/gortex.json");
-    symlink(cwd.join("nowhere.json"), &sidecar).unwrap();
+    links::symlink(cwd.join("nowhere.json"), &sidecar).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     assert!(config.warnings.is_empty(), "{:?}", config.warnings);
 
@@ -211,6 +237,10 @@ fn dangling_symlink_is_an_absent_layer_and_non_utf8_is_one_warning() {
     assert!(text.contains("it is not UTF-8 text"), "{text}");
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
 #[test]
 fn a_sidecar_symlink_loop_is_a_warning_not_an_absent_file() {
     // Only "nothing at the path" makes a layer silently absent; a path that
@@ -218,13 +248,15 @@ fn a_sidecar_symlink_loop_is_a_warning_not_an_absent_file() {
     let root = temp_dir();
     let (cwd, home) = setup(root.path());
     let sidecar = cwd.join(".pi/gortex.json");
-    symlink(&sidecar, &sidecar).unwrap();
+    links::symlink(&sidecar, &sidecar).unwrap();
     let config = resolve_within_deadline(&cwd, &home);
     let text = only_warning(&config, &sidecar);
     assert!(text.contains("could not be read"), "{text}");
     assert_project_fell_through(&config);
 }
 
+// A UNIX socket in the file system is Unix only.
+#[cfg(unix)]
 #[test]
 fn a_sidecar_that_cannot_be_opened_is_unreadable_not_outside_the_project() {
     // A UNIX socket resolves inside the project but open(2) refuses it

@@ -1,6 +1,11 @@
 //! HOOK-1..HOOK-3 against fake-gortex: the run is asynchronous, bounded and
 //! fails open. Every fault gives the empty decision and a recorded reason.
 
+// Its hooks are `/usr/bin/env` and `/bin/sh` command lines and it measures
+// CPU time with getrusage; the Windows exchange is tested in
+// test_hook_windows.rs.
+#![cfg(unix)]
+
 mod common_config;
 mod script_file;
 

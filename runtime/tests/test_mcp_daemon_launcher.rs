@@ -2,6 +2,9 @@
 //! process group with stdio ignored, is reaped in the background (no zombie),
 //! and a launcher that cannot even spawn is ignored.
 
+// Its launchers are `/bin/sh` scripts and it checks the process group: Unix only.
+#![cfg(unix)]
+
 mod common;
 mod script_file;
 

@@ -54,6 +54,8 @@ async fn mcp_4_exit_on_start_fails_the_handshake_with_the_exit_text() {
     assert!(fake.live_mcp_pids().is_empty());
 }
 
+// Its child is a `/bin/sh` script: Unix only.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_4_the_stderr_tail_explains_the_exit() {
     let (client, _dir) = common::script_client(

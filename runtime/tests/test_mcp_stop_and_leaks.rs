@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{bridge, client, client_with, fast_timeouts, is_alive, Fake};
 use pi_gortex_runtime::mcp::{tools, McpError, Timeouts};
@@ -35,6 +35,8 @@ async fn mcp_28_stop_rejects_pending_kills_the_child_and_is_final() {
     assert_eq!(fake.mcp_pids(), [pid], "a stopped client never respawns");
 }
 
+// A `/bin/sh` child that traps SIGTERM: Unix only (Windows has no SIGTERM).
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_15_a_child_ignoring_sigterm_and_eof_is_sigkilled_after_the_grace() {
     // Handshakes, then ignores SIGTERM and never reads stdin again.
@@ -52,7 +54,7 @@ async fn mcp_15_a_child_ignoring_sigterm_and_eof_is_sigkilled_after_the_grace() 
     );
     client.start().await.unwrap();
     let pid = client.pid().unwrap();
-    let started = Instant::now();
+    let started = std::time::Instant::now();
     client.stop().await;
     assert!(started.elapsed() >= grace, "waited for the grace first");
     assert!(!is_alive(pid), "SIGKILLed and reaped");
@@ -104,6 +106,10 @@ async fn ses_8_a_superseded_start_whose_retry_would_succeed_leaves_no_child() {
     assert!(fake.live_mcp_pids().is_empty());
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "wine starts processes slowly: the children are stopped before they log their start"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_28_overlapping_session_starts_and_stops_leave_zero_live_children() {
     let fake = Fake::new(json!({

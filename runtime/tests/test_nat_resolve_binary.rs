@@ -3,20 +3,26 @@
 
 mod common_config;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common_config::{env_map, temp_dir};
-use pi_gortex_runtime::native::{
-    has_separator, resolve_binary, resolve_binary_on, skipped_relative_binaries, Platform,
-};
+use pi_gortex_runtime::native::{has_separator, resolve_binary, resolve_binary_on, Platform};
 
 fn make_file(path: &Path, mode: u32) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(path, "#!/bin/sh\n").expect("write");
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    // Windows has no execute bit; PATHEXT decides.
+    #[cfg(not(unix))]
+    let _ = mode;
 }
 
+// Unix rules (`:`-joined PATH, execute bits); Windows' are in test_windows_trust_boundary.
+#[cfg(unix)]
 #[test]
 fn directory_named_gortex_on_path_does_not_resolve() {
     let root = temp_dir();
@@ -37,6 +43,8 @@ fn directory_named_gortex_on_path_does_not_resolve() {
     );
 }
 
+// Unix rules (`:`-joined PATH, execute bits); Windows' are in test_windows_trust_boundary.
+#[cfg(unix)]
 #[test]
 fn regular_file_without_exec_bit_does_not_resolve() {
     let root = temp_dir();
@@ -45,6 +53,8 @@ fn regular_file_without_exec_bit_does_not_resolve() {
     assert_eq!(resolve_binary("gortex", &env_map(&[("PATH", &path)])), None);
 }
 
+// Unix rules (`:`-joined PATH, execute bits); Windows' are in test_windows_trust_boundary.
+#[cfg(unix)]
 #[test]
 fn path_search_skips_empty_entries_and_takes_the_first_hit() {
     let root = temp_dir();
@@ -107,6 +117,8 @@ fn windows_rules_use_semicolons_and_pathext_after_the_bare_name() {
     );
 }
 
+// Unix rules (`:`-joined PATH, execute bits); Windows' are in test_windows_trust_boundary.
+#[cfg(unix)]
 #[test]
 fn relative_path_entries_holding_the_program_are_reported_as_skipped() {
     // CFG-18: PATH `:.:rel:<abs>` read from the project; `.`, the empty entry
@@ -120,13 +132,30 @@ fn relative_path_entries_holding_the_program_are_reported_as_skipped() {
     make_file(&real.join("gortex"), 0o755);
     let path = format!(":.:rel:{}", real.display());
     let env = env_map(&[("PATH", &path)]);
-    let skipped = skipped_relative_binaries("gortex", &env, &project, Platform::Unix);
+    let skipped = pi_gortex_runtime::native::skipped_relative_binaries(
+        "gortex",
+        &env,
+        &project,
+        Platform::Unix,
+    );
     let entries: Vec<&str> = skipped.iter().map(|(entry, _)| entry.as_str()).collect();
     assert_eq!(entries, ["", ".", "rel"]);
     assert_eq!(skipped[2].1, project.join("rel").join("gortex"));
     // A name with a separator, or no name, is not looked up on PATH at all.
-    assert!(skipped_relative_binaries("./gortex", &env, &project, Platform::Unix).is_empty());
-    assert!(skipped_relative_binaries("", &env, &project, Platform::Unix).is_empty());
+    assert!(pi_gortex_runtime::native::skipped_relative_binaries(
+        "./gortex",
+        &env,
+        &project,
+        Platform::Unix
+    )
+    .is_empty());
+    assert!(pi_gortex_runtime::native::skipped_relative_binaries(
+        "",
+        &env,
+        &project,
+        Platform::Unix
+    )
+    .is_empty());
 }
 
 #[test]

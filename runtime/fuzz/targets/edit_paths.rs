@@ -52,7 +52,11 @@ fn tree() -> &'static Tree {
         std::fs::write(cwd.join("a.ts"), "export const a = 1;\n").expect("tree");
         let escape = cwd.join("escape");
         if std::fs::symlink_metadata(&escape).is_err() {
+            #[cfg(unix)]
             std::os::unix::fs::symlink("/", &escape).expect("tree");
+            // The root of the current drive, where Windows has no single root.
+            #[cfg(windows)]
+            std::os::windows::fs::symlink_dir("\\", &escape).expect("tree");
         }
         Tree { root, cwd }
     })

@@ -67,8 +67,21 @@ impl ConfigInputs {
 /// the whole environment untouched, since no spawn clears it.
 pub fn process_env() -> HashMap<String, String> {
     std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter_map(|(k, v)| Some((env_name(k.into_string().ok()?), v.into_string().ok()?)))
         .collect()
+}
+
+/// A variable's name as the map keys it: as it is on Unix.
+#[cfg(not(windows))]
+fn env_name(name: String) -> String {
+    name
+}
+
+/// A variable's name as the map keys it: upper case on Windows, where names
+/// are case-insensitive (`Path` is `PATH`).
+#[cfg(windows)]
+fn env_name(name: String) -> String {
+    name.to_uppercase()
 }
 
 /// The platform home directory named by the environment (`HOME`, then

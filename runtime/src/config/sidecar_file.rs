@@ -9,11 +9,12 @@
 //! every symlink is resolved; the global one may be a symlink (dotfile
 //! managers use them) but gets the same type and size checks.
 
-use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
+
+use crate::platform::no_follow;
 
 /// The most a sidecar may hold. Real ones are a few hundred bytes.
 pub const SIDECAR_MAX_BYTES: u64 = 64 * 1024;
@@ -60,15 +61,18 @@ pub fn read_capped(
     }
     // The checked real path is opened, and not followed again if a final
     // component was swapped for a symlink meanwhile.
-    let file = open_nonblocking(&target).map_err(|error| match error.raw_os_error() {
-        Some(code) if code == libc::ELOOP => SidecarFileError::OutsideProject(target.clone()),
-        _ => SidecarFileError::Io(error.to_string()),
+    let file = no_follow::open_no_follow(&target).map_err(|error| {
+        if no_follow::is_link_refusal(&error) {
+            SidecarFileError::OutsideProject(target.clone())
+        } else {
+            SidecarFileError::Io(error.to_string())
+        }
     })?;
     let metadata = file
         .metadata()
         .map_err(|error| SidecarFileError::Io(error.to_string()))?;
     if !metadata.is_file() {
-        return Err(SidecarFileError::NotRegular(kind_of(&metadata)));
+        return Err(SidecarFileError::NotRegular(no_follow::kind_of(&metadata)));
     }
     if metadata.len() > SIDECAR_MAX_BYTES {
         return Err(SidecarFileError::TooLarge);
@@ -84,44 +88,4 @@ pub fn read_capped(
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| SidecarFileError::NotUtf8)
-}
-
-#[cfg(unix)]
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW | libc::O_NOCTTY)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-#[cfg_attr(mutants, mutants::skip)] // not compiled on Linux, where mutants run
-fn open_nonblocking(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new().read(true).open(path)
-}
-
-/// A short name for a non-regular file type, for the warning.
-fn kind_of(metadata: &std::fs::Metadata) -> &'static str {
-    if metadata.is_dir() {
-        return "a directory";
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = metadata.file_type();
-        if kind.is_fifo() {
-            return "a FIFO";
-        }
-        if kind.is_char_device() {
-            return "a character device";
-        }
-        if kind.is_block_device() {
-            return "a block device";
-        }
-        if kind.is_socket() {
-            return "a socket";
-        }
-    }
-    "a special file"
 }

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use super::paths::{normalize, Boundary};
+use crate::platform::no_follow::open_no_follow;
 use crate::sync::lock;
 
 /// Files larger than this are not diffed (DIFF-9).
@@ -203,33 +204,11 @@ fn open_checked(path: &Path, boundary: &Boundary) -> std::io::Result<File> {
     Err(std::io::Error::other("too many symlinks"))
 }
 
-#[cfg(unix)]
-fn open_no_follow(path: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-}
-
-/// Elsewhere (no `O_NOFOLLOW`): a final symlink is refused before opening.
-#[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> std::io::Result<File> {
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-        return Err(std::io::Error::other("symlink"));
-    }
-    File::open(path)
-}
-
-/// `O_NOFOLLOW` on a final symlink fails with `ELOOP` (Linux, macOS; some
-/// BSDs say `EMLINK`); confirmed with `lstat` so a real loop error is not
-/// mistaken for it.
+/// A final link refused by [`open_no_follow`], confirmed with `lstat` so a
+/// real loop error is not mistaken for it.
 fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
-    #[cfg(unix)]
-    let refused = matches!(error.raw_os_error(), Some(libc::ELOOP) | Some(libc::EMLINK));
-    #[cfg(not(unix))]
-    let refused = error.kind() == ErrorKind::Other;
-    refused && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+    crate::platform::no_follow::is_link_refusal(error)
+        && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// Snapshots every path the user named (no boundary).

@@ -18,7 +18,8 @@
 //! deadline as poll's timeout. Tokio's async process would register each
 //! pipe and the exit with the reactor and wake the task once per readiness
 //! event, each a hand-off between threads; here there is one hand-off in and
-//! one out. Other platforms keep the tokio implementation.
+//! one out. Windows uses tokio's process and pipes, with the child in a
+//! kill-on-close job object so nothing it starts outlives the exchange.
 
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,25 @@ pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
         }),
     };
     hook_run(started, result)
+}
+
+/// [`run`] on the calling thread, which it blocks for the exchange (at most
+/// the HOOK-2 limits), through a runtime of its own for the one exchange.
+#[cfg(not(unix))]
+pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
+    let started = Instant::now();
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(run(argv, event)),
+        Err(error) => hook_run(
+            started,
+            Err(HookFailure::Io {
+                error: error.to_string(),
+            }),
+        ),
+    }
 }
 
 /// The run from an exchange's outcome (HOOK-10: any failure is no decision).
@@ -406,7 +426,10 @@ mod blocking {
     }
 }
 
-/// The tokio implementation, for platforms without the Unix poll loop.
+/// The tokio implementation, for platforms without the Unix poll loop. The
+/// child runs as a [`ChildTree`](crate::platform::process_tree::ChildTree):
+/// whatever it started is killed with it on failure, and when the tree is
+/// dropped at the end of the exchange.
 /// cargo-mutants reads source text, not #[cfg]: this module is not compiled
 /// on Linux, so its mutants could change nothing there (issue 12).
 #[cfg(not(unix))]
@@ -415,9 +438,10 @@ mod portable {
     use std::process::{ExitStatus, Stdio};
 
     use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-    use tokio::process::{Child, Command};
+    use tokio::process::Command;
 
     use super::{limit_ms, HookFailure, HookLimits};
+    use crate::platform::process_tree::ChildTree;
 
     pub(super) async fn exchange(
         argv: &[String],
@@ -425,47 +449,47 @@ mod portable {
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
         let (program, args) = super::split_program(argv)?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|error| HookFailure::Spawn {
-                program: program.clone(),
-                error: error.to_string(),
-            })?;
+            .stderr(Stdio::null());
+        let mut child = ChildTree::spawn(command).map_err(|error| HookFailure::Spawn {
+            program: program.clone(),
+            error: error.to_string(),
+        })?;
         let outcome = tokio::time::timeout(
             limits.timeout,
             talk(&mut child, envelope, limits.stdout_cap),
         )
         .await;
-        match outcome {
+        let result = match outcome {
             Ok(Ok((stdout, status))) if status.success() => Ok(stdout),
             Ok(Ok((_, status))) => Err(HookFailure::ExitStatus {
                 status: status.to_string(),
             }),
-            Ok(Err(failure)) => {
-                let _ = child.kill().await;
-                Err(failure)
-            }
-            Err(_elapsed) => {
-                let _ = child.kill().await;
-                Err(HookFailure::Timeout {
-                    limit_ms: limit_ms(limits),
-                })
-            }
+            Ok(Err(failure)) => Err(failure),
+            Err(_elapsed) => Err(HookFailure::Timeout {
+                limit_ms: limit_ms(limits),
+            }),
+        };
+        if result.is_err() {
+            child.kill();
+            let _ = child.wait().await;
         }
+        result
     }
 
+    /// Writes the envelope while reading stdout to EOF, then waits for the
+    /// child's exit (a child that answers and lingers meets the deadline).
     async fn talk(
-        child: &mut Child,
+        child: &mut ChildTree,
         envelope: &[u8],
         cap: usize,
     ) -> Result<(Vec<u8>, ExitStatus), HookFailure> {
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
+        let stdin = child.take_stdin();
+        let stdout = child.take_stdout();
         let write = async move {
             if let Some(mut stdin) = stdin {
                 let _ = stdin.write_all(envelope).await;

@@ -10,7 +10,6 @@ pub mod decision;
 pub mod failure;
 pub mod normalize;
 
-#[cfg(unix)]
 pub use bridge::run_blocking;
 pub use bridge::{run, run_with_limits, HookLimits, HookRun, HOOK_STDOUT_CAP, HOOK_TIMEOUT};
 pub use decision::{

@@ -1,9 +1,9 @@
 //! The daemon launcher of the own-client path (MCP-1).
 //!
-//! `<bin> daemon start --detach` is fire and forget: it runs in its own
-//! process group with all stdio ignored, its errors are swallowed, it is
-//! reaped in the background so no zombie remains, and it is never killed,
-//! because the daemon is shared and outlives the session.
+//! `<bin> daemon start --detach` is fire and forget: it runs detached from
+//! the host (its own process group) with all stdio ignored, its errors are
+//! swallowed, it is reaped in the background so no zombie remains, and it is
+//! never killed, because the daemon is shared and outlives the session.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -24,9 +24,9 @@ pub fn launch_daemon(bin: &OsString, extra_env: &[(OsString, OsString)], cwd: Op
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .process_group(0)
         // Detached on purpose: dropping the handle must not kill it.
         .kill_on_drop(false);
+    crate::platform::process_tree::detach(&mut command);
     if let Some(cwd) = cwd {
         command.current_dir(cwd);
     }

@@ -28,7 +28,7 @@ use super::transport::outbound::Outbound;
 use super::transport::stderr_tail::StderrTail;
 
 pub(super) struct ChildParts {
-    pub(super) child: tokio::process::Child,
+    pub(super) child: child_process::ChildTree,
     pub(super) stdout: ChildStdout,
     pub(super) stderr_tail: StderrTail,
     pub(super) stderr_drain: tokio::task::JoinHandle<()>,

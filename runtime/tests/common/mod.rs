@@ -133,9 +133,31 @@ impl Fake {
 }
 
 /// `kill(pid, 0)` succeeds.
+#[cfg(unix)]
 pub fn is_alive(pid: u32) -> bool {
     // SAFETY: signal 0 only checks for existence and permission.
     unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+}
+
+/// The process can be opened and has no exit code yet.
+#[cfg(windows)]
+pub fn is_alive(pid: u32) -> bool {
+    use windows::Win32::Foundation::{CloseHandle, STILL_ACTIVE};
+    use windows::Win32::System::Threading::{
+        GetExitCodeProcess, OpenProcess, PROCESS_QUERY_LIMITED_INFORMATION,
+    };
+    // SAFETY: the handle is checked, queried once and closed; no memory of
+    // ours is passed but the exit-code slot.
+    unsafe {
+        let Ok(process) = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid) else {
+            return false;
+        };
+        let mut code = 0u32;
+        let running =
+            GetExitCodeProcess(process, &mut code).is_ok() && code == STILL_ACTIVE.0 as u32;
+        let _ = CloseHandle(process);
+        running
+    }
 }
 
 /// Short timeouts so fault tests run fast; the values the spec fixes are

@@ -16,6 +16,7 @@ mod paths;
 mod scenario;
 mod signals;
 mod state;
+mod stdio;
 mod surface;
 mod texts;
 

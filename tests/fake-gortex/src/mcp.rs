@@ -8,10 +8,7 @@ use crate::state;
 use crate::surface::Surface;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
-use std::fs::File;
 use std::io::{BufRead, BufReader};
-use std::mem::ManuallyDrop;
-use std::os::unix::io::FromRawFd;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -122,8 +119,7 @@ pub fn run(sc: Scenario) -> i32 {
     }
     // Raw fd 0 (not `Stdin`, which buffers on its own) so that `reader.buffer()` is everything
     // read so far and the coalesce flush point below is exact.
-    // SAFETY: fd 0 stays open for the whole process and ManuallyDrop never closes it.
-    let stdin = ManuallyDrop::new(unsafe { File::from_raw_fd(0) });
+    let stdin = crate::stdio::raw_file(crate::stdio::Stream::Stdin);
     let mut reader = BufReader::with_capacity(1 << 16, &*stdin);
     let mut line = Vec::with_capacity(4096);
     loop {

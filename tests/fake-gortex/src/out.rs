@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 use std::fs::File;
 use std::io::Write;
 use std::mem::ManuallyDrop;
-use std::os::unix::io::FromRawFd;
 use std::time::Duration;
 
 pub enum Item {
@@ -33,8 +32,7 @@ pub struct Out {
 
 impl Out {
     pub fn new(split: Option<(SplitMode, u64)>) -> Out {
-        // SAFETY: fd 1 is open for the whole life of the process and ManuallyDrop never closes it.
-        let stdout = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
+        let stdout = crate::stdio::raw_file(crate::stdio::Stream::Stdout);
         Out {
             stdout,
             split,

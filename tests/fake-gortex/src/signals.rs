@@ -2,10 +2,15 @@
 //! signal handler), logs the exit, then dies by the signal; or, with `ignore_sigterm`, logs and
 //! carries on (MCP-15 must then escalate to SIGKILL).
 
-use crate::log;
-use serde_json::json;
+/// Windows has no SIGTERM: a stop is a kill (of the job the child runs in), which no handler sees.
+#[cfg(not(unix))]
+pub fn install(_ignore: bool) {}
 
+#[cfg(unix)]
 pub fn install(ignore: bool) {
+    use crate::log;
+    use serde_json::json;
+
     // SAFETY: plain libc signal-mask calls on a locally owned sigset; done before any other thread
     // starts, so every later thread inherits the blocked mask and only the waiter sees SIGTERM.
     unsafe {

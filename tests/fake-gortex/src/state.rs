@@ -5,7 +5,6 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 
 /// `FAKE_GORTEX_STATE`, else the log's directory, else a per-user temp directory.
@@ -20,8 +19,7 @@ pub fn state_dir() -> PathBuf {
             }
         }
     }
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = user_id();
     std::env::temp_dir().join(format!("fake-gortex-state-{uid}"))
 }
 
@@ -49,11 +47,7 @@ impl Locked {
             .create(true)
             .truncate(false)
             .open(path)?;
-        // SAFETY: the fd is owned by `file` and stays open for the lock's lifetime.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
+        lock_exclusive(&file)?;
         Ok(Locked { file })
     }
 
@@ -101,4 +95,35 @@ pub fn sanitize_session_id(id: &str) -> String {
             }
         })
         .collect()
+}
+
+/// The user, so two users' state dirs never mix (the uid on Unix).
+#[cfg(unix)]
+fn user_id() -> String {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc::getuid() }.to_string()
+}
+
+/// The user, so two users' state dirs never mix (the user name on Windows).
+#[cfg(not(unix))]
+fn user_id() -> String {
+    std::env::var("USERNAME").unwrap_or_default()
+}
+
+#[cfg(unix)]
+fn lock_exclusive(file: &File) -> std::io::Result<()> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: the fd is owned by `file` and stays open for the lock's lifetime.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+// std's lock (1.89) is newer than the workspace's rust-version; only the Windows test double uses it.
+#[cfg(not(unix))]
+#[allow(clippy::incompatible_msrv)]
+fn lock_exclusive(file: &File) -> std::io::Result<()> {
+    file.lock()
 }

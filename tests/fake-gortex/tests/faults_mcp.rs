@@ -4,6 +4,7 @@ mod common;
 use common::Fake;
 use serde_json::{json, Value};
 use std::io::Read;
+#[cfg(unix)]
 use std::os::unix::process::ExitStatusExt;
 use std::time::Instant;
 
@@ -122,6 +123,8 @@ fn hang_stops_answering_one_method_only() {
     assert_eq!(kinds(&fake, "hang").len(), 2);
 }
 
+// SIGTERM exists on Unix only; on Windows a stop is a kill.
+#[cfg(unix)]
 #[test]
 fn ignore_sigterm_survives_sigterm() {
     let fake = Fake::new(json!({"faults": [{"kind": "ignore_sigterm"}]}));

@@ -139,6 +139,8 @@ fn log_start_records_the_env_subset() {
     assert!(start["t"].as_u64().unwrap() > 1_600_000_000_000);
 }
 
+// SIGTERM exists on Unix only; on Windows a stop is a kill.
+#[cfg(unix)]
 #[test]
 fn sigterm_ends_the_process_and_is_logged() {
     let fake = Fake::defaults();

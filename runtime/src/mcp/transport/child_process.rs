@@ -1,22 +1,23 @@
 //! Spawning and killing one piped child process (MCP-2, MCP-3, MCP-15).
 //!
-//! The `Child` is always created with `kill_on_drop`, so a child whose owner
+//! The child is always created killed-on-drop, so a child whose owner
 //! disappears (a dropped task, a runtime shutting down) is killed rather
-//! than orphaned. The orderly path is [`terminate_and_reap`]: SIGTERM first,
-//! SIGKILL after the grace period, and always a `wait` so no zombie remains.
-//! The child leads its own process group and is signalled as a group (as
-//! the hook is), so a `gortex` that is a wrapper script takes what it
-//! started with it (MCP-15).
+//! than orphaned. The orderly path is [`terminate_and_reap`]: a stop request
+//! first (SIGTERM on Unix), a kill after the grace period, and always a
+//! `wait` so no zombie remains. The child is spawned as a [`ChildTree`] (its
+//! own process group on Unix, a kill-on-close job object on Windows), so a
+//! `gortex` that is a wrapper script takes what it started with it (MCP-15).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
 
 use super::stderr_tail::StderrTail;
+pub use crate::platform::process_tree::ChildTree;
 
 /// What to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,8 +37,8 @@ pub struct ChildSpec {
 pub struct SpawnedChild {
     /// The OS process id.
     pub pid: u32,
-    /// The process handle (kill on drop).
-    pub child: Child,
+    /// The process handle (the tree is killed on drop).
+    pub child: ChildTree,
     /// The child's stdin.
     pub stdin: ChildStdin,
     /// The child's stdout.
@@ -58,18 +59,15 @@ pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
         .envs(spec.extra_env.iter().map(|(key, value)| (key, value)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
+        .stderr(Stdio::piped());
     if let Some(cwd) = &spec.cwd {
         command.current_dir(cwd);
     }
-    let mut child = command.spawn()?;
+    let mut child = ChildTree::spawn(command)?;
     let missing = || std::io::Error::other("child pipe missing");
-    let stdin = child.stdin.take().ok_or_else(missing)?;
-    let stdout = child.stdout.take().ok_or_else(missing)?;
-    let stderr = child.stderr.take().ok_or_else(missing)?;
+    let stdin = child.take_stdin().ok_or_else(missing)?;
+    let stdout = child.take_stdout().ok_or_else(missing)?;
+    let stderr = child.take_stderr().ok_or_else(missing)?;
     let pid = child.id().ok_or_else(missing)?;
     let stderr_tail = StderrTail::default();
     let stderr_drain = tokio::spawn(stderr_tail.clone().drain(stderr));
@@ -83,44 +81,27 @@ pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
     })
 }
 
-/// Sends SIGTERM, escalates to SIGKILL after `grace`, and reaps (MCP-15).
-/// The caller closes stdin first. Returns the exit status when one was read.
-pub async fn terminate_and_reap(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
+/// Asks the child's tree to stop, kills it after `grace`, and reaps the
+/// child (MCP-15). The caller closes stdin first. Returns the exit status
+/// when one was read.
+pub async fn terminate_and_reap(child: &mut ChildTree, grace: Duration) -> Option<ExitStatus> {
     if let Ok(Some(status)) = child.try_wait() {
         return Some(status);
     }
-    // The child is not reaped yet (we hold it), so its pid, which is also
-    // its process group id, cannot have been reused by another process.
-    let group = child.id().and_then(|pid| libc::pid_t::try_from(pid).ok());
-    signal_group(group, libc::SIGTERM);
+    child.terminate();
     if let Ok(status) = tokio::time::timeout(grace, child.wait()).await {
-        // Whatever the child started and left behind goes with it. The group
-        // id cannot be reused while one of its members is alive.
-        signal_group(group, libc::SIGKILL);
+        // Whatever the child started and left behind goes with it.
+        child.kill();
         return status.ok();
     }
-    signal_group(group, libc::SIGKILL);
-    let _ = child.start_kill();
+    child.kill();
     child.wait().await.ok()
-}
-
-/// Signals the process group the child leads (set at spawn).
-fn signal_group(group: Option<libc::pid_t>, signal: libc::c_int) {
-    #[cfg(unix)]
-    if let Some(group) = group {
-        // SAFETY: kill(2) with a negative pid signals a process group; it
-        // touches no memory of ours.
-        unsafe {
-            libc::kill(-group, signal);
-        }
-    }
 }
 
 /// How a child ended, in the words of the exit marking (MCP-4).
 pub fn describe_status(status: Option<ExitStatus>) -> String {
-    use std::os::unix::process::ExitStatusExt;
     match status {
-        Some(status) => match (status.code(), status.signal()) {
+        Some(status) => match (status.code(), exit_signal(status)) {
             (Some(code), _) => format!("with status {code}"),
             (None, Some(signal)) => format!("by signal {signal}"),
             (None, None) => String::new(),
@@ -129,7 +110,21 @@ pub fn describe_status(status: Option<ExitStatus>) -> String {
     }
 }
 
-#[cfg(test)]
+/// The signal that ended the process (Unix); Windows has none.
+#[cfg(unix)]
+fn exit_signal(status: ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(&status)
+}
+
+/// The signal that ended the process (Unix); Windows has none.
+#[cfg(not(unix))]
+fn exit_signal(_status: ExitStatus) -> Option<i32> {
+    None
+}
+
+// The tests drive `/bin/sh` scripts and Unix signals; Windows' side of the
+// tree is covered by the integration tests that spawn the simulator.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

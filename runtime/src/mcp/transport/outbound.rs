@@ -20,10 +20,11 @@ use std::io::ErrorKind;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use tokio::net::unix::pipe;
 use tokio::process::ChildStdin;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
+
+use crate::platform::pipe_writer::PipeWriter;
 
 /// Unwritten bytes allowed to wait for a child that is not reading (MCP-31):
 /// the inbound frame cap, so one request as large as any reply still fits.
@@ -51,7 +52,7 @@ impl Drop for Outbound {
 #[derive(Debug)]
 struct State {
     /// `None` once closed or broken.
-    pipe: Option<Arc<pipe::Sender>>,
+    pipe: Option<Arc<PipeWriter>>,
     /// Frames not yet fully written, oldest first.
     backlog: VecDeque<Vec<u8>>,
     /// Total length of the frames in `backlog`.
@@ -79,7 +80,7 @@ enum Attempt {
     Broken,
 }
 
-fn write_now(pipe: &pipe::Sender, bytes: &[u8]) -> Attempt {
+fn write_now(pipe: &PipeWriter, bytes: &[u8]) -> Attempt {
     let mut written = 0;
     while written < bytes.len() {
         match pipe.try_write(&bytes[written..]) {
@@ -101,7 +102,7 @@ impl Outbound {
         stdin: ChildStdin,
         max_backlog_bytes: usize,
     ) -> std::io::Result<(Arc<Self>, impl Future<Output = ()>)> {
-        let pipe = pipe::Sender::from_owned_fd(stdin.into_owned_fd()?)?;
+        let pipe = PipeWriter::new(stdin)?;
         let outbound = Arc::new(Self {
             state: Mutex::new(State {
                 pipe: Some(Arc::new(pipe)),
@@ -250,7 +251,9 @@ async fn flush(
     }
 }
 
-#[cfg(test)]
+// The test's reader is a `/bin/sh` script; on Windows the backlog is
+// exercised through the integration tests' simulator.
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::mcp::transport::child_process::{spawn_piped, ChildSpec};

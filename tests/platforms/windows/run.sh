@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# `make test-windows`: the runtime's and fake-gortex's test binaries built for
+# x86_64-pc-windows-gnu and run under wine, each binary as it is (no cargo
+# inside wine). Installs what it needs: Debian's wine and mingw-w64, the
+# rustup target, a wine prefix under target/, and a stand-in for
+# bcryptprimitives.dll (processprng.c) that wine 8 lacks and Rust's std needs.
+#
+# Environment: WINDOWS_TEST_FILTER (a test-name filter passed to every
+# binary), WINDOWS_TEST_BINARIES (space-separated binary name prefixes, e.g.
+# "test_mcp_handshake faults_mcp"; default all).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+here="$root/tests/platforms/windows"
+target=x86_64-pc-windows-gnu
+cd "$root"
+
+# ---------------------------------------------------------------- tools
+missing=()
+command -v wine >/dev/null || missing+=(wine wine64)
+command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64-posix)
+if ((${#missing[@]})); then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+rustup target add "$target" >/dev/null 2>&1
+
+# ---------------------------------------------------------------- prefix
+export WINEPREFIX="$root/target/wine-prefix"
+export WINEDEBUG=-all
+# No Mono or Gecko: nothing here needs them, and wine would try to download them.
+export WINEDLLOVERRIDES="mscoree,mshtml="
+if [[ ! -f "$WINEPREFIX/.pi-gortex-ready" ]]; then
+  wineboot -i >/dev/null 2>&1 || true
+  # Windows 10 as the reported version: Node 22 refuses older ones.
+  wine winecfg /v win10 >/dev/null 2>&1
+  wineserver -w
+  touch "$WINEPREFIX/.pi-gortex-ready"
+fi
+dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
+if [[ ! -f "$dll" || "$here/processprng.c" -nt "$dll" ]]; then
+  x86_64-w64-mingw32-gcc -shared -O2 -o "$dll" "$here/processprng.c" "$here/processprng.def" -ladvapi32
+fi
+
+# ---------------------------------------------------------------- build
+cargo build -q -p fake-gortex --target "$target"
+build=(-p pi-gortex-runtime -p fake-gortex)
+if [[ -n "${WINDOWS_TEST_BINARIES:-}" ]]; then
+  build=(-p pi-gortex-runtime)
+  for name in $WINDOWS_TEST_BINARIES; do build+=(--test "$name"); done
+fi
+cargo test -q --no-run --target "$target" "${build[@]}"
+mapfile -t binaries < <(
+  cargo test -q --no-run --target "$target" "${build[@]}" \
+    --message-format=json 2>/dev/null |
+    python3 -c '
+import json, sys
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    if message.get("reason") == "compiler-artifact" and message.get("profile", {}).get("test") and message.get("executable"):
+        print(message["executable"])
+' | sort -u
+)
+
+# ---------------------------------------------------------------- run
+# Windows paths for what the tests spawn: a Unix path is not absolute there.
+export FAKE_GORTEX_BIN
+FAKE_GORTEX_BIN=$(winepath -w "$root/target/$target/debug/fake-gortex.exe")
+wineserver -p 60 || true # one server for every binary (already running is fine)
+
+passed=0 failed=0 ignored=0 failing=()
+for exe in "${binaries[@]}"; do
+  name=$(basename "$exe" .exe)
+  name=${name%-*}
+  if [[ -n "${WINDOWS_TEST_BINARIES:-}" ]] && ! grep -qw -- "$name" <<<"$WINDOWS_TEST_BINARIES"; then
+    continue
+  fi
+  log="$root/target/windows-tests/$name.log"
+  mkdir -p "$(dirname "$log")"
+  status=0
+  (cd "$(dirname "$exe")" && timeout 600 wine "$exe" ${WINDOWS_TEST_FILTER:+"$WINDOWS_TEST_FILTER"}) >"$log" 2>&1 || status=$?
+  summary=$(grep -a "^test result:" "$log" | tail -1 || true)
+  read -r p f i < <(sed -E 's/.* ([0-9]+) passed; ([0-9]+) failed; ([0-9]+) ignored.*/\1 \2 \3/' <<<"${summary:-x 0 0 0}" | awk '{print ($1 ~ /^[0-9]+$/ ? $1 : 0), $2, $3}')
+  passed=$((passed + p)) failed=$((failed + f)) ignored=$((ignored + i))
+  if [[ $status -ne 0 || -z "$summary" ]]; then
+    failing+=("$name (exit $status, log: ${log#"$root"/})")
+    printf 'FAIL %-40s %s\n' "$name" "${summary:-no result line}"
+  else
+    printf 'ok   %-40s %s\n' "$name" "$summary"
+  fi
+done
+
+echo "windows (wine): $passed passed, $failed failed, $ignored ignored, ${#binaries[@]} binaries"
+if ((${#failing[@]})); then
+  printf '  failed: %s\n' "${failing[@]}"
+  exit 1
+fi
