@@ -121,6 +121,8 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
   // Pi's built-in tools on indexed source, unindexed source (no symbols) and a non-source file.
   const cases = [
     ["read", { path: "src/app.go" }, "block", READ_DENY],
+    // Pi reads `@src/app.go` as src/app.go; the envelope's file_path drops the `@` (HOOK-8).
+    ["read", { path: "@src/app.go" }, "block", READ_DENY],
     ["read", { path: "src/empty.go" }, "steer", /^\[Gortex\] Use `explore` first, then `read` for indexed source:/],
     ["read", { path: "README.md" }, "pass"],
     [

@@ -146,12 +146,14 @@ impl Daemon {
             .iter()
             .find(|f| f.rel == rel)
             .ok_or_else(|| format!("file not found in graph: {path}"))?;
-        let symbols: Vec<Value> = file
+        let nodes: Vec<Value> = file
             .symbols
             .iter()
             .map(|s| json!({"name": s.name, "kind": s.kind, "start_line": s.line}))
             .collect();
-        Ok(json!({"file": file.rel, "total_nodes": file.symbols.len(), "symbols": symbols}))
+        Ok(
+            json!({"file": file.rel, "total_nodes": file.symbols.len(), "nodes": nodes, "dependents": []}),
+        )
     }
 
     fn find_files(&self, args: &Value) -> Result<Value, String> {

@@ -145,7 +145,9 @@ pub fn edit_advice(verb: &str, path: &str, blocked: bool) -> String {
         )
     } else {
         (
-            format!("Write of {path} (indexed source — would overwrite existing tracked file). Use:"),
+            format!(
+                "Write of {path} (indexed source — would overwrite existing tracked file). Use:"
+            ),
             &[
                 "`edit(operation:\"write\")` for a whole-file write",
                 "`edit(operation:\"file\")` for a guarded replacement",
