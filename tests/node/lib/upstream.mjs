@@ -40,9 +40,13 @@ export async function upstreamWorkspace({ files = FILES, daemon = true, ...optio
 
 /** Starts `fake-gortex daemon serve` in the workspace; resolves once it listens. */
 async function startDaemon(ws) {
+  // An earlier test's variables may still be set in this process: the daemon sees only this workspace's.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("FAKE_GORTEX_") && !name.startsWith("GORTEX_")),
+  );
   const child = spawn(FAKE, ["daemon", "serve"], {
     cwd: ws.cwd,
-    env: { ...process.env, ...ws.env },
+    env: { ...inherited, ...ws.env },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = new Promise((resolve) => child.on("exit", resolve));
@@ -54,6 +58,8 @@ async function startDaemon(ws) {
   child.stdout.unref?.();
   child.stdin.unref?.();
   return async () => {
+    // Held by the test while it stops: the daemon is unreferenced so a failing test cannot hang on it.
+    child.ref();
     child.stdin.end();
     await exited;
   };
