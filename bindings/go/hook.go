@@ -8,9 +8,9 @@ import "encoding/json"
 
 // BridgeEvent: One hook envelope, Go `hooks.BridgeEvent`: written to the hook's stdin. Unknown fields are ignored; there is no version field.
 type BridgeEvent struct {
-	// Event name: `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`.
+	// Event name. The extension sends `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`, then folds aliases onto three slots: tool call (`tool_call`, `tool_execute_before`, `permission_ask`), orientation (`session_start`, `session`, `session_open`, `before_agent_start`, `before_compact`) and prompt (`prompt`, `user_prompt`, `chat_message`); any other event gets `{}`.
 	Event string `json:"event"`
-	// Tool name of a `tool_call`: Pi's tool name (e.g. `Read`) or the daemon's bare name for a graph call.
+	// Tool name of a `tool_call`, in Claude Code's vocabulary, the only one the hook acts on: Pi's `read`, `grep`, `find`/`ls`, `bash`, `edit`, `write` are sent as `Read`, `Grep`, `Glob`, `Bash`, `Edit`, `Write` (the hook also knows `Task`); a graph call is sent by the daemon's bare tool name with `is_gortex_tool`; any other tool by its own name, which the hook lets through.
 	ToolName string `json:"tool_name,omitempty"`
 	// Tool arguments of a `tool_call` (a free-form object, normalized before the hook sees it).
 	ToolInput map[string]json.RawMessage `json:"tool_input,omitempty"`

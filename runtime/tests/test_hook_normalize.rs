@@ -59,6 +59,21 @@ fn read_path_gains_file_path_spec_example() {
 }
 
 #[test]
+fn file_path_drops_the_at_prefix_pi_reads_paths_without() {
+    // HOOK-8: Pi's read resolves `@src/a.go` to `src/a.go`; Gortex's hook looks up `file_path`
+    // as written, so with the `@` kept an indexed file read this way was never denied.
+    let envelope =
+        envelope_for_tool_call("read", &json!({"path":"@src/a.go"}), &ctx(""), no_registry);
+    assert_eq!(
+        envelope.tool_input.unwrap(),
+        json!({"path":"@src/a.go","file_path":"src/a.go"})
+            .as_object()
+            .unwrap()
+            .clone()
+    );
+}
+
+#[test]
 fn ls_uses_file_path_as_glob_pattern_and_keeps_empty_context() {
     let envelope = envelope_for_tool_call("ls", &json!({"path":"src"}), &ctx(""), no_registry);
     assert_eq!(

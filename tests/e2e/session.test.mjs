@@ -31,6 +31,7 @@ describe("session lifecycle", { concurrency: CONCURRENCY }, () => {
     const search = toolName(path, "search");
     const run = await runRpc({
       pi,
+      upstream: true,
       files: SOURCE_FILES,
       commands: ["go", "second", "third"],
       script: [
@@ -42,6 +43,7 @@ describe("session lifecycle", { concurrency: CONCURRENCY }, () => {
     });
     await assertClean(run);
     const orientation = orientationOf(run.fake);
+    assert.equal(hooksFor(run.fake, "session_start")[0].upstream, true, "Gortex's own hook briefed the session");
     assert.ok(orientation.startsWith("## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4"), orientation);
     assert.equal(run.models.length, 4, "four model requests over three prompts");
     for (const [i, request] of run.models.entries()) {
@@ -60,6 +62,7 @@ describe("session lifecycle", { concurrency: CONCURRENCY }, () => {
   scenario("5. a compaction causes the briefing to be re-sent once", { both: false }, async ({ pi }) => {
     const run = await runRpc({
       pi,
+      upstream: true,
       files: SOURCE_FILES,
       settings: { compaction: { keepRecentTokens: 1 } },
       commands: ["go", "second", { type: "compact" }, "third"],

@@ -1,10 +1,12 @@
-// Read discipline on tool_call (HOOK-*, CFG-7/8/10) through Pi's runner against fake-gortex's
-// hook verb. Runs on every host.
+// Read discipline on tool_call (HOOK-*, CFG-7/8/10) through Pi's runner. Decisions come from
+// Gortex's own hook handler (lib/upstream.mjs) except where a test names the fault the
+// simulator's hook stands for. Runs on every host.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { FAKE, PI_VERSION, start, workspace } from "./lib/pi.mjs";
+import { upstreamWorkspace } from "./lib/upstream.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -19,15 +21,29 @@ async function session(options = {}) {
   return s;
 }
 
+/** A session whose hook is Gortex's own; `end()` also stops its daemon. */
+async function upstreamSession(options = {}) {
+  const ws = await upstreamWorkspace(options);
+  const s = await start(ws, { env: { ...OWN, ...(options.env ?? {}) } });
+  await s.sessionStart();
+  s.end = async () => {
+    await s.shutdown();
+    await ws.stopDaemon();
+  };
+  return s;
+}
+
 describe(`enforcement on Pi ${PI_VERSION}`, () => {
   test("HOOK-10: a blocked read returns {block, reason} with the hook's reason", async () => {
-    const s = await session();
-    const result = await s.toolCall("read", { path: "a.go" });
+    const s = await upstreamSession();
+    const result = await s.toolCall("read", { path: "src/app.go" });
     assert.equal(result.block, true);
-    assert.match(result.reason, /^\[Gortex\] BLOCKED: Read of a\.go/);
-    await s.shutdown();
+    assert.equal(result.reason, JSON.parse(hookCalls(s)[0].decision).reason);
+    assert.match(result.reason, /^\[Gortex\] BLOCKED: Read of src\/app\.go/);
+    await s.end();
   });
 
+  // Simulator: a block with an empty reason, which Gortex's hook never writes.
   test("HOOK-10: an empty reason falls back to the default text", async () => {
     const s = await session({ scenario: { decisions: [{ match: { tool_name: "Read" }, decision: { block: true } }] } });
     assert.deepEqual(await s.toolCall("read", { path: "x.md" }), {
@@ -38,17 +54,17 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
   });
 
   test("HOOK-11/WIRE-24: guidance is sent as a visible gortex steer message, the call proceeds", async () => {
-    const text = "[Gortex] Use `search` for indexed source.";
-    const s = await session({
-      scenario: { decisions: [{ match: { tool_name: "Grep" }, decision: { additional_context: text } }] },
-    });
-    assert.equal(await s.toolCall("grep", { pattern: "x" }), undefined);
+    const s = await upstreamSession();
+    assert.equal(await s.toolCall("read", { path: "src/empty.go" }), undefined);
+    const text = JSON.parse(hookCalls(s)[0].decision).additional_context;
+    assert.match(text, /^\[Gortex\] Use `explore` first/);
     assert.deepEqual(s.host.messages, [
       { message: { customType: "gortex", content: text, display: true }, options: { deliverAs: "steer" } },
     ]);
-    await s.shutdown();
+    await s.end();
   });
 
+  // Simulator: a decision with both block and additional_context, which Gortex's hook never writes.
   test("HOOK-12: block wins over additional_context", async () => {
     const s = await session({
       scenario: {
@@ -66,9 +82,10 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
   });
 
   test("HOOK-7/8/9: the envelope maps Pi's names and keys and carries cwd and session id", async () => {
-    const s = await session();
+    const s = await upstreamSession();
     await s.toolCall("ls", { path: "src" });
     const [record] = hookCalls(s);
+    assert.equal(record.upstream, true);
     assert.deepEqual(record.envelope, {
       event: "tool_call",
       tool_name: "Glob",
@@ -77,24 +94,25 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
       session_id: s.sessionManager.getSessionId(),
       is_gortex_tool: false,
     });
-    await s.shutdown();
+    await s.end();
   });
 
   test("HOOK-5/6: an aliased graph tool is sent by its bare daemon name with raw input", async () => {
-    const s = await session();
-    await s.toolCall("gortex_read", { target: { file: "a.go" } });
+    const s = await upstreamSession();
+    await s.toolCall("gortex_read", { target: { file: "src/app.go" } });
     const [record] = hookCalls(s);
     assert.equal(record.envelope.tool_name, "read");
     assert.equal(record.envelope.is_gortex_tool, true);
-    assert.deepEqual(record.envelope.tool_input, { target: { file: "a.go" } });
-    await s.shutdown();
+    assert.deepEqual(record.envelope.tool_input, { target: { file: "src/app.go" } });
+    assert.equal(record.decision, "{}");
+    await s.end();
   });
 
   test("HOOK-13: sub-calls with a parentToolCallId are enforced too", async () => {
-    const s = await session();
-    const result = await s.toolCall("read", { path: "a.go" }, { parentToolCallId: "call_parent" });
+    const s = await upstreamSession();
+    const result = await s.toolCall("read", { path: "src/app.go" }, { parentToolCallId: "call_parent" });
     assert.equal(result.block, true);
-    await s.shutdown();
+    await s.end();
   });
 
   test("CFG-10/HOOK-4: with enforce off no tool_call reaches the hook, the briefing still does", async () => {
@@ -109,14 +127,16 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
   });
 
   test("CFG-7/8: the posture reaches the hook as --mode; deny is never passed", async () => {
-    const s = await session({ projectSidecar: { hook_mode: "adaptive-nudge" } });
-    await s.toolCall("read", { path: "a.go" });
+    const s = await upstreamSession({ projectSidecar: { hook_mode: "adaptive-nudge" } });
+    await s.toolCall("read", { path: "src/app.go" });
     assert.ok(hookCalls(s)[0].argv.includes("--mode=nudge"), JSON.stringify(hookCalls(s)[0].argv));
-    await s.shutdown();
-    const d = await session({ env: { GORTEX_HOOK_MODE: "ENRICH-ish" } });
-    await d.toolCall("read", { path: "a.go" });
+    assert.equal(hookCalls(s)[0].decision, "{}", "Gortex's nudge lets the first read through");
+    await s.end();
+    const d = await upstreamSession({ env: { GORTEX_HOOK_MODE: "ENRICH-ish" } });
+    const denied = await d.toolCall("read", { path: "src/app.go" });
     assert.ok(!hookCalls(d)[0].argv.some((arg) => arg.startsWith("--mode")));
-    await d.shutdown();
+    assert.equal(denied.block, true, "an unknown posture is deny");
+    await d.end();
   });
 
   test("CFG-6: a project sidecar cannot choose the binary", async () => {
@@ -156,6 +176,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
       { kind: "hook_exit", exit_code: 2, stdout: '{"block":true,"reason":"[Gortex] BLOCKED: x"}' },
     ],
   ]) {
+    // Simulator: a hook answer Gortex's own never gives (garbage, a mistyped field, a failing exit).
     test(`HOOK-3/FAIL-1: hook ${name} lets the call proceed`, async () => {
       const s = await session({ scenario: { faults: [fault] } });
       assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { FAKE, IS_NATIVE_HOST, PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
 import { NATIVE_DESCRIPTION, refusalText, STILL_REGISTERING, staleModelText, staleUserText } from "./lib/texts.mjs";
+import { upstreamWorkspace } from "./lib/upstream.mjs";
 
 function tool(name) {
   return {
@@ -153,18 +154,21 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
   });
 
   test("NAT-10: the daemon version is read from the briefing and skew is reported", async () => {
-    const ws = workspace({ scenario: { version: "0.60.0" } });
+    // Gortex's own hook writes the briefing, with the version its daemon socket reports.
+    const ws = await upstreamWorkspace({ scenario: { version: "0.60.0" } });
     const { factory } = connector();
     const s = await start(ws, { extraFactories: [factory] });
     await s.sessionStart();
     const [first] = await s.beforeAgentStart();
     assert.ok(first.content.startsWith(staleModelText("0.60.0")), first.content);
     assert.deepEqual(s.host.notifications, [{ message: staleUserText("0.60.0"), type: "warning" }]);
+    assert.ok(first.content.includes("✓ Gortex daemon ready (v0.60.0, uptime 5s)."), first.content);
     await s.shutdown();
+    await ws.stopDaemon();
   });
 
   test("HOOK-5/6 native: mcp__gortex__ calls go to the hook by bare name; other servers' tools do not", async () => {
-    const ws = workspace();
+    const ws = await upstreamWorkspace();
     const { factory } = connector();
     const s = await start(ws, { extraFactories: [factory] });
     await s.sessionStart();
@@ -178,7 +182,19 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.equal(envelopes[0].is_gortex_tool, true);
     assert.equal(envelopes[1].tool_name, "mcp__docs__read");
     assert.equal(envelopes[1].is_gortex_tool, false);
+    assert.deepEqual(
+      s
+        .hooks()
+        .map((r) => [r.upstream, r.decision])
+        .slice(-2),
+      [
+        [true, "{}"],
+        [true, "{}"],
+      ],
+      "Gortex's hook lets both through: a graph call, and a name outside its vocabulary",
+    );
     await s.shutdown();
+    await ws.stopDaemon();
   });
 
   test("DIFF-17/19/21: a native Gortex edit gets diff details merged into Pi's own", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { alive, delay, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
 import { STILL_REGISTERING } from "./lib/texts.mjs";
+import { upstreamWorkspace } from "./lib/upstream.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -51,7 +52,7 @@ async function exitsPromptly(script, graceMs) {
 
 describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   test("SES-12/14: the briefing arrives once as a hidden gortex message; later turns add nothing", async () => {
-    const ws = workspace();
+    const ws = await upstreamWorkspace();
     const s = await start(ws, { env: OWN });
     await s.sessionStart();
     const first = await s.beforeAgentStart();
@@ -64,7 +65,9 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(await s.beforeAgentStart("third"), []);
     assert.equal(sessionHooks(s).length, 1, "the session hook runs exactly once");
     assert.deepEqual(sessionHooks(s)[0].envelope, { event: "session_start", cwd: ws.cwd });
+    assert.equal(first[0].content, JSON.parse(sessionHooks(s)[0].decision).orientation, "Gortex's own briefing");
     await s.shutdown();
+    await ws.stopDaemon();
   });
 
   test("SES-14: a resumed session whose context holds the briefing does not repeat it", async () => {
@@ -79,7 +82,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   });
 
   test("SES-15: after a compaction the cached briefing is re-sent once, without a new hook run", async () => {
-    const ws = workspace();
+    const ws = await upstreamWorkspace();
     const s = await start(ws, { env: OWN });
     await s.sessionStart();
     const [first] = await s.beforeAgentStart();
@@ -94,7 +97,9 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     });
     assert.deepEqual(await s.beforeAgentStart("later"), []);
     assert.equal(sessionHooks(s).length, 1);
+    assert.equal(sessionHooks(s)[0].upstream, true);
     await s.shutdown();
+    await ws.stopDaemon();
   });
 
   test("SES-3/11: a turn that arrives before session_start waits for it and sees the tools", async () => {
@@ -337,24 +342,31 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   });
 
   test("HOOK-15/CFG-15: with prompt context on, the prompt goes to the hook and its guidance joins the hidden message", async () => {
-    const guidance = "## Gortex — relevant indexed symbols for your request\n- f";
-    const ws = workspace({
-      scenario: { decisions: [{ match: { event: "prompt" }, decision: { additional_context: guidance } }] },
-    });
+    const ws = await upstreamWorkspace();
     const s = await start(ws, { env: { ...OWN, GORTEX_PROMPT_CONTEXT: "yes" } });
     await s.sessionStart();
-    const [first] = await s.beforeAgentStart("where is f");
+    const guidanceOf = (i) =>
+      JSON.parse(s.hooks().filter((r) => r.envelope?.event === "prompt")[i].decision).additional_context;
+    const [first] = await s.beforeAgentStart("where is renderWidget");
     assert.ok(first.content.startsWith("## Gortex Session Orientation"));
-    assert.ok(first.content.endsWith(`\n\n${guidance}`), first.content);
-    const [later] = await s.beforeAgentStart("and g");
-    assert.deepEqual(later, { customType: "gortex", content: guidance, display: false, details: { briefing: false } });
+    assert.match(guidanceOf(0), /^## Gortex — relevant indexed symbols for your request\n/);
+    assert.ok(first.content.endsWith(`\n\n${guidanceOf(0)}`), first.content);
+    const [later] = await s.beforeAgentStart("and Serve");
+    assert.deepEqual(later, {
+      customType: "gortex",
+      content: guidanceOf(1),
+      display: false,
+      details: { briefing: false },
+    });
+    assert.match(later.content, /`Serve` \(function\)/);
     assert.deepEqual(await s.beforeAgentStart("/reload"), [], "slash commands are never sent");
     const prompts = s
       .hooks()
       .filter((r) => r.envelope?.event === "prompt")
       .map((r) => r.envelope.prompt);
-    assert.deepEqual(prompts, ["where is f", "and g"]);
+    assert.deepEqual(prompts, ["where is renderWidget", "and Serve"]);
     await s.shutdown();
+    await ws.stopDaemon();
   });
 
   test("CFG-15: prompt context is off by default", async () => {

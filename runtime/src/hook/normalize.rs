@@ -42,9 +42,12 @@ fn first_string<'a>(input: &'a Map<String, Value>, sources: &[&str]) -> Option<&
 }
 
 /// HOOK-8: a shallow copy of Pi's input with the canonical keys added where a
-/// source exists. `canonical` is the HOOK-7 name (the `Glob` fallback uses it).
+/// source exists, `file_path` without Pi's `@` prefix. `canonical` is the HOOK-7
+/// name (the `Glob` fallback uses it).
 pub fn normalize_tool_input(canonical: &str, input: &Map<String, Value>) -> Map<String, Value> {
-    let file_path = first_string(input, &FILE_PATH_SOURCES).map(str::to_string);
+    // Pi's tools read `@src/a.go` as `src/a.go`; the hook looks the path up as written.
+    let file_path = first_string(input, &FILE_PATH_SOURCES)
+        .map(|path| path.strip_prefix('@').unwrap_or(path).to_string());
     let pattern = first_string(input, &PATTERN_SOURCES)
         .map(str::to_string)
         .or_else(|| (canonical == "Glob").then(|| file_path.clone()).flatten());

@@ -38,7 +38,7 @@ pub struct HookEvent {
     ///The session's working directory.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub cwd: ::std::option::Option<::std::string::String>,
-    ///Event name: `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`.
+    ///Event name. The extension sends `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`, then folds aliases onto three slots: tool call (`tool_call`, `tool_execute_before`, `permission_ask`), orientation (`session_start`, `session`, `session_open`, `before_agent_start`, `before_compact`) and prompt (`prompt`, `user_prompt`, `chat_message`); any other event gets `{}`.
     pub event: ::std::string::String,
     ///True when the call is a Gortex graph tool; such calls always get `{}`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -54,7 +54,7 @@ pub struct HookEvent {
     pub tool_input: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    ///Tool name of a `tool_call`: Pi's tool name (e.g. `Read`) or the daemon's bare name for a graph call.
+    ///Tool name of a `tool_call`, in Claude Code's vocabulary, the only one the hook acts on: Pi's `read`, `grep`, `find`/`ls`, `bash`, `edit`, `write` are sent as `Read`, `Grep`, `Glob`, `Bash`, `Edit`, `Write` (the hook also knows `Task`); a graph call is sent by the daemon's bare tool name with `is_gortex_tool`; any other tool by its own name, which the hook lets through.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tool_name: ::std::option::Option<::std::string::String>,
 }

@@ -8,7 +8,7 @@
 //! last assistant text and closes stdin, and Pi exits.
 import { spawn } from "node:child_process";
 import { NODE22 } from "./hosts.mjs";
-import { collect, KILL_AFTER_MS, piArgs, runEnv, sandbox } from "./run.mjs";
+import { collect, KILL_AFTER_MS, piArgs, runEnv, sandbox, startDaemon } from "./run.mjs";
 
 const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
 
@@ -17,13 +17,15 @@ const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
  * sent as is (an `id` is added when absent). Returns the `runPi` fields plus `messages` (every
  * parsed stdout line), `notifications` (notify requests) and `lastText`.
  */
-export function runRpc({ commands = ["go"], script, env, args, session, ...boxOptions } = {}) {
+export async function runRpc({ commands = ["go"], script, env, args, session, ...boxOptions } = {}) {
   const box = sandbox(boxOptions);
   const argv = [...piArgs(box, { args, session }), "--mode", "rpc"];
+  const merged = runEnv(box, { script, env });
+  const stopDaemon = await startDaemon(box, merged);
   return new Promise((resolve) => {
     const child = spawn(NODE22, argv, {
       cwd: box.work,
-      env: runEnv(box, { script, env }),
+      env: merged,
       stdio: ["pipe", "pipe", "pipe"],
     });
     const messages = [];
@@ -102,8 +104,9 @@ export function runRpc({ commands = ["go"], script, env, args, session, ...boxOp
     });
     child.stderr.on("data", (chunk) => err.push(chunk));
     child.on("error", (error) => err.push(Buffer.from(String(error))));
-    child.on("close", (status, signal) => {
+    child.on("close", async (status, signal) => {
       clearTimeout(timer);
+      await stopDaemon();
       const result = { pid: child.pid, status, signal, timedOut, stdout, stderr: Buffer.concat(err).toString("utf8") };
       resolve({ ...collect(box, result), messages, notifications, lastText });
     });

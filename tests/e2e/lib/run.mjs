@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { FAKE_GORTEX, FAUX_MODEL, NODE22, PI } from "./hosts.mjs";
+import { FAKE_GORTEX, FAUX_MODEL, NODE22, PI, REPO } from "./hosts.mjs";
 import { installInto } from "./install.mjs";
 
 export const KILL_AFTER_MS = 60_000;
@@ -47,9 +47,20 @@ function readJsonl(path) {
  * - `settings`: merged into `<agent>/settings.json`;
  * - `files` / `agentFiles`: relative path -> content, written under `work/` / `agent/`;
  * - `scenario`: fake-gortex scenario object (FAKE-2), written to a file;
+ * - `upstream`: the hook channel is Gortex's own hook handler (see `UPSTREAM_HOOK`), `work/` is a
+ *   git repository, and a daemon socket tracks it for the run (`{daemon: false}`: none listens);
  * - `setup(box)`: last step, for content that depends on the sandbox's own paths.
  */
-export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, agentFiles = {}, scenario, setup } = {}) {
+export function sandbox({
+  pi = "1.6.0",
+  gortex = true,
+  settings,
+  files = {},
+  agentFiles = {},
+  scenario,
+  upstream,
+  setup,
+} = {}) {
   const root = mkdtempSync(join(tmpdir(), "pi-e2e-"));
   sandboxes.push(root);
   const agent = join(root, "agent");
@@ -81,6 +92,11 @@ export function sandbox({ pi = "1.6.0", gortex = true, settings, files = {}, age
     fakeLog: join(root, "fake-gortex.jsonl"),
     sessions: join(root, "sessions"),
   };
+  if (upstream) {
+    mkdirSync(join(work, ".git"));
+    mkdirSync(join(root, "home"));
+    box.upstream = { daemon: upstream.daemon !== false };
+  }
   setup?.(box);
   return box;
 }
@@ -102,11 +118,50 @@ export function runEnv(box, { script = [], env = {} } = {}) {
     GORTEX_BIN: FAKE_GORTEX,
     FAKE_GORTEX_LOG: box.fakeLog,
     ...(box.scenarioPath ? { FAKE_GORTEX_SCENARIO: box.scenarioPath } : {}),
+    ...(box.upstream ? upstreamEnv(box) : {}),
     ...env,
   };
   // `env: {NAME: undefined}` removes a variable (e.g. GORTEX_BIN for the sidecar scenarios).
   for (const [key, value] of Object.entries(merged)) if (value === undefined || value === null) delete merged[key];
   return merged;
+}
+
+/**
+ * Gortex's own hook handler, built by `make gortex-hook` from the upstream sources. fake-gortex
+ * relays each hook run to it (logging the envelope and its decision as a `hook` record with
+ * `upstream: true`); the handler asks fake-gortex's daemon socket side for its facts.
+ */
+export const UPSTREAM_HOOK = process.env.GORTEX_UPSTREAM_HOOK || join(REPO, "target/gortex-upstream/bin/gortex-hook");
+
+function upstreamEnv(box) {
+  return {
+    FAKE_GORTEX_UPSTREAM_HOOK: UPSTREAM_HOOK,
+    FAKE_GORTEX_HOOK_HOME: join(box.root, "home"),
+    GORTEX_DAEMON_SOCKET: join(box.root, "d.sock"),
+  };
+}
+
+/**
+ * Starts `fake-gortex daemon serve` in `work/` for an upstream sandbox that wants a daemon (its
+ * own log, so the run's leak check does not count it); resolves to the function that stops it.
+ */
+export async function startDaemon(box, env) {
+  if (!box.upstream?.daemon) return async () => {};
+  if (!existsSync(UPSTREAM_HOOK)) throw new Error(`${UPSTREAM_HOOK} is missing: run \`make gortex-hook\``);
+  const child = spawn(FAKE_GORTEX, ["daemon", "serve"], {
+    cwd: box.work,
+    env: { ...env, FAKE_GORTEX_LOG: join(box.root, "daemon.jsonl") },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await new Promise((resolve, reject) => {
+    child.stdout.once("data", resolve);
+    child.once("exit", (code) => reject(new Error(`daemon serve exited with ${code}`)));
+  });
+  return async () => {
+    child.stdin.end();
+    await exited;
+  };
 }
 
 /** Pi's argv before the mode-specific part: the faux model, the model flag, session handling. */
@@ -179,7 +234,9 @@ export function collect(box, result, script = []) {
 export async function runPi({ mode = "print", prompt = "go", script, env, args, session, ...boxOptions } = {}) {
   const box = sandbox(boxOptions);
   const argv = [...piArgs(box, { args, session }), ...(mode === "json" ? ["--mode", "json", prompt] : ["-p", prompt])];
-  const result = await spawnCollect(NODE22, argv, { cwd: box.work, env: runEnv(box, { script, env }) });
+  const merged = runEnv(box, { script, env });
+  const stopDaemon = await startDaemon(box, merged);
+  const result = await spawnCollect(NODE22, argv, { cwd: box.work, env: merged }).finally(stopDaemon);
   const collected = collect(box, result, script);
   if (mode === "json") collected.json = parseJsonl(result.stdout);
   return collected;

@@ -4,10 +4,13 @@
 //! `version [--short]`. Configuration comes only from the environment (FAKE-1).
 
 mod calls;
+#[cfg(unix)]
+mod daemon_socket;
 mod edits;
 mod facade;
 mod glob;
 mod hook;
+mod index;
 mod legacy;
 mod log;
 mod mcp;
@@ -19,6 +22,7 @@ mod state;
 mod stdio;
 mod surface;
 mod texts;
+mod upstream_hook;
 
 use scenario::{Fault, FaultVerb, Scenario};
 use serde_json::json;
@@ -90,10 +94,18 @@ fn run(verb: &str, argv: &[String], args: &[String]) -> i32 {
     }
     let (code, reason) = match verb {
         "mcp" => return mcp::run(sc),
+        "hook" if upstream_hook::binary(&sc).is_some() => {
+            let bin = upstream_hook::binary(&sc).unwrap_or_default();
+            (upstream_hook::relay(&bin, argv, &args[1..]), "hook_done")
+        }
         "hook" => match args.get(1..) {
             Some(flags) => (hook::run(&sc, argv, flags), "hook_done"),
             None => (hook::run(&sc, argv, &[]), "hook_done"),
         },
+        #[cfg(unix)]
+        "daemon" if args.get(1).map(String::as_str) == Some("serve") => {
+            (daemon_socket::run(sc), "daemon_served")
+        }
         "daemon" => daemon(&sc, args),
         "version" => version(&sc, args),
         _ => {

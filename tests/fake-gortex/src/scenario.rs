@@ -25,6 +25,8 @@ pub struct Scenario {
     pub orientation: OrientationTier,
     pub decisions: Vec<DecisionRule>,
     pub faults: Vec<Fault>,
+    /// Indexed files (repository-relative path → symbol names); absent = scan the repository.
+    pub indexed: Option<BTreeMap<String, Vec<String>>>,
 }
 
 impl Default for Scenario {
@@ -41,6 +43,7 @@ impl Default for Scenario {
             orientation: OrientationTier::StandardReady,
             decisions: Vec::new(),
             faults: Vec::new(),
+            indexed: None,
         }
     }
 }

@@ -1,14 +1,15 @@
-//! Model-visible texts of the hook (FAKE-6): the orientation briefing and the deny/advisory texts.
-//! The parts the spec quotes are exact; the elided parts are the fake's own wording.
+//! Model-visible texts of the hook (FAKE-6): the orientation briefing and the deny/advisory texts,
+//! in the shape of Gortex's own hook handler (0.63.8): headlines, alternative lines, the compact
+//! output tip and the mandatory footer. The rule preamble is shortened.
 
 use crate::scenario::OrientationTier;
 
 /// The line every deny and advisory text ends with.
 pub const MANDATORY_FOOTER: &str = "  - Native Gortex MCP is mandatory for this profile. If a referenced Gortex tool is missing from the callable MCP tools despite the server being configured, surface a Gortex MCP integration failure to the user and stop. Do not start a daemon or use any CLI/shell fallback.\n";
 
-pub const CONSULT_UNLOCK_SUFFIX: &str = "[Gortex] consult-unlock: query the Gortex graph once (any mcp__gortex__ tool) to unlock fallback file reads for the rest of this session.";
+pub const CONSULT_UNLOCK_SUFFIX: &str = "\n[Gortex] consult-unlock: query the Gortex graph once (any mcp__gortex__ tool) to unlock fallback file reads for the rest of this session.";
 
-pub const NUDGE_PREFIX: &str = "[Gortex] You've made several raw file-search calls in a row. ";
+pub const NUDGE_PREFIX: &str = "[Gortex] You've made several raw file-search calls in a row. Call `explore` for the task, then use `search`, `read`, or `relations`; do not continue the raw search/read loop.\n";
 pub const NUDGE_SUFFIX: &str = "This reminder fires once — the next call will proceed.";
 
 pub const PROMPT_HEADER: &str = "## Gortex — relevant indexed symbols for your request";
@@ -26,7 +27,7 @@ pub fn readiness_line(tier: OrientationTier, version: Option<&str>) -> Option<St
             "✓ Gortex daemon ready — references queryable (v{v}, uptime 1m); semantic enrichment still running. {GRAPH_COUNTS}"
         ),
         OrientationTier::Warming => format!(
-            "⏳ Gortex daemon warming up (v{v}, 3s elapsed). Enforcement is partial until ready. 1 tracked repo(s) indexing, 1200 nodes so far."
+            "⏳ Gortex daemon warming up (v{v}, 3s elapsed). Enforcement is partial until ready. {GRAPH_COUNTS}"
         ),
         OrientationTier::LeanReady => format!("✓ Gortex ready (v{v}): 1 repo(s), 1200 nodes."),
         OrientationTier::LeanWarming => {
@@ -43,7 +44,7 @@ pub fn readiness_line(tier: OrientationTier, version: Option<&str>) -> Option<St
 }
 
 pub fn unreachable_line() -> String {
-    "⚠️  **Gortex graph transport is unreachable.** Required native MCP tools and code-operation enforcement cannot be assumed healthy. Surface this to the user; do not fall back to raw reads of indexed source.".to_string()
+    "⚠️  **Gortex graph transport is unreachable.** Required native MCP tools and code-operation enforcement cannot be assumed healthy. Treat this as an MCP integration failure: stop indexed code operations and report it; do not start a daemon manually or switch to a CLI fallback.".to_string()
 }
 
 pub fn cwd_paragraph(cwd: &str, repo: &str, tracked: bool) -> String {
@@ -69,7 +70,10 @@ pub fn orientation(readiness: &str, cwd: &str, repo: &str, tracked: bool) -> Str
     )
 }
 
-fn with_footer(head: String, details: &[String]) -> String {
+/// The compact-output line Gortex adds to every read, search and glob redirect.
+pub const GCX_TIP: &str = "For compact output, pass `output:{format:\"gcx\"}`.";
+
+fn with_footer(head: String, details: &[&str]) -> String {
     let mut text = head;
     text.push('\n');
     for d in details {
@@ -81,16 +85,14 @@ fn with_footer(head: String, details: &[String]) -> String {
     text
 }
 
-fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
-}
-
 pub fn read_denied(path: &str) -> String {
     with_footer(
         format!("[Gortex] BLOCKED: Read of {path} (12 symbols indexed). Call `explore` first, then use `read` instead:"),
         &[
-            format!("explore {{\"target\":{{\"file\":{}}}}}", json_str(path)),
-            format!("read {{\"operation\":\"file\",\"target\":{{\"file\":{}}}}}", json_str(path)),
+            "`read(target:{symbol:\"<id>\"})` — one symbol",
+            "`read(target:{symbols:[\"<id>\"]})` — several symbols",
+            "`read(operation:\"editing_context\", target:{file:\"<path>\"})` — full editing context",
+            GCX_TIP,
         ],
     )
 }
@@ -99,8 +101,9 @@ pub fn grep_denied(pattern: &str) -> String {
     with_footer(
         format!("[Gortex] BLOCKED: Grep `{pattern}` targets indexed source. Use the indexed search surface instead:"),
         &[
-            format!("search {{\"operation\":\"text\",\"query\":{}}}", json_str(pattern)),
-            format!("search {{\"operation\":\"symbols\",\"query\":{}}}", json_str(pattern)),
+            "`search(operation:\"text\", query:\"<literal>\")` — literal or regex-related source lookup",
+            "`search(operation:\"symbols\", query:\"<name>\")` — symbol lookup",
+            GCX_TIP,
         ],
     )
 }
@@ -108,51 +111,75 @@ pub fn grep_denied(pattern: &str) -> String {
 pub fn glob_denied(pattern: &str) -> String {
     with_footer(
         format!("[Gortex] BLOCKED: Glob `{pattern}` targets indexed source. Use:"),
-        &[format!(
-            "search {{\"operation\":\"files\",\"query\":{}}}",
-            json_str(pattern)
-        )],
+        &[
+            "`explore(operation:\"outline\")` — repository/file outline",
+            "`search(operation:\"files\", query:\"<name>\")` — filename lookup",
+            "`search(operation:\"symbols\", query:\"<name>\")` — symbols with file paths",
+            "`read(operation:\"summary\", target:{file:\"<path>\"})` — a specific file overview",
+            GCX_TIP,
+        ],
     )
 }
 
 pub fn bash_read_denied(cmd: &str, path: &str) -> String {
     with_footer(
-        format!("[Gortex] BLOCKED: Bash `{cmd} {path}` reads indexed source (12 symbols). Use `read` instead:"),
-        &[format!("read {{\"operation\":\"file\",\"target\":{{\"file\":{}}}}}", json_str(path))],
-    )
-}
-
-/// `verb` is `Edit` or `Write`; `blocked` adds the hard-deny prefix.
-pub fn edit_advice(verb: &str, path: &str, blocked: bool) -> String {
-    let prefix = if blocked {
-        "[Gortex] BLOCKED: "
-    } else {
-        "[Gortex] "
-    };
-    with_footer(
-        format!("{prefix}{verb} of {path} (indexed source). Use Gortex MCP edit tools so the graph stays in sync:"),
+        format!("[Gortex] BLOCKED: Bash `{cmd} {path}` reads indexed source (12 symbols). Use graph tools instead:"),
         &[
-            format!("edit {{\"operation\":\"file\",\"target\":{{\"file\":{}}},\"match\":\"…\",\"replacement\":\"…\"}}", json_str(path)),
-            format!("edit {{\"operation\":\"write\",\"target\":{{\"file\":{}}},\"content\":\"…\"}}", json_str(path)),
+            "one symbol: `read(target:{symbol:\"<id>\"})`",
+            "file overview: `read(operation:\"summary\", target:{file:\"<path>\"})`",
+            "before editing: `read(operation:\"editing_context\", target:{file:\"<path>\"})`",
+            GCX_TIP,
         ],
     )
 }
 
-/// The nudge block: the flagged call's headline between the fixed prefix and suffix.
+/// `verb` is `Edit` or `Write`; `blocked` adds the hard-deny prefix and the bypass line.
+pub fn edit_advice(verb: &str, path: &str, blocked: bool) -> String {
+    let (subject, alternatives): (String, &[&str]) = if verb == "Edit" {
+        (
+            format!("Edit of {path} (indexed source). Use Gortex MCP edit tools — they don't require a prior Read and update the graph atomically:"),
+            &[
+                "choose `edit` operation `symbol`, `file`, or `batch`; for example `edit(operation:\"file\", target:{file:\"<path>\"})`",
+                "`refactor(operation:\"rename\")` for a coordinated rename",
+            ],
+        )
+    } else {
+        (
+            format!(
+                "Write of {path} (indexed source — would overwrite existing tracked file). Use:"
+            ),
+            &[
+                "`edit(operation:\"write\")` for a whole-file write",
+                "`edit(operation:\"file\")` for a guarded replacement",
+            ],
+        )
+    };
+    let mut body = subject;
+    body.push('\n');
+    for a in alternatives {
+        body.push_str("  - ");
+        body.push_str(a);
+        body.push('\n');
+    }
+    body.push('\n');
+    body.push_str(MANDATORY_FOOTER);
+    if blocked {
+        format!("[Gortex] BLOCKED: {body}To bypass this redirect: unset GORTEX_HOOK_BLOCK_EDIT, or target a path outside the tracked repos.\n")
+    } else {
+        format!("[Gortex] {body}")
+    }
+}
+
+/// The nudge block: the fixed notice, then the flagged call's deny text, then the one-shot line.
 pub fn nudge(reason: &str) -> String {
-    let headline = reason
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim_start_matches("[Gortex] BLOCKED: ")
-        .trim_start_matches("[Gortex] ");
-    format!("{NUDGE_PREFIX}Latest: {headline}\n{NUDGE_SUFFIX}")
+    let newline = if reason.ends_with('\n') { "" } else { "\n" };
+    format!("{NUDGE_PREFIX}{MANDATORY_FOOTER}{reason}{newline}{NUDGE_SUFFIX}")
 }
 
 pub fn prompt_context(tokens: &[String]) -> String {
-    let mut text = format!("{PROMPT_HEADER}\n");
+    let mut text = format!("{PROMPT_HEADER}\n\n");
     for t in tokens {
-        text.push_str(&format!("- `{t}` (function) src/{t}.go:12\n"));
+        text.push_str(&format!("- `{t}` (function) — src/{t}.go:12\n"));
     }
     text
 }

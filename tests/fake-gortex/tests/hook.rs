@@ -199,7 +199,7 @@ fn edit_and_write_advise_or_block() {
     assert!(d["additional_context"]
         .as_str()
         .unwrap()
-        .starts_with("[Gortex] Write of src/b.go (indexed source)."));
+        .starts_with("[Gortex] Write of src/b.go (indexed source — would overwrite existing tracked file). Use:\n"));
     let strict = Fake::defaults().with_env("GORTEX_HOOK_BLOCK_EDIT", "1");
     let r = reason(&strict.decide(&[], &call("Edit", json!({"file_path": "src/a.go"}))));
     assert!(r.starts_with("[Gortex] BLOCKED: Edit of src/a.go (indexed source)."));

@@ -1,0 +1,66 @@
+//! upstream.mjs - a workspace whose hook channel is Gortex's own hook handler (built by
+//! `make gortex-hook` from the upstream sources into target/) asking fake-gortex's daemon
+//! socket side (`daemon serve`) for its facts. fake-gortex still serves MCP and relays the hook
+//! run (FAKE_GORTEX_UPSTREAM_HOOK), logging the envelope; the decision is the upstream one.
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { FAKE, ROOT, workspace } from "./pi.mjs";
+
+export const UPSTREAM_HOOK = process.env.GORTEX_UPSTREAM_HOOK ?? join(ROOT, "target/gortex-upstream/bin/gortex-hook");
+
+/** Project files of the default fixture: two declared symbols in src/app.go, none in src/empty.go. */
+export const FILES = {
+  "src/app.go": "package app\n\nfunc renderWidget() {}\n\nfunc Serve() {}\n",
+  "src/empty.go": "package app\n",
+  "README.md": "# app\n",
+};
+
+/**
+ * A workspace (see pi.mjs) that is a git repository holding `files`, with the upstream hook,
+ * its own HOME, and, unless `daemon` is false, a running daemon socket that tracks it.
+ * `await ws.stopDaemon()` ends the daemon (it also ends when this process exits).
+ */
+export async function upstreamWorkspace({ files = FILES, daemon = true, ...options } = {}) {
+  if (!existsSync(UPSTREAM_HOOK)) throw new Error(`${UPSTREAM_HOOK} is missing: run \`make gortex-hook\``);
+  const ws = workspace(options);
+  mkdirSync(join(ws.cwd, ".git"));
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(ws.cwd, rel)), { recursive: true });
+    writeFileSync(join(ws.cwd, rel), text);
+  }
+  ws.env.FAKE_GORTEX_UPSTREAM_HOOK = UPSTREAM_HOOK;
+  ws.env.FAKE_GORTEX_HOOK_HOME = join(ws.dir, "home");
+  ws.env.GORTEX_DAEMON_SOCKET = join(ws.dir, "d.sock");
+  mkdirSync(ws.env.FAKE_GORTEX_HOOK_HOME);
+  ws.stopDaemon = async () => {};
+  if (daemon) ws.stopDaemon = await startDaemon(ws);
+  return ws;
+}
+
+/** Starts `fake-gortex daemon serve` in the workspace; resolves once it listens. */
+async function startDaemon(ws) {
+  // An earlier test's variables may still be set in this process: the daemon sees only this workspace's.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("FAKE_GORTEX_") && !name.startsWith("GORTEX_")),
+  );
+  const child = spawn(FAKE, ["daemon", "serve"], {
+    cwd: ws.cwd,
+    env: { ...inherited, ...ws.env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  await new Promise((resolve, reject) => {
+    child.stdout.once("data", resolve);
+    child.once("exit", (code) => reject(new Error(`daemon serve exited with ${code}`)));
+  });
+  child.unref();
+  child.stdout.unref?.();
+  child.stdin.unref?.();
+  return async () => {
+    // Held by the test while it stops: the daemon is unreferenced so a failing test cannot hang on it.
+    child.ref();
+    child.stdin.end();
+    await exited;
+  };
+}
