@@ -21,6 +21,7 @@ use super::client::{ClientConfig, McpClient, SentRequest, Timeouts};
 use super::daemon::launch_daemon;
 use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
+use super::output_limit::{limit_text, MCP_OUTPUT_MAX_BYTES};
 use super::routing::RawResponse;
 use super::tools;
 use crate::catalogue::{CatalogueChanges, CatalogueState};
@@ -89,8 +90,9 @@ pub struct StartReport {
 /// A finished tool call (TOOL-6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallOutcome {
-    /// The text for the model (step 6); when `is_error`, the error text to
-    /// throw (step 7: the text, or `gortex <name> failed` when it is empty).
+    /// The text for the model (step 6), within the MCP-33 limit; when
+    /// `is_error`, the error text to throw (step 7: the text, or
+    /// `gortex <name> failed` when it is empty).
     pub text: String,
     /// The daemon's `result` as it arrived; `.to_value()` decodes it.
     pub raw_result: RawResponse,
@@ -311,6 +313,7 @@ impl OwnClientBridge {
             (_, false) => read.text,
             (false, true) => read.fallback.unwrap_or_else(|| "{}".to_string()),
         };
+        let text = limit_model_text(text).await;
         Ok(ToolCallOutcome {
             text,
             raw_result: result,
@@ -378,6 +381,17 @@ impl OwnClientBridge {
 
 /// The bounded signal from the client's reader to the debounce: a handler
 /// that never blocks and never queues more than [`LIST_CHANGED_QUEUE`].
+/// MCP-33: the text within Pi's limit, the full text saved off the runtime's
+/// threads (a file write) only when it is cut.
+async fn limit_model_text(text: String) -> String {
+    if text.len() <= MCP_OUTPUT_MAX_BYTES {
+        return text;
+    }
+    tokio::task::spawn_blocking(move || limit_text(text, true))
+        .await
+        .unwrap_or_else(|_| "gortex: internal error".to_string())
+}
+
 fn list_changed_channel() -> (super::client::ListChangedHandler, mpsc::Receiver<()>) {
     let (notify, notifications) = mpsc::channel::<()>(LIST_CHANGED_QUEUE);
     let handler = Arc::new(move || {
