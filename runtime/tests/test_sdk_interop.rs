@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pi_gortex_runtime::mcp::bridge::{BridgeConfig, BridgeError, OwnClientBridge};
+use pi_gortex_runtime::mcp::client::ProgressHandler;
 use pi_gortex_runtime::mcp::McpError;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -88,7 +89,15 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         .collect();
     assert_eq!(
         names,
-        ["echo", "gortex_read", "status", "add_tool", "slow", "big"]
+        [
+            "echo",
+            "gortex_read",
+            "status",
+            "add_tool",
+            "slow",
+            "progress",
+            "big"
+        ]
     );
 
     // Calls, including an aliased name mapped back to the bare one.
@@ -120,7 +129,10 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         observed["clientInfo"],
         json!({"name": "pi", "version": "1.0.0"})
     );
-    assert_eq!(observed["listCursors"], json!([null, "page-2", "page-4"]));
+    assert_eq!(
+        observed["listCursors"],
+        json!([null, "page-2", "page-4", "page-6"])
+    );
 
     // A tool added at runtime arrives through list_changed and the debounce.
     assert_eq!(
@@ -290,6 +302,66 @@ async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
     assert_eq!(
         big.raw_result.to_value()["content"][0]["text"].as_str(),
         Some(full.as_str())
+    );
+    bridge.stop().await;
+}
+
+/// MCP-34: a call whose server keeps reporting progress for longer than the
+/// call timeout is not timed out (each notification re-arms it), and every
+/// notification reaches the progress handler in order; without progress the
+/// same call times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_34_progress_reaches_the_handler_and_re_arms_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = peer_bin(dir.path());
+    let mut config = BridgeConfig::new(&bin);
+    config.launch_daemon = false;
+    config.timeouts.initialize = Duration::from_secs(20);
+    config.timeouts.rpc = Duration::from_secs(10);
+    config.timeouts.call = Duration::from_millis(1_500);
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.expect("handshake with the SDK server");
+
+    // 8 steps 500 ms apart: 4 s of progress against a 1.5 s timeout.
+    let args = json!({"steps": 8, "every": 500});
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let handler: ProgressHandler = Arc::new(move |params| {
+        sink.lock()
+            .unwrap()
+            .push((params.progress, params.total, params.message.clone()))
+    });
+    let done = bridge
+        .call_tool_with_progress("progress", args.clone(), None, Some(handler))
+        .await
+        .expect("progress kept the call alive");
+    assert!(
+        done.text.starts_with("progress done after 8 steps (token "),
+        "{}",
+        done.text
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 8, "{seen:?}");
+    for (step, (progress, total, message)) in seen.iter().enumerate() {
+        assert_eq!(*progress, (step + 1) as f64);
+        assert_eq!(*total, Some(8.0));
+        assert_eq!(
+            message.as_deref(),
+            Some(format!("step {} of 8", step + 1).as_str())
+        );
+    }
+
+    // Without a token the server reports nothing and the timeout fires.
+    let timed_out = bridge.call_tool("progress", args, None).await.unwrap_err();
+    assert!(
+        matches!(
+            timed_out,
+            BridgeError::CallFailed {
+                source: McpError::Timeout { .. },
+                ..
+            }
+        ),
+        "{timed_out:?}"
     );
     bridge.stop().await;
 }

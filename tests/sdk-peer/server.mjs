@@ -18,6 +18,11 @@ const tools = [
   { name: "add_tool", description: "Adds `late_tool` and announces list_changed.", inputSchema: { type: "object" } },
   { name: "slow", description: "Answers after 5 s (for cancellation).", inputSchema: { type: "object" } },
   {
+    name: "progress",
+    description: "Reports `steps` progress notifications `every` ms apart, then answers.",
+    inputSchema: { type: "object" },
+  },
+  {
     name: "big",
     description: "`lines` lines of `width` characters `char` (a whole-repository search, say).",
     inputSchema: { type: "object" },
@@ -52,6 +57,20 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       }
       await server.sendToolListChanged();
       return text("added late_tool");
+    case "progress": {
+      const token = request.params._meta?.progressToken;
+      const steps = args.steps ?? 5;
+      for (let step = 1; step <= steps; step++) {
+        await new Promise((resolve) => setTimeout(resolve, args.every ?? 100));
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
+        }
+      }
+      return text(`progress done after ${steps} steps (token ${JSON.stringify(token ?? null)})`);
+    }
     case "big": {
       const line = (args.char ?? "x").repeat(args.width ?? 79);
       return text(Array.from({ length: args.lines ?? 1 }, (_, i) => `${i}:${line}`).join("\n"));
