@@ -574,7 +574,7 @@ func (ToolsCapability) schemaType() (file, def string) {
 
 // InitializeRequestParams: Params of the `initialize` request, the first frame the client sends.
 type InitializeRequestParams struct {
-	// The protocol version the client asks for; the extension sends `2025-06-18`, Pi's own MCP client `2025-11-25`.
+	// The protocol version the client asks for; the extension, like Pi's own MCP client, sends `2025-11-25` and accepts `2025-06-18`, `2025-03-26` and `2024-11-05` in reply.
 	ProtocolVersion string `json:"protocolVersion"`
 	// What the client supports.
 	Capabilities ClientCapabilities `json:"capabilities"`
@@ -896,13 +896,15 @@ type CallToolRequestParams struct {
 	Name string `json:"name"`
 	// The tool arguments (free-form object).
 	Arguments *map[string]json.RawMessage `json:"arguments,omitempty"`
+	// Request metadata; the client sets `progressToken` to receive `notifications/progress` for this call.
+	Meta *RequestMeta `json:"_meta,omitempty"`
 	// Extra holds members this version does not declare, kept for re-encoding.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
 var shapeOfCallToolRequestParams = objectShape{
 	typeName: "CallToolRequestParams",
-	declared: []string{"name", "arguments"},
+	declared: []string{"name", "arguments", "_meta"},
 	required: []string{"name"},
 	closed:   false,
 	keep:     true,
@@ -938,6 +940,142 @@ func (v CallToolRequestParams) Validate() error {
 
 func (CallToolRequestParams) schemaType() (file, def string) {
 	return "mcp", "CallToolRequestParams"
+}
+
+// RequestMeta: The `_meta` member of request params.
+type RequestMeta struct {
+	// Names this request in the server's `notifications/progress`; the own client uses the request id.
+	ProgressToken *ProgressToken `json:"progressToken,omitempty"`
+	// Extra holds members this version does not declare, kept for re-encoding.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+var shapeOfRequestMeta = objectShape{
+	typeName: "RequestMeta",
+	declared: []string{"progressToken"},
+	required: nil,
+	closed:   false,
+	keep:     true,
+}
+
+// UnmarshalJSON decodes the exactly named declared members and keeps the others in Extra.
+func (v *RequestMeta) UnmarshalJSON(data []byte) error {
+	type plain RequestMeta
+	var decoded plain
+	extra, err := decodeObject(data, &decoded, &shapeOfRequestMeta)
+	if err != nil {
+		return err
+	}
+	decoded.Extra = extra
+	*v = RequestMeta(decoded)
+	return nil
+}
+
+// MarshalJSON encodes the declared members followed by Extra.
+func (v RequestMeta) MarshalJSON() ([]byte, error) {
+	type plain RequestMeta
+	data, err := json.Marshal(plain(v))
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(data, v.Extra)
+}
+
+// Validate checks the JSON encoding of v against the schema of RequestMeta (type RequestMeta of schema/mcp.schema.json).
+func (v RequestMeta) Validate() error {
+	return validateAs(v, "mcp", "RequestMeta")
+}
+
+func (RequestMeta) schemaType() (file, def string) {
+	return "mcp", "RequestMeta"
+}
+
+// ProgressToken: A progress token: a string or an integer, chosen by the client.
+type ProgressToken struct {
+	// Raw is the JSON of the value, exactly as received.
+	Raw json.RawMessage
+}
+
+// MarshalJSON writes Raw back unchanged.
+func (u ProgressToken) MarshalJSON() ([]byte, error) {
+	if len(u.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return u.Raw, nil
+}
+
+// UnmarshalJSON keeps the value as raw JSON; Validate tells whether it is one of the variants.
+func (u *ProgressToken) UnmarshalJSON(data []byte) error {
+	u.Raw = append(u.Raw[:0], data...)
+	return nil
+}
+
+// Decode unmarshals Raw into one of the variant types.
+func (u ProgressToken) Decode(v any) error {
+	return json.Unmarshal(u.Raw, v)
+}
+
+// Validate checks the JSON encoding of v against the schema of ProgressToken (type ProgressToken of schema/mcp.schema.json).
+func (v ProgressToken) Validate() error {
+	return validateAs(v, "mcp", "ProgressToken")
+}
+
+func (ProgressToken) schemaType() (file, def string) {
+	return "mcp", "ProgressToken"
+}
+
+// ProgressNotificationParams: Params of `notifications/progress`, sent by the server while a request that carried a `progressToken` runs. Each one re-arms that request's timeout and becomes one (throttled) progress update for the user.
+type ProgressNotificationParams struct {
+	// The token of the request this reports on.
+	ProgressToken ProgressToken `json:"progressToken"`
+	// Progress so far; increases with each notification.
+	Progress float64 `json:"progress"`
+	// Total to reach, when known.
+	Total *float64 `json:"total,omitempty"`
+	// Human-readable progress text, shown to the user in place of `Progress <progress>/<total>`.
+	Message *string `json:"message,omitempty"`
+	// Extra holds members this version does not declare, kept for re-encoding.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+var shapeOfProgressNotificationParams = objectShape{
+	typeName: "ProgressNotificationParams",
+	declared: []string{"progressToken", "progress", "total", "message"},
+	required: []string{"progressToken", "progress"},
+	closed:   false,
+	keep:     true,
+}
+
+// UnmarshalJSON decodes the exactly named declared members and keeps the others in Extra.
+func (v *ProgressNotificationParams) UnmarshalJSON(data []byte) error {
+	type plain ProgressNotificationParams
+	var decoded plain
+	extra, err := decodeObject(data, &decoded, &shapeOfProgressNotificationParams)
+	if err != nil {
+		return err
+	}
+	decoded.Extra = extra
+	*v = ProgressNotificationParams(decoded)
+	return nil
+}
+
+// MarshalJSON encodes the declared members followed by Extra.
+func (v ProgressNotificationParams) MarshalJSON() ([]byte, error) {
+	type plain ProgressNotificationParams
+	data, err := json.Marshal(plain(v))
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(data, v.Extra)
+}
+
+// Validate checks the JSON encoding of v against the schema of ProgressNotificationParams (type ProgressNotificationParams of schema/mcp.schema.json).
+func (v ProgressNotificationParams) Validate() error {
+	return validateAs(v, "mcp", "ProgressNotificationParams")
+}
+
+func (ProgressNotificationParams) schemaType() (file, def string) {
+	return "mcp", "ProgressNotificationParams"
 }
 
 // CallToolResult: Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure.

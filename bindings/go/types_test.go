@@ -135,6 +135,12 @@ func newValue(typeName string) any {
 		return new(ToolAnnotations)
 	case "CallToolRequestParams":
 		return new(CallToolRequestParams)
+	case "RequestMeta":
+		return new(RequestMeta)
+	case "ProgressToken":
+		return new(ProgressToken)
+	case "ProgressNotificationParams":
+		return new(ProgressNotificationParams)
 	case "CallToolResult":
 		return new(CallToolResult)
 	case "ContentBlock":

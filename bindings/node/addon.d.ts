@@ -89,8 +89,11 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  * here, on Pi's thread, before the promise exists; the daemon then works
  * on it while the runtime's thread wakes to await the reply, instead of
  * the request waiting for that wake-up first.
+ *
+ * MCP-34: `onProgress` receives the text of each (throttled) progress
+ * notification of the call, as Pi's own MCP shows it.
  */
-export declare function executeTool(generation: number, request: host.ToolExecuteRequest): Promise<host.ToolExecuteResult>
+export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
 
 /**
  * STAT-2/3: one `/gortex` command: the status block with a fresh footer,

@@ -11,8 +11,19 @@ use regex::Regex;
 
 /// The oldest daemon this extension targets (MCP-21).
 pub const MIN_GORTEX_VERSION: &str = "0.61.2";
-/// The MCP protocol the own client speaks (MCP-17).
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The MCP protocol the own client offers in `initialize` (MCP-17), the one
+/// Pi's own MCP client offers.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+/// The protocols a server may answer with and still be spoken to without a
+/// skew report (MCP-21): the offered one and the older ones Pi's own MCP
+/// client accepts.
+pub const ACCEPTED_PROTOCOL_VERSIONS: [&str; 4] =
+    [PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Whether a negotiated protocol is one the own client speaks (MCP-21).
+pub fn is_accepted_protocol(protocol: &str) -> bool {
+    ACCEPTED_PROTOCOL_VERSIONS.contains(&protocol)
+}
 
 /// Numeric segments of a version per MCP-20: every leading `v` stripped (so
 /// `vv0.63.2` works), cut at the first `+` or `-`, each `.` segment read as
@@ -56,7 +67,7 @@ pub fn is_below_floor(version: &str) -> bool {
 pub enum SkewKind {
     /// The daemon is older than [`MIN_GORTEX_VERSION`].
     Stale,
-    /// The daemon negotiated a protocol other than [`PROTOCOL_VERSION`].
+    /// The daemon negotiated a protocol not in [`ACCEPTED_PROTOCOL_VERSIONS`].
     Protocol {
         /// The protocol the daemon answered with.
         negotiated: String,
@@ -98,7 +109,7 @@ pub fn skew_warning(server_version: &str, negotiated_protocol: &str) -> Option<S
             ),
         });
     }
-    if !negotiated_protocol.is_empty() && negotiated_protocol != PROTOCOL_VERSION {
+    if !negotiated_protocol.is_empty() && !is_accepted_protocol(negotiated_protocol) {
         let p = negotiated_protocol;
         return Some(SkewWarning {
             kind: SkewKind::Protocol {
@@ -201,12 +212,15 @@ mod tests {
 
     #[test]
     fn protocol_skew_names_unreported_version() {
-        let warning = skew_warning("", "2024-11-05").expect("protocol");
+        let warning = skew_warning("", "2023-01-01").expect("protocol");
         assert_eq!(
             warning.user_text,
-            "an unreported version answered the handshake with MCP protocol 2024-11-05, not the 2025-06-18 this extension speaks. Tool calls may fail. Run `gortex upgrade`."
+            "an unreported version answered the handshake with MCP protocol 2023-01-01, not the 2025-11-25 this extension speaks. Tool calls may fail. Run `gortex upgrade`."
         );
-        assert!(skew_warning("0.64.4", "2025-06-18").is_none());
+        assert!(skew_warning("", "2026-07-28").is_some());
+        for accepted in ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] {
+            assert!(skew_warning("0.64.4", accepted).is_none(), "{accepted}");
+        }
         assert!(skew_warning("", "").is_none());
     }
 

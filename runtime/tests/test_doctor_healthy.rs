@@ -46,7 +46,7 @@ fn healthy_setup_reports_ok_as_json() {
     let handshake = &report["handshake"];
     assert_eq!(handshake["status"], "ok");
     assert_eq!(handshake["server_version"], "0.64.4");
-    assert_eq!(handshake["protocol"], "2025-06-18");
+    assert_eq!(handshake["protocol"], "2025-11-25");
     assert_eq!(handshake["below_floor"], false);
     assert!(handshake.get("skew_warning").is_none());
 

@@ -41,7 +41,7 @@ fn old_daemon_is_flagged_below_the_floor() {
 #[test]
 fn protocol_skew_is_reported() {
     let root = temp_dir();
-    let scenario = scenario(root.path(), &json!({"protocol": "2024-11-05"}));
+    let scenario = scenario(root.path(), &json!({"protocol": "2023-01-01"}));
     let fake = fake_gortex();
     let run = run_doctor(
         &["--cwd", root.path().to_str().expect("utf8")],
@@ -55,7 +55,7 @@ fn protocol_skew_is_reported() {
     assert_eq!(run.code, 0);
     assert!(
         run.stdout
-            .contains("protocol        2024-11-05 (expected 2025-06-18)"),
+            .contains("protocol        2023-01-01 (expected 2025-11-25)"),
         "{}",
         run.stdout
     );

@@ -17,7 +17,7 @@ async fn mcp_17_initialize_sends_pi_1_0_0_protocol_2025_06_18_and_the_wire_capab
     assert_eq!(
         recv[0]["params"],
         json!({
-            "protocolVersion": "2025-06-18",
+            "protocolVersion": "2025-11-25",
             "capabilities": {"experimental": {"gortex/wire": ["gcx"]}},
             "clientInfo": {"name": "pi", "version": "1.0.0"}
         })
@@ -31,7 +31,7 @@ async fn mcp_18_reads_server_version_and_protocol_then_sends_initialized() {
     let client = client(&fake);
     let info = client.start().await.expect("handshake");
     assert_eq!(info.server_version, "0.64.4");
-    assert_eq!(info.protocol, "2025-06-18");
+    assert_eq!(info.protocol, "2025-11-25");
     assert!(
         common::eventually(std::time::Duration::from_secs(2), || fake
             .received_methods()

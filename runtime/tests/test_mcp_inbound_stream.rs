@@ -78,7 +78,7 @@ async fn mcp_5_outbound_frames_are_compact_json_lines() {
     assert!(!lines[0].contains(' '), "compact: {}", lines[0]);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(lines[0]).unwrap(),
-        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}})
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}}})
     );
     assert_eq!(
         lines[1],

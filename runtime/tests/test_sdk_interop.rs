@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pi_gortex_runtime::mcp::bridge::{BridgeConfig, BridgeError, OwnClientBridge};
+use pi_gortex_runtime::mcp::client::ProgressHandler;
 use pi_gortex_runtime::mcp::McpError;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -78,7 +79,7 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     // Handshake and paging (3 pages of 2).
     let report = bridge.start().await.expect("handshake with the SDK server");
     assert_eq!(report.server_version, "9.9.9");
-    assert_eq!(report.protocol, "2025-06-18");
+    assert_eq!(report.protocol, "2025-11-25");
     assert_eq!(report.skew, None);
     let names: Vec<&str> = report
         .catalogue_changes
@@ -86,7 +87,18 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         .iter()
         .map(|d| d.name.as_str())
         .collect();
-    assert_eq!(names, ["echo", "gortex_read", "status", "add_tool", "slow"]);
+    assert_eq!(
+        names,
+        [
+            "echo",
+            "gortex_read",
+            "status",
+            "add_tool",
+            "slow",
+            "progress",
+            "big"
+        ]
+    );
 
     // Calls, including an aliased name mapped back to the bare one.
     let echo = bridge
@@ -117,7 +129,10 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         observed["clientInfo"],
         json!({"name": "pi", "version": "1.0.0"})
     );
-    assert_eq!(observed["listCursors"], json!([null, "page-2", "page-4"]));
+    assert_eq!(
+        observed["listCursors"],
+        json!([null, "page-2", "page-4", "page-6"])
+    );
 
     // A tool added at runtime arrives through list_changed and the debounce.
     assert_eq!(
@@ -178,4 +193,175 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     let pid = bridge.client().pid().unwrap();
     bridge.stop().await;
     assert!(!common::is_alive(pid));
+}
+
+/// MCP-17, MCP-21: the client offers 2025-11-25 and speaks every version the
+/// SDK server may answer with that Pi's own MCP client accepts, without a
+/// skew report; a version outside that set (the SDK still speaks 2024-10-07)
+/// is reported and the tools stay (MCP-24).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_17_every_protocol_version_the_sdk_server_speaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = peer_bin(dir.path());
+    for (version, accepted) in [
+        ("2025-11-25", true),
+        ("2025-06-18", true),
+        ("2025-03-26", true),
+        ("2024-11-05", true),
+        ("2024-10-07", false),
+    ] {
+        let mut config = BridgeConfig::new(&bin);
+        config.launch_daemon = false;
+        config.timeouts.initialize = Duration::from_secs(20);
+        config.timeouts.rpc = Duration::from_secs(10);
+        config.timeouts.call = Duration::from_secs(10);
+        config.extra_env = vec![("SDK_PEER_PROTOCOL".into(), version.into())];
+        let bridge = OwnClientBridge::new(config);
+        let report = bridge.start().await.expect("handshake with the SDK server");
+        assert_eq!(report.protocol, version);
+        assert_eq!(
+            report.skew.is_none(),
+            accepted,
+            "{version}: {:?}",
+            report.skew
+        );
+        let echo = bridge
+            .call_tool("echo", json!({"text": version}), None)
+            .await
+            .unwrap();
+        assert_eq!(echo.text, format!("echo: {version}"));
+        let observed = status(&bridge).await;
+        assert_eq!(observed["protocolVersion"], version, "{observed}");
+        bridge.stop().await;
+    }
+}
+
+fn peer_bridge(bin: &std::path::Path) -> OwnClientBridge {
+    let mut config = BridgeConfig::new(bin);
+    config.launch_daemon = false;
+    config.timeouts.initialize = Duration::from_secs(20);
+    config.timeouts.rpc = Duration::from_secs(10);
+    config.timeouts.call = Duration::from_secs(20);
+    OwnClientBridge::new(config)
+}
+
+/// MCP-33: a result over 20 KiB reaches the model cut in the middle with
+/// Pi's header and marker, its full text saved where the model can read it;
+/// one within the limit arrives whole; the raw result stays whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let bridge = peer_bridge(&peer_bin(dir.path()));
+    bridge.start().await.expect("handshake with the SDK server");
+
+    let small = bridge
+        .call_tool("big", json!({"lines": 200, "width": 79}), None)
+        .await
+        .unwrap();
+    assert!(small.text.len() <= 20 * 1024);
+    assert!(small.text.starts_with("0:xxx"));
+    assert!(small.text.ends_with(&format!("199:{}", "x".repeat(79))));
+
+    // 4 MiB of two-byte characters: 50,000 lines.
+    let big = bridge
+        .call_tool(
+            "big",
+            json!({"lines": 50_000, "width": 40, "char": "é"}),
+            None,
+        )
+        .await
+        .unwrap();
+    let full: String = (0..50_000)
+        .map(|i| format!("{i}:{}", "é".repeat(40)))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let head_end = (0..=10_240)
+        .rev()
+        .find(|&i| full.is_char_boundary(i))
+        .unwrap();
+    let tail_start = (full.len() - 10_240..)
+        .find(|&i| full.is_char_boundary(i))
+        .unwrap();
+    let removed = full[head_end..tail_start].chars().count();
+    let expected_start = format!(
+        "Warning: truncated output (original token count: {})\nTotal output lines: 50000\n\n{}…{removed} chars truncated…{}\n\n[Full output: ",
+        full.len().div_ceil(4),
+        &full[..head_end],
+        &full[tail_start..],
+    );
+    assert!(
+        big.text.starts_with(&expected_start),
+        "{}",
+        &big.text[..200]
+    );
+    let path = big.text[expected_start.len()..]
+        .strip_suffix(" (read it with offset/limit)]")
+        .expect("the full output line");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), full);
+    std::fs::remove_file(path).unwrap();
+    assert_eq!(
+        big.raw_result.to_value()["content"][0]["text"].as_str(),
+        Some(full.as_str())
+    );
+    bridge.stop().await;
+}
+
+/// MCP-34: a call whose server keeps reporting progress for longer than the
+/// call timeout is not timed out (each notification re-arms it), and every
+/// notification reaches the progress handler in order; without progress the
+/// same call times out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_34_progress_reaches_the_handler_and_re_arms_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = peer_bin(dir.path());
+    let mut config = BridgeConfig::new(&bin);
+    config.launch_daemon = false;
+    config.timeouts.initialize = Duration::from_secs(20);
+    config.timeouts.rpc = Duration::from_secs(10);
+    config.timeouts.call = Duration::from_millis(1_500);
+    let bridge = OwnClientBridge::new(config);
+    bridge.start().await.expect("handshake with the SDK server");
+
+    // 8 steps 500 ms apart: 4 s of progress against a 1.5 s timeout.
+    let args = json!({"steps": 8, "every": 500});
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let handler: ProgressHandler = Arc::new(move |params| {
+        sink.lock()
+            .unwrap()
+            .push((params.progress, params.total, params.message.clone()))
+    });
+    let done = bridge
+        .call_tool_with_progress("progress", args.clone(), None, Some(handler))
+        .await
+        .expect("progress kept the call alive");
+    assert!(
+        done.text.starts_with("progress done after 8 steps (token "),
+        "{}",
+        done.text
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 8, "{seen:?}");
+    for (step, (progress, total, message)) in seen.iter().enumerate() {
+        assert_eq!(*progress, (step + 1) as f64);
+        assert_eq!(*total, Some(8.0));
+        assert_eq!(
+            message.as_deref(),
+            Some(format!("step {} of 8", step + 1).as_str())
+        );
+    }
+
+    // Without a token the server reports nothing and the timeout fires.
+    let timed_out = bridge.call_tool("progress", args, None).await.unwrap_err();
+    assert!(
+        matches!(
+            timed_out,
+            BridgeError::CallFailed {
+                source: McpError::Timeout { .. },
+                ..
+            }
+        ),
+        "{timed_out:?}"
+    );
+    bridge.stop().await;
 }

@@ -102,20 +102,20 @@ async fn mcp_21_24_a_stale_daemon_gets_one_warning_and_keeps_every_tool() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_21_protocol_skew_and_no_skew() {
-    let fake = Fake::new(json!({"version": null, "protocol": "2024-11-05"}));
+    let fake = Fake::new(json!({"version": null, "protocol": "2023-01-01"}));
     let bridge = bridge(&fake);
     let report = bridge.start().await.unwrap();
-    assert_eq!(report.protocol, "2024-11-05");
+    assert_eq!(report.protocol, "2023-01-01");
     let skew = report.skew.expect("protocol skew");
     assert_eq!(
         skew.kind,
         SkewKind::Protocol {
-            negotiated: "2024-11-05".into()
+            negotiated: "2023-01-01".into()
         }
     );
     assert_eq!(
         skew.model_text,
-        "[Gortex] the daemon negotiated MCP protocol 2024-11-05 instead of 2025-06-18. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`."
+        "[Gortex] the daemon negotiated MCP protocol 2023-01-01 instead of 2025-11-25. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`."
     );
     assert!(skew
         .user_text

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { describe } from "node:test";
 import {
   assertClean,
+  clientOf,
   hooksFor,
   initializes,
   offeredTools,
@@ -164,10 +165,10 @@ describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY },
   });
 
   scenario("another protocol version: one model line and the tools stay (MCP-21..24)", OWN, async ({ pi }) => {
-    const run = await runWith(pi, { protocol: "2024-11-05" }, [{ call: "search", args: SEARCH_ARGS }]);
+    const run = await runWith(pi, { protocol: "2023-01-01" }, [{ call: "search", args: SEARCH_ARGS }]);
     await assertClean(run);
     const line =
-      "[Gortex] the daemon negotiated MCP protocol 2024-11-05 instead of 2025-06-18. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`.";
+      "[Gortex] the daemon negotiated MCP protocol 2023-01-01 instead of 2025-11-25. A graph tool call may fail. If one does, tell the user to run `gortex upgrade`.";
     const first = userTexts(run.models[0]);
     assert.ok(first[1]?.startsWith(line), JSON.stringify(first));
     assert.equal(reportOf(run.stdout).toolResults[0].isError, false, "the tools still work");
@@ -218,12 +219,11 @@ describe("fault matrix: configuration", { concurrency: CONCURRENCY }, () => {
     assert.deepEqual(reportOf(run.stdout).toolResults, [
       { name: toolName(path, "search"), isError: false, text: searchReply },
     ]);
-    // Pi's own client says 2025-11-25, the extension's 2025-06-18 (FAKE-3).
-    const expected = path === "native" ? "2025-11-25" : "2025-06-18";
-    const protocols = initializes(run.fake).map((p) => p.protocolVersion);
+    // Only the extension's own client asks for the GCX wire format (FAKE-3).
+    const clients = initializes(run.fake).map(clientOf);
     assert.ok(
-      protocols.length >= 1 && protocols.every((p) => p === expected),
-      `the ${path} path was chosen: ${JSON.stringify(protocols)}`,
+      clients.length >= 1 && clients.every((c) => c === (path === "native" ? "native" : "own")),
+      `the ${path} path was chosen: ${JSON.stringify(clients)}`,
     );
     await assertClean(alone);
     assert.deepEqual(

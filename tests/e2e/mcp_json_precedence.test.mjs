@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
-import { assertClean, initializes, offeredTools, toolName } from "./lib/gortex.mjs";
+import { assertClean, clientOf, initializes, offeredTools, toolName } from "./lib/gortex.mjs";
 import { FAKE_GORTEX } from "./lib/hosts.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { reportOf, runPi } from "./lib/run.mjs";
@@ -80,7 +80,7 @@ describe("NAT-12: a gortex server in Pi's mcp.json wins over the extension's reg
         "one gortex server: the mcp.json one replaced the extension's, it is not a second connection",
       );
       for (const params of initializes(run.fake))
-        assert.equal(params.protocolVersion, "2025-11-25", "Pi's own MCP client connected");
+        assert.equal(clientOf(params), "native", "Pi's own MCP client connected");
       assert.deepEqual(reportOf(run.stdout).toolResults, [{ name: SEARCH, isError: false, text: MCP_JSON_REPLY }]);
     },
   );

@@ -4,7 +4,16 @@
 //! `tools_search` is callable on the next model turn (TOOL-8, NAT-15).
 import assert from "node:assert/strict";
 import { describe } from "node:test";
-import { aliasNote, assertClean, FACADE, initializes, offeredTools, resultFor, toolName } from "./lib/gortex.mjs";
+import {
+  aliasNote,
+  assertClean,
+  clientOf,
+  FACADE,
+  initializes,
+  offeredTools,
+  resultFor,
+  toolName,
+} from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { reportOf, runPi } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
@@ -17,10 +26,11 @@ function assertClient(run, path) {
   const inits = initializes(run.fake);
   assert.ok(inits.length >= 1, "a gortex mcp child was initialized");
   for (const params of inits) {
+    assert.equal(params.protocolVersion, "2025-11-25", "both clients offer the protocol Pi's MCP offers");
     if (path === "native") {
-      assert.equal(params.protocolVersion, "2025-11-25", "Pi's own MCP client connected (native path)");
+      assert.equal(clientOf(params), "native", "Pi's own MCP client connected (native path)");
     } else {
-      assert.equal(params.protocolVersion, "2025-06-18", "the extension's own client connected");
+      assert.equal(clientOf(params), "own", "the extension's own client connected");
       assert.deepEqual(params.capabilities?.experimental?.["gortex/wire"], ["gcx"]);
       assert.deepEqual(params.clientInfo, { name: "pi", version: "1.0.0" });
     }

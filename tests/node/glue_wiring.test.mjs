@@ -342,6 +342,34 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
     assert.equal(of("abortCall").length, 1, "the listener is removed once the call settled");
   });
 
+  test("MCP-34: the core's progress texts reach Pi's update callback as text updates", async () => {
+    const { addon, of } = addonDouble({
+      editCandidates: () => [],
+      executeTool: (_g, _call, onProgress) => {
+        onProgress("step 1 of 2");
+        onProgress("Progress 2/2");
+        return { ok: true, text: "done", details: undefined };
+      },
+    });
+    const pi = piDouble();
+    applyCatalogue(bridgeOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
+    const [tool] = pi.record.registered;
+    const updates = [];
+    await tool.execute("p", {}, undefined, (partial) => updates.push(partial), ctxOf());
+    assert.deepEqual(updates, [
+      { content: [{ type: "text", text: "step 1 of 2" }], details: {} },
+      { content: [{ type: "text", text: "Progress 2/2" }], details: {} },
+    ]);
+    assert.equal(typeof of("executeTool")[0][2], "function");
+    const throwing = () => {
+      throw new Error("ui gone");
+    };
+    assert.deepEqual(await tool.execute("q", {}, undefined, throwing, ctxOf()), {
+      content: [{ type: "text", text: "done" }],
+      details: {},
+    });
+  });
+
   test("DIFF-22: a throwing editCandidates runs the call without a diff", async () => {
     const { addon, of } = addonDouble({ editCandidates: boom, executeTool: { ok: true, text: "t" } });
     const pi = piDouble();

@@ -160,12 +160,12 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
   });
 
   test("MCP-21: protocol skew gives the protocol texts", async () => {
-    const s = await ownSession({ scenario: { protocol: "2024-11-05" } });
+    const s = await ownSession({ scenario: { protocol: "2023-01-01" } });
     assert.deepEqual(s.host.notifications, [
-      { message: protocolUserText("gortex 0.64.4", "2024-11-05"), type: "warning" },
+      { message: protocolUserText("gortex 0.64.4", "2023-01-01"), type: "warning" },
     ]);
     const [first] = await s.beforeAgentStart();
-    assert.ok(first.content.startsWith(protocolModelText("2024-11-05")));
+    assert.ok(first.content.startsWith(protocolModelText("2023-01-01")));
     await s.shutdown();
   });
 

@@ -17,6 +17,16 @@ const tools = [
   { name: "status", description: "What the peer observed.", inputSchema: { type: "object" } },
   { name: "add_tool", description: "Adds `late_tool` and announces list_changed.", inputSchema: { type: "object" } },
   { name: "slow", description: "Answers after 5 s (for cancellation).", inputSchema: { type: "object" } },
+  {
+    name: "progress",
+    description: "Reports `steps` progress notifications `every` ms apart, then answers.",
+    inputSchema: { type: "object" },
+  },
+  {
+    name: "big",
+    description: "`lines` lines of `width` characters `char` (a whole-repository search, say).",
+    inputSchema: { type: "object" },
+  },
 ];
 const observed = { ping: "not sent", cancelled: [], listCursors: [], clientInfo: null, protocolVersion: null };
 
@@ -47,6 +57,24 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       }
       await server.sendToolListChanged();
       return text("added late_tool");
+    case "progress": {
+      const token = request.params._meta?.progressToken;
+      const steps = args.steps ?? 5;
+      for (let step = 1; step <= steps; step++) {
+        await new Promise((resolve) => setTimeout(resolve, args.every ?? 100));
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
+        }
+      }
+      return text(`progress done after ${steps} steps (token ${JSON.stringify(token ?? null)})`);
+    }
+    case "big": {
+      const line = (args.char ?? "x").repeat(args.width ?? 79);
+      return text(Array.from({ length: args.lines ?? 1 }, (_, i) => `${i}:${line}`).join("\n"));
+    }
     case "late_tool":
       return text("late tool called");
     case "slow":
@@ -64,7 +92,6 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
 
 server.oninitialized = () => {
   observed.clientInfo = server.getClientVersion() ?? null;
-  observed.protocolVersion = server.transport?.protocolVersion ?? null;
   observed.ping = "sent";
   server.ping().then(
     (result) => {
@@ -76,4 +103,23 @@ server.oninitialized = () => {
   );
 };
 
-await server.connect(new StdioServerTransport());
+const transport = new StdioServerTransport();
+await server.connect(transport);
+
+// The protocol the SDK's negotiation chose, as its `initialize` result says.
+const send = transport.send.bind(transport);
+transport.send = (message, options) => {
+  if (typeof message.result?.protocolVersion === "string") observed.protocolVersion = message.result.protocolVersion;
+  return send(message, options);
+};
+
+// SDK_PEER_PROTOCOL makes the peer a server that prefers that protocol: the client's offer is
+// read as that version, so the SDK's own negotiation answers with it (if the SDK speaks it).
+const forced = process.env.SDK_PEER_PROTOCOL;
+if (forced) {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (message.method === "initialize" && message.params) message.params.protocolVersion = forced;
+    deliver?.(message, extra);
+  };
+}

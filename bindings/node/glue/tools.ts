@@ -23,6 +23,9 @@ export function applyCatalogue(bridge: Bridge, update: CatalogueUpdate | undefin
   swallow(() => pi.setActiveTools(addon.activeTools(pi.getActiveTools(), changes)));
 }
 
+/** Pi's partial-result callback of a running tool. */
+type OnUpdate = (partial: { content: { type: "text"; text: string }[]; details: object }) => void;
+
 function toolDef(bridge: Bridge, tool: ToolRegistration) {
   const { name, description, parameters } = tool;
   return {
@@ -30,8 +33,8 @@ function toolDef(bridge: Bridge, tool: ToolRegistration) {
     label: name,
     description,
     parameters,
-    execute: (id: string, params: unknown, signal?: AbortSignal, _onUpdate?: unknown, ctx?: Ctx) =>
-      execute(bridge, tool, id, params ?? {}, signal, ctx),
+    execute: (id: string, params: unknown, signal?: AbortSignal, onUpdate?: OnUpdate, ctx?: Ctx) =>
+      execute(bridge, tool, id, params ?? {}, signal, ctx, onUpdate),
     renderCall: renderCall(bridge.addon, name, tool.daemonName, process.cwd()),
     renderResult,
   };
@@ -45,6 +48,7 @@ async function execute(
   args: unknown,
   signal?: AbortSignal,
   ctx?: Ctx,
+  onUpdate?: OnUpdate,
 ) {
   const { addon, generation, pi } = bridge;
   const cwd = cwdOf(pi, ctx);
@@ -54,7 +58,13 @@ async function execute(
   signal?.addEventListener("abort", onAbort, { once: true });
   // An already-aborted signal never fires "abort": tell the core now (MCP-30).
   if (signal?.aborted) onAbort();
-  const run = () => addon.executeTool(generation, { callId, name: tool.name, args, cwd, diff: candidates.length > 0 });
+  const request = { callId, name: tool.name, args, cwd, diff: candidates.length > 0 };
+  // MCP-34: the core's throttled progress texts, shown as Pi's own MCP shows them.
+  const onProgress = (text: string) => swallow(() => onUpdate?.({ content: [{ type: "text", text }], details: {} }));
+  const run = () =>
+    typeof onUpdate === "function"
+      ? addon.executeTool(generation, request, onProgress)
+      : addon.executeTool(generation, request);
   let result: Awaited<ReturnType<typeof run>>;
   try {
     result = await underLocks(candidates, run); // no candidates: no locks, just the call

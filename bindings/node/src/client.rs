@@ -14,7 +14,10 @@ use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
 use pi_gortex_runtime::config;
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge, SentCall};
+use pi_gortex_runtime::mcp::bridge::{
+    throttled, BridgeConfig, OwnClientBridge, SentCall, PROGRESS_GAP,
+};
+use pi_gortex_runtime::mcp::client::ProgressHandler;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -243,6 +246,7 @@ enum Execution {
         bridge: OwnClientBridge,
         request: ToolExecuteRequest,
         token: CancellationToken,
+        progress: Option<ProgressHandler>,
     },
 }
 
@@ -253,14 +257,22 @@ enum Execution {
 /// here, on Pi's thread, before the promise exists; the daemon then works
 /// on it while the runtime's thread wakes to await the reply, instead of
 /// the request waiting for that wake-up first.
+///
+/// MCP-34: `onProgress` receives the text of each (throttled) progress
+/// notification of the call, as Pi's own MCP shows it.
 #[napi(
-    ts_args_type = "generation: number, request: host.ToolExecuteRequest",
+    ts_args_type = "generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void",
     ts_return_type = "Promise<host.ToolExecuteResult>"
 )]
-pub fn execute_tool(env: &Env, generation: u32, request: Value) -> Promised<'_> {
+pub fn execute_tool(
+    env: &Env,
+    generation: u32,
+    request: Value,
+    on_progress: Option<WeakCallback>,
+) -> Promised<'_> {
     let execution = guard::guard_sync(
         || Execution::Done(internal_error()),
-        || begin_execution(generation, request),
+        || begin_execution(generation, request, on_progress.map(progress_handler)),
     );
     crate::settle::spawn_promise(env, async move {
         guard::guard_async(internal_error, finish_execution(execution)).await
@@ -271,8 +283,28 @@ fn internal_error() -> Value {
     to_js(&failed_execution("gortex: internal error".to_string()))
 }
 
+/// MCP-34: Pi's update text for a progress notification (its `message`, else
+/// `Progress <progress>[/<total>]`), throttled for Pi's interface.
+fn progress_handler(on_progress: WeakCallback) -> ProgressHandler {
+    let forward: ProgressHandler = Arc::new(move |params| {
+        let text = match &params.message {
+            Some(message) => message.clone(),
+            None => match params.total {
+                Some(total) => format!("Progress {}/{total}", params.progress),
+                None => format!("Progress {}", params.progress),
+            },
+        };
+        on_progress.call(Value::String(text), ThreadsafeFunctionCallMode::NonBlocking);
+    });
+    throttled(forward, PROGRESS_GAP)
+}
+
 /// The synchronous half: checks, the abort token, and the eager send.
-fn begin_execution(generation: u32, request: Value) -> Execution {
+fn begin_execution(
+    generation: u32,
+    request: Value,
+    progress: Option<ProgressHandler>,
+) -> Execution {
     let state = generation::get(generation);
     let Some(request) = from_js::<ToolExecuteRequest>(request) else {
         return Execution::Done(to_js(&failed_execution("gortex: bad request".to_string())));
@@ -293,7 +325,9 @@ fn begin_execution(generation: u32, request: Value) -> Execution {
         .clone();
     if !request.diff {
         let args = call_args(&request.args);
-        if let Some(call) = bridge.send_call(&request.name, args, Some(&token)) {
+        if let Some(call) =
+            bridge.send_call_with_progress(&request.name, args, Some(&token), progress.clone())
+        {
             return Execution::Sent {
                 state,
                 bridge,
@@ -308,6 +342,7 @@ fn begin_execution(generation: u32, request: Value) -> Execution {
         bridge,
         request,
         token,
+        progress,
     }
 }
 
@@ -340,6 +375,7 @@ async fn finish_execution(execution: Execution) -> Value {
             bridge,
             request,
             token,
+            progress,
         } => {
             let args = call_args(&request.args);
             let diff_window = if request.diff && !token.is_cancelled() {
@@ -349,7 +385,9 @@ async fn finish_execution(execution: Execution) -> Value {
             } else {
                 None
             };
-            let outcome = bridge.call_tool(&request.name, args, Some(&token)).await;
+            let outcome = bridge
+                .call_tool_with_progress(&request.name, args, Some(&token), progress)
+                .await;
             lock(&state.client().aborts).remove(&request.call_id);
             (state, outcome, diff_window)
         }

@@ -130,7 +130,7 @@ export interface ToolsCapability {
 
 /** Params of the `initialize` request, the first frame the client sends. */
 export interface InitializeRequestParams {
-  /** The protocol version the client asks for; the extension sends `2025-06-18`, Pi's own MCP client `2025-11-25`. */
+  /** The protocol version the client asks for; the extension, like Pi's own MCP client, sends `2025-11-25` and accepts `2025-06-18`, `2025-03-26` and `2024-11-05` in reply. */
   protocolVersion: string;
   /** What the client supports. */
   capabilities: ClientCapabilities;
@@ -212,6 +212,37 @@ export interface CallToolRequestParams {
   name: string;
   /** The tool arguments (free-form object). */
   arguments?: { [key: string]: unknown };
+  /** Request metadata; the client sets `progressToken` to receive `notifications/progress` for this call. */
+  _meta?: RequestMeta;
+  /** Members this version does not declare (the object is open). */
+  [key: string]: unknown;
+}
+
+/** The `_meta` member of request params. */
+export interface RequestMeta {
+  /** Names this request in the server's `notifications/progress`; the own client uses the request id. */
+  progressToken?: ProgressToken;
+  /** Members this version does not declare (the object is open). */
+  [key: string]: unknown;
+}
+
+/**
+ * A progress token: a string or an integer, chosen by the client.
+ *
+ * An integer from -9223372036854775808 to 9223372036854775807 (int64; a JS number is exact only within ±2^53).
+ */
+export type ProgressToken = string | number;
+
+/** Params of `notifications/progress`, sent by the server while a request that carried a `progressToken` runs. Each one re-arms that request's timeout and becomes one (throttled) progress update for the user. */
+export interface ProgressNotificationParams {
+  /** The token of the request this reports on. */
+  progressToken: ProgressToken;
+  /** Progress so far; increases with each notification. */
+  progress: number;
+  /** Total to reach, when known. */
+  total?: number;
+  /** Human-readable progress text, shown to the user in place of `Progress <progress>/<total>`. */
+  message?: string;
   /** Members this version does not declare (the object is open). */
   [key: string]: unknown;
 }

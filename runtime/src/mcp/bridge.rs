@@ -17,10 +17,11 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::call_result::read_call_result;
-use super::client::{ClientConfig, McpClient, SentRequest, Timeouts};
+use super::client::{ClientConfig, McpClient, ProgressHandler, SentRequest, Timeouts};
 use super::daemon::launch_daemon;
 use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
+use super::output_limit::{limit_text, MCP_OUTPUT_MAX_BYTES};
 use super::routing::RawResponse;
 use super::tools;
 use crate::catalogue::{CatalogueChanges, CatalogueState};
@@ -89,8 +90,9 @@ pub struct StartReport {
 /// A finished tool call (TOOL-6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallOutcome {
-    /// The text for the model (step 6); when `is_error`, the error text to
-    /// throw (step 7: the text, or `gortex <name> failed` when it is empty).
+    /// The text for the model (step 6), within the MCP-33 limit; when
+    /// `is_error`, the error text to throw (step 7: the text, or
+    /// `gortex <name> failed` when it is empty).
     pub text: String,
     /// The daemon's `result` as it arrived; `.to_value()` decodes it.
     pub raw_result: RawResponse,
@@ -242,8 +244,26 @@ impl OwnClientBridge {
         arguments: Value,
         abort: Option<&CancellationToken>,
     ) -> Result<ToolCallOutcome, BridgeError> {
+        self.call_tool_with_progress(registered_name, arguments, abort, None)
+            .await
+    }
+
+    /// [`Self::call_tool`] whose progress notifications go to `progress`
+    /// (MCP-34); pass it through [`throttled`] for a user interface.
+    pub async fn call_tool_with_progress(
+        &self,
+        registered_name: &str,
+        arguments: Value,
+        abort: Option<&CancellationToken>,
+        progress: Option<ProgressHandler>,
+    ) -> Result<ToolCallOutcome, BridgeError> {
         let name = self.connected_name(registered_name)?;
-        let result = tools::call_tool_raw(&self.inner.client, &name, arguments, abort).await;
+        let params = tools::call_params(&name, arguments);
+        let result = self
+            .inner
+            .client
+            .request_with_progress(tools::CALL_METHOD, &params, abort, progress)
+            .await;
         self.outcome(name, result).await
     }
 
@@ -259,12 +279,24 @@ impl OwnClientBridge {
         arguments: Value,
         abort: Option<&CancellationToken>,
     ) -> Option<SentCall> {
+        self.send_call_with_progress(registered_name, arguments, abort, None)
+    }
+
+    /// [`Self::send_call`] whose progress notifications go to `progress`
+    /// (MCP-34).
+    pub fn send_call_with_progress(
+        &self,
+        registered_name: &str,
+        arguments: Value,
+        abort: Option<&CancellationToken>,
+        progress: Option<ProgressHandler>,
+    ) -> Option<SentCall> {
         let name = self.connected_name(registered_name).ok()?;
         let params = tools::call_params(&name, arguments);
         let sent = self
             .inner
             .client
-            .try_send(tools::CALL_METHOD, &params, abort)?;
+            .try_send(tools::CALL_METHOD, &params, abort, progress)?;
         Some(SentCall { name, sent })
     }
 
@@ -311,6 +343,7 @@ impl OwnClientBridge {
             (_, false) => read.text,
             (false, true) => read.fallback.unwrap_or_else(|| "{}".to_string()),
         };
+        let text = limit_model_text(text).await;
         Ok(ToolCallOutcome {
             text,
             raw_result: result,
@@ -378,6 +411,39 @@ impl OwnClientBridge {
 
 /// The bounded signal from the client's reader to the debounce: a handler
 /// that never blocks and never queues more than [`LIST_CHANGED_QUEUE`].
+/// The least time between two progress updates [`throttled`] lets through
+/// (MCP-34).
+pub const PROGRESS_GAP: Duration = Duration::from_millis(100);
+
+/// `handler` called at most once per `gap`; the notifications in between are
+/// dropped (each still re-armed its request's timer), so a chatty server
+/// cannot flood Pi's interface.
+pub fn throttled(handler: ProgressHandler, gap: Duration) -> ProgressHandler {
+    let last: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    Arc::new(move |params| {
+        let now = std::time::Instant::now();
+        {
+            let mut last = lock(&last);
+            if last.is_some_and(|at| now.duration_since(at) < gap) {
+                return;
+            }
+            *last = Some(now);
+        }
+        handler(params);
+    })
+}
+
+/// MCP-33: the text within Pi's limit, the full text saved off the runtime's
+/// threads (a file write) only when it is cut.
+async fn limit_model_text(text: String) -> String {
+    if text.len() <= MCP_OUTPUT_MAX_BYTES {
+        return text;
+    }
+    tokio::task::spawn_blocking(move || limit_text(text, true))
+        .await
+        .unwrap_or_else(|_| "gortex: internal error".to_string())
+}
+
 fn list_changed_channel() -> (super::client::ListChangedHandler, mpsc::Receiver<()>) {
     let (notify, notifications) = mpsc::channel::<()>(LIST_CHANGED_QUEUE);
     let handler = Arc::new(move || {
@@ -438,6 +504,34 @@ async fn resync_and_tell(inner: Arc<Inner>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_gortex_schema::mcp::{ProgressNotificationParams, ProgressToken};
+
+    #[test]
+    fn mcp_34_a_chatty_server_is_throttled_before_the_interface() {
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = count.clone();
+        let sink: ProgressHandler = Arc::new(move |_| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let params = ProgressNotificationParams {
+            progress_token: ProgressToken::Integer(1),
+            progress: 1.0,
+            total: None,
+            message: None,
+            extra: serde_json::Map::new(),
+        };
+        // A gap no burst can outlast: only the first update gets through.
+        let hourly = throttled(sink.clone(), Duration::from_secs(3600));
+        for _ in 0..10_000 {
+            hourly(&params);
+        }
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let unthrottled = throttled(sink, Duration::ZERO);
+        for _ in 0..10 {
+            unthrottled(&params);
+        }
+        assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 11);
+    }
 
     #[test]
     fn mcp_10_a_burst_of_list_changed_queues_one_signal() {

@@ -15,9 +15,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pi_gortex_schema::mcp::{CancelledNotificationParams, RequestId};
+use pi_gortex_schema::mcp::{
+    CancelledNotificationParams, ProgressNotificationParams, ProgressToken, RequestId,
+};
 use serde_json::value::RawValue;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{oneshot, watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 use super::envelope;
@@ -121,6 +123,15 @@ pub enum ClientTask {
 /// Called for every `notifications/tools/list_changed`.
 pub type ListChangedHandler = Arc<dyn Fn() + Send + Sync>;
 
+/// Called for every `notifications/progress` about one request (MCP-34).
+pub type ProgressHandler = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
+
+/// Where the progress of one request goes: its timer and its handler.
+struct ProgressSink {
+    rearm: Arc<Notify>,
+    handler: ProgressHandler,
+}
+
 pub(super) type Settlement = Result<RawResponse, McpError>;
 
 /// The client. Cheap to clone; all clones drive the same child.
@@ -165,6 +176,8 @@ enum Phase {
 struct State {
     phase: Phase,
     pending: HashMap<u64, oneshot::Sender<Settlement>>,
+    /// Requests sent with a progress token (their id), while they wait.
+    progress: HashMap<u64, ProgressSink>,
     generation: u64,
 }
 
@@ -201,6 +214,7 @@ impl McpClient {
                 state: Mutex::new(State {
                     phase: Phase::NotStarted,
                     pending: HashMap::new(),
+                    progress: HashMap::new(),
                     generation: 0,
                 }),
                 respawn_gate: tokio::sync::Mutex::new(None),
@@ -236,11 +250,25 @@ impl McpClient {
         params: &RawValue,
         abort: Option<&CancellationToken>,
     ) -> Result<RawResponse, McpError> {
+        self.request_with_progress(method, params, abort, None)
+            .await
+    }
+
+    /// [`McpClient::request`] with a progress token (MCP-34): every
+    /// `notifications/progress` for it goes to `progress` and re-arms its
+    /// timeout. `params` must be an object.
+    pub async fn request_with_progress(
+        &self,
+        method: &str,
+        params: &RawValue,
+        abort: Option<&CancellationToken>,
+        progress: Option<ProgressHandler>,
+    ) -> Result<RawResponse, McpError> {
         refuse_if_aborted(abort)?;
         let connection = self.shared.ensure_running().await?;
         let sent = self
             .shared
-            .begin_request(&connection, method, params, abort)?;
+            .begin_request_with(&connection, method, params, abort, progress)?;
         sent.settled(abort).await
     }
 
@@ -255,11 +283,12 @@ impl McpClient {
         method: &str,
         params: &RawValue,
         abort: Option<&CancellationToken>,
+        progress: Option<ProgressHandler>,
     ) -> Option<SentRequest> {
         refuse_if_aborted(abort).ok()?;
         let connection = self.shared.ready_connection().ok()??;
         self.shared
-            .begin_request(&connection, method, params, abort)
+            .begin_request_with(&connection, method, params, abort, progress)
             .ok()
     }
 
@@ -403,6 +432,8 @@ pub struct SentRequest {
     settled: Option<oneshot::Receiver<Settlement>>,
     /// The pending entry is known to be gone, so no lock is needed.
     done: bool,
+    /// Re-armed by each progress notification, when sent with a token.
+    rearm: Option<Arc<Notify>>,
 }
 
 impl std::fmt::Debug for SentRequest {
@@ -416,8 +447,10 @@ impl std::fmt::Debug for SentRequest {
 
 impl Drop for SentRequest {
     fn drop(&mut self) {
-        if !self.done {
-            lock(&self.shared.state).pending.remove(&self.id);
+        if !self.done || self.rearm.is_some() {
+            let mut state = lock(&self.shared.state);
+            state.pending.remove(&self.id);
+            state.progress.remove(&self.id);
         }
     }
 }
@@ -441,43 +474,60 @@ impl SentRequest {
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
-            biased;
-            outcome = &mut settled => {
-                // Whoever sent the settlement removed the entry.
-                self.done = true;
-                outcome.unwrap_or(Err(McpError::NotRunning))
-            }
-            _ = tokio::time::sleep(timeout) => {
-                let was_pending = lock(&shared.state).pending.remove(&id).is_some();
-                self.done = true;
-                if let Some(outcome) = settlement_after_timer(was_pending, settled).await {
-                    return outcome;
+        tokio::pin!(aborted);
+        let timer = tokio::time::sleep(timeout);
+        tokio::pin!(timer);
+        let rearm = self.rearm.clone();
+        loop {
+            let rearmed = async {
+                match &rearm {
+                    Some(rearm) => rearm.notified().await,
+                    None => std::future::pending().await,
                 }
-                if connection.frames_seen.load(Ordering::SeqCst) == self.frames_before {
-                    let wedged = McpError::Wedged { method: self.method.clone() };
-                    if let Some(connection) = shared.mark_exited(connection.generation, wedged) {
-                        connection.request_kill();
+            };
+            return tokio::select! {
+                biased;
+                outcome = &mut settled => {
+                    // Whoever sent the settlement removed the entry.
+                    self.done = true;
+                    outcome.unwrap_or(Err(McpError::NotRunning))
+                }
+                _ = rearmed => {
+                    // MCP-34: the server reported progress, so the timeout starts over.
+                    timer.as_mut().reset(tokio::time::Instant::now() + timeout);
+                    continue;
+                }
+                _ = &mut timer => {
+                    let was_pending = lock(&shared.state).pending.remove(&id).is_some();
+                    self.done = true;
+                    if let Some(outcome) = settlement_after_timer(was_pending, settled).await {
+                        return outcome;
                     }
+                    if connection.frames_seen.load(Ordering::SeqCst) == self.frames_before {
+                        let wedged = McpError::Wedged { method: self.method.clone() };
+                        if let Some(connection) = shared.mark_exited(connection.generation, wedged) {
+                            connection.request_kill();
+                        }
+                    }
+                    Err(McpError::Timeout { method: self.method.clone(), ms: timeout.as_millis() })
                 }
-                Err(McpError::Timeout { method: self.method.clone(), ms: timeout.as_millis() })
-            }
-            _ = aborted => {
-                lock(&shared.state).pending.remove(&id);
-                self.done = true;
-                let params = CancelledNotificationParams {
-                    request_id: RequestId::Integer(i64::try_from(id).unwrap_or(i64::MAX)),
-                    reason: Some("aborted by the user".to_string()),
-                    extra: serde_json::Map::new(),
-                };
-                if let Ok(params) = serde_json::value::to_raw_value(&params) {
-                    connection.outbound.send(envelope::notification_frame(
-                        "notifications/cancelled",
-                        &params,
-                    ));
+                _ = &mut aborted => {
+                    lock(&shared.state).pending.remove(&id);
+                    self.done = true;
+                    let params = CancelledNotificationParams {
+                        request_id: RequestId::Integer(i64::try_from(id).unwrap_or(i64::MAX)),
+                        reason: Some("aborted by the user".to_string()),
+                        extra: serde_json::Map::new(),
+                    };
+                    if let Ok(params) = serde_json::value::to_raw_value(&params) {
+                        connection.outbound.send(envelope::notification_frame(
+                            "notifications/cancelled",
+                            &params,
+                        ));
+                    }
+                    Err(McpError::Aborted)
                 }
-                Err(McpError::Aborted)
-            }
+            };
         }
     }
 }
@@ -557,7 +607,7 @@ impl Shared {
         connection: &Arc<Connection>,
     ) -> Result<HandshakeInfo, McpError> {
         let params = handshake::initialize_params();
-        let sent = self.begin_request(connection, "initialize", &params, None)?;
+        let sent = self.begin_request_with(connection, "initialize", &params, None, None)?;
         let result = sent.settled(None).await?;
         let info = handshake::read_handshake(result.json());
         let empty = RawValue::from_string("{}".to_string()).expect("valid JSON");
@@ -665,19 +715,30 @@ impl Shared {
     }
 
     /// The synchronous half of a request: registers it as pending and
-    /// writes its frame now, on the caller's thread.
-    fn begin_request(
+    /// writes its frame now, on the caller's thread. With `progress`, the
+    /// params carry the request id as `_meta.progressToken` (MCP-34).
+    fn begin_request_with(
         self: &Arc<Self>,
         connection: &Arc<Connection>,
         method: &str,
         params: &RawValue,
         abort: Option<&CancellationToken>,
+        progress: Option<ProgressHandler>,
     ) -> Result<SentRequest, McpError> {
         // MCP-30: an abort that came first (while Pi's file locks were
         // being taken, say) means the request is never written.
         refuse_if_aborted(abort)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (settle, settled) = oneshot::channel();
+        let rearm = progress.as_ref().map(|_| Arc::new(Notify::new()));
+        let with_token;
+        let params = match &progress {
+            Some(_) => {
+                with_token = with_progress_token(params, id);
+                &*with_token
+            }
+            None => params,
+        };
         {
             let mut state = lock(&self.state);
             match &state.phase {
@@ -690,6 +751,9 @@ impl Shared {
                 _ => return Err(McpError::NotRunning),
             }
             state.pending.insert(id, settle);
+            if let (Some(handler), Some(rearm)) = (progress.clone(), rearm.clone()) {
+                state.progress.insert(id, ProgressSink { rearm, handler });
+            }
         }
         // Built before the write, so a dropped request never leaves its
         // pending entry behind.
@@ -701,6 +765,7 @@ impl Shared {
             frames_before: connection.frames_seen.load(Ordering::SeqCst),
             settled: Some(settled),
             done: false,
+            rearm,
         };
         connection
             .outbound
@@ -716,6 +781,26 @@ impl Shared {
         let _ = settle.send(build());
     }
 
+    /// MCP-34: a progress notification re-arms its request's timer and goes
+    /// to its handler; one about no waiting request is ignored.
+    pub(super) fn notify_progress(&self, params: &ProgressNotificationParams) {
+        let ProgressToken::Integer(token) = params.progress_token else {
+            return;
+        };
+        let Ok(id) = u64::try_from(token) else {
+            return;
+        };
+        let sink = lock(&self.state)
+            .progress
+            .get(&id)
+            .map(|sink| (sink.rearm.clone(), sink.handler.clone()));
+        if let Some((rearm, handler)) = sink {
+            rearm.notify_one();
+            // A panicking callback must not take the reader down.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(params)));
+        }
+    }
+
     pub(super) fn notify_list_changed(&self) {
         let handler = lock(&self.list_changed).clone();
         if let Some(handler) = handler {
@@ -723,6 +808,23 @@ impl Shared {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
         }
     }
+}
+
+/// `params` (an object) with `_meta.progressToken` set to `id`, other
+/// `_meta` members kept; an object of its own when `params` is not one.
+fn with_progress_token(params: &RawValue, id: u64) -> Box<RawValue> {
+    let mut object: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(params.get()).unwrap_or_default();
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+    if !meta.is_object() {
+        *meta = serde_json::Value::Object(serde_json::Map::new());
+    }
+    if let Some(meta) = meta.as_object_mut() {
+        meta.insert("progressToken".into(), id.into());
+    }
+    serde_json::value::to_raw_value(&object).unwrap_or_else(|_| params.to_owned())
 }
 
 #[cfg(test)]

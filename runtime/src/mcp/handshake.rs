@@ -93,7 +93,7 @@ mod tests {
         let params: serde_json::Value = serde_json::from_str(initialize_params().get()).unwrap();
         assert_eq!(
             params,
-            serde_json::json!({"protocolVersion":"2025-06-18","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}})
+            serde_json::json!({"protocolVersion":"2025-11-25","capabilities":{"experimental":{"gortex/wire":["gcx"]}},"clientInfo":{"name":"pi","version":"1.0.0"}})
         );
     }
 }

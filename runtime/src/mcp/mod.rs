@@ -5,7 +5,8 @@
 //! stderr tail), [`framing`] (NDJSON bytes to lines), [`envelope`] and
 //! [`routing`] (lines to routed messages), the private `supervisor` (the
 //! task owning one child), [`client`] (requests, timeouts, respawn, stop),
-//! [`handshake`], [`tools`] and [`call_result`] (the MCP methods used), and
+//! [`handshake`], [`tools`] and [`call_result`] (the MCP methods used),
+//! [`output_limit`] (what the model reads of a large result), and
 //! [`bridge`] (one session: start, skew report, catalogue, re-sync, tool
 //! calls). [`daemon`] launches the shared daemon (MCP-1).
 //!
@@ -19,6 +20,7 @@ pub mod envelope;
 pub mod error;
 pub mod framing;
 pub mod handshake;
+pub mod output_limit;
 pub mod routing;
 mod supervisor;
 pub mod tools;

@@ -3,11 +3,15 @@
 
 use std::ops::Range;
 
+use pi_gortex_schema::mcp::ProgressNotificationParams;
+
 use super::envelope::{self, Envelope, Inbound};
 use super::framing::Frame;
 
 /// The notification that triggers a re-sync (MCP-10).
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
+/// The notification that reports a request's progress (MCP-34).
+pub const PROGRESS: &str = "notifications/progress";
 
 /// A successful response's `result`, kept as the bytes it arrived in.
 /// A large frame is moved here without a copy; decoding is up to the caller.
@@ -83,6 +87,8 @@ pub enum Routed {
     Reply(Vec<u8>),
     /// `notifications/tools/list_changed` (MCP-10).
     ListChanged,
+    /// `notifications/progress` with well-formed params (MCP-34).
+    Progress(ProgressNotificationParams),
     /// A valid object that asks nothing of the client.
     Ignored,
 }
@@ -120,6 +126,10 @@ pub fn route(frame: Frame<'_>) -> Routed {
             envelope::method_not_found_frame(id)
         }),
         Inbound::Notification { method } if method == LIST_CHANGED => Routed::ListChanged,
+        Inbound::Notification { method } if method == PROGRESS => envelope
+            .params
+            .and_then(|params| serde_json::from_str(params.get()).ok())
+            .map_or(Routed::Ignored, Routed::Progress),
         Inbound::Notification { .. } | Inbound::Other => Routed::Ignored,
     }
 }

@@ -210,6 +210,10 @@ impl Supervisor {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
                 shared.notify_list_changed();
             }
+            Routed::Progress(params) => {
+                self.frames_seen.fetch_add(1, Ordering::SeqCst);
+                shared.notify_progress(&params);
+            }
             Routed::Ignored => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
             }

@@ -97,6 +97,7 @@ pub fn call_params(daemon_name: &str, arguments: Value) -> Box<serde_json::value
     to_params(&CallToolRequestParams {
         name: daemon_name.to_string(),
         arguments: Some(arguments),
+        meta: None,
         extra: Map::new(),
     })
 }

@@ -137,6 +137,9 @@ pub struct CallToolRequestParams {
     pub arguments: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    ///Request metadata; the client sets `progressToken` to receive `notifications/progress` for this call.
+    #[serde(rename = "_meta", skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<RequestMeta>,
     ///The daemon's bare tool name, e.g. `edit`.
     pub name: ::std::string::String,
     #[serde(flatten)]
@@ -403,7 +406,7 @@ pub struct InitializeRequestParams {
     ///Who the client is; `name` `pi` selects the GCX format and the facade surface.
     #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
-    ///The protocol version the client asks for; the extension sends `2025-06-18`, Pi's own MCP client `2025-11-25`.
+    ///The protocol version the client asks for; the extension, like Pi's own MCP client, sends `2025-11-25` and accepts `2025-06-18`, `2025-03-26` and `2024-11-05` in reply.
     #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
     #[serde(flatten)]
@@ -667,6 +670,57 @@ pub struct ListToolsResult {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+///Params of `notifications/progress`, sent by the server while a request that carried a `progressToken` runs. Each one re-arms that request's timeout and becomes one (throttled) progress update for the user.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+pub struct ProgressNotificationParams {
+    ///Human-readable progress text, shown to the user in place of `Progress <progress>/<total>`.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub message: ::std::option::Option<::std::string::String>,
+    ///Progress so far; increases with each notification.
+    pub progress: f64,
+    ///The token of the request this reports on.
+    #[serde(rename = "progressToken")]
+    pub progress_token: ProgressToken,
+    ///Total to reach, when known.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub total: ::std::option::Option<f64>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+///A progress token: a string or an integer, chosen by the client.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    Integer(i64),
+    String(::std::string::String),
+}
+impl ::std::fmt::Display for ProgressToken {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        match self {
+            Self::Integer(x) => x.fmt(f),
+            Self::String(x) => x.fmt(f),
+        }
+    }
+}
+impl ::std::convert::From<i64> for ProgressToken {
+    fn from(value: i64) -> Self {
+        Self::Integer(value)
+    }
+}
 ///A JSON-RPC request id: an integer (the extension counts up from 1) or a string (servers may use e.g. `srv-1`).
 #[derive(
     ::schemars::JsonSchema,
@@ -693,6 +747,25 @@ impl ::std::convert::From<i64> for RequestId {
     fn from(value: i64) -> Self {
         Self::Integer(value)
     }
+}
+///The `_meta` member of request params.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+pub struct RequestMeta {
+    ///Names this request in the server's `notifications/progress`; the own client uses the request id.
+    #[serde(
+        rename = "progressToken",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub progress_token: ::std::option::Option<ProgressToken>,
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 ///Contents of an embedded resource: text or base64 blob.
 #[derive(

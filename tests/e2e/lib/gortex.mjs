@@ -104,9 +104,17 @@ export function toolHookRuns(fake) {
   return starts - hooksFor(fake, "session_start").length - hooksFor(fake, "prompt").length;
 }
 
-/** `initialize` requests the fake received, by protocol: `2025-06-18` own client, `2025-11-25` Pi. */
+/** `initialize` requests the fake received. */
 export function initializes(fake) {
   return fake.filter((r) => r.ev === "recv" && r.method === "initialize").map((r) => r.params ?? {});
+}
+
+/**
+ * Which client sent an `initialize` (FAKE-3): both offer protocol `2025-11-25`, only the
+ * extension's own client asks for the GCX wire format.
+ */
+export function clientOf(params) {
+  return params.capabilities?.experimental?.["gortex/wire"] ? "own" : "native";
 }
 
 /** The user-role texts of one model request. */

@@ -15,10 +15,10 @@ export function staleUserText(v) {
   return `gortex ${v} is older than 0.61.2, which this extension needs. Graph tools and read discipline may be missing or wrong. Run \`gortex upgrade\`.`;
 }
 export function protocolUserText(installed, p) {
-  return `${installed} answered the handshake with MCP protocol ${p}, not the 2025-06-18 this extension speaks. Tool calls may fail. Run \`gortex upgrade\`.`;
+  return `${installed} answered the handshake with MCP protocol ${p}, not the 2025-11-25 this extension speaks. Tool calls may fail. Run \`gortex upgrade\`.`;
 }
 export function protocolModelText(p) {
-  return `[Gortex] the daemon negotiated MCP protocol ${p} instead of 2025-06-18. A graph tool call may fail. If one does, tell the user to run \`gortex upgrade\`.`;
+  return `[Gortex] the daemon negotiated MCP protocol ${p} instead of 2025-11-25. A graph tool call may fail. If one does, tell the user to run \`gortex upgrade\`.`;
 }
 export function refusalText(reason) {
   return `Pi refused the gortex MCP server (${reason}), so the extension runs its own client.`;
