@@ -24,7 +24,7 @@ use crate::hook::{self, EnvelopeContext, HookOutcome};
 use crate::mcp::bridge::{BridgeConfig, OwnClientBridge, StartReport};
 use crate::native::{self, HostCapabilities, ToolPath};
 use crate::terminal_text::shown;
-use crate::version::{is_below_floor, MIN_GORTEX_VERSION, PROTOCOL_VERSION};
+use crate::version::{is_accepted_protocol, is_below_floor, MIN_GORTEX_VERSION, PROTOCOL_VERSION};
 
 /// The sample call of the hook round trip: a plain Pi `read` of a file that
 /// exists in most repositories. No session id, so no posture state is kept.
@@ -384,6 +384,12 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
     if let Some(protocol) = &h.protocol {
         if protocol == &h.expected_protocol {
             writeln!(out, "  protocol        {protocol} (as expected)")?;
+        } else if is_accepted_protocol(protocol) {
+            writeln!(
+                out,
+                "  protocol        {protocol} (accepted; offered {})",
+                h.expected_protocol
+            )?;
         } else {
             writeln!(
                 out,

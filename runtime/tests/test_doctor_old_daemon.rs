@@ -60,3 +60,26 @@ fn protocol_skew_is_reported() {
         run.stdout
     );
 }
+
+#[test]
+fn an_accepted_older_protocol_is_not_reported_as_skew() {
+    let root = temp_dir();
+    let scenario = scenario(root.path(), &json!({"protocol": "2025-06-18"}));
+    let fake = fake_gortex();
+    let run = run_doctor(
+        &["--cwd", root.path().to_str().expect("utf8")],
+        &[
+            ("GORTEX_BIN", fake.to_str().expect("utf8")),
+            ("FAKE_GORTEX_SCENARIO", scenario.to_str().expect("utf8")),
+            ("FAKE_GORTEX_STATE", root.path().to_str().expect("utf8")),
+        ],
+        &root.path().join("home"),
+    );
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stdout
+            .contains("protocol        2025-06-18 (accepted; offered 2025-11-25)"),
+        "{}",
+        run.stdout
+    );
+}
