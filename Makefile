@@ -237,7 +237,7 @@ platform-fixtures: cross-tools
 # checked by pack-all (ELF libc, Mach-O minos and undefined symbols). CORE_PROFILE=release
 # for the cores as shipped; dev by default (the checks read the same headers).
 CORE_PROFILE ?= dev
-cross-cores: cross-tools $(CARGO_ZIGBUILD)
+cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.package-lock.json
 	tests/platforms/linux/cores.sh $(CURDIR)/target/platforms $(CORE_PROFILE)
 
 # Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
