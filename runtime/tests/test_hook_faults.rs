@@ -396,7 +396,8 @@ fn sh_hook(script: &str, answer: &str) -> [String; 4] {
     ["/bin/sh".into(), "-c".into(), script.into(), answer.into()]
 }
 
-/// CPU time this thread has used (user + system).
+/// CPU time this thread has used (user + system); RUSAGE_THREAD is Linux's.
+#[cfg(target_os = "linux")]
 fn thread_cpu_time() -> Duration {
     // SAFETY: getrusage fills the struct we pass and touches nothing else.
     let usage = unsafe {
