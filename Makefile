@@ -15,7 +15,8 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines pack pack-all check-targets build-debug fuzz bench bench-session bench-startup mutants mutants-ts
+        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines pack pack-all check-targets build-debug \
+        cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -56,7 +57,7 @@ $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh 
 gortex-hook: $(GORTEX_UPSTREAM_HOOK)
 
 # ---------------------------------------------------------------- test
-test: tools lint check-targets test-codegen test-rust test-windows test-go test-ts test-node test-e2e
+test: tools lint check-targets platform-fixtures test-codegen test-rust test-windows test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
 
 # Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu
@@ -74,15 +75,16 @@ test-windows:
 test-windows-all:
 	WINDOWS_TEST_BINARIES= tests/platforms/windows/run.sh
 
-# The core must build for every declared target (PKG-9). Their std comes
-# from rustup (no C toolchain is needed to type-check); the release workflow
-# builds and links them on their own runners.
+
+# The core and its tests must type-check for every declared target (PKG-9): std comes from
+# rustup, no C toolchain is needed. Windows is checked by test-windows's build; linking,
+# loading and running the others is test-platforms's (docs/testing.md, "Platforms").
 CHECK_TARGETS := x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl \
                  x86_64-apple-darwin aarch64-apple-darwin
 check-targets:
 	rustup target add $(CHECK_TARGETS) >/dev/null
 	for t in $(CHECK_TARGETS); do \
-	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --target $$t || exit 1; \
+	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --all-targets --target $$t || exit 1; \
 	done
 
 # Biome (pinned in bindings/node's devDependencies, configured by biome.json) formats and
@@ -135,7 +137,7 @@ test-ts:
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
-test-node: node22 pi-hosts strace pack gortex-hook
+test-node: node22 pi-hosts strace pack gortex-hook platform-fixtures
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
@@ -229,3 +231,43 @@ bench-session: node22 pi-hosts pack $(SDK_PEER)
 bench-startup: node22 pi-hosts pack
 	cargo build -q --release -p fake-gortex
 	$(NODE22) tests/bench/startup.mjs
+
+# ---------------------------------------------------------------- platforms
+# Every target built here as the release builds it, and run where an emulator can
+# (docs/testing.md, "Platforms"). zig (PyPI ziglang) and cargo-zigbuild (crates.io) link
+# the musl and macOS cores; Debian's aarch64 gcc links arm64 glibc; qemu-user runs arm64.
+ZIG_VERSION      := 0.14.1
+ZIGBUILD_VERSION := 0.24.1
+ZIG              := $(CURDIR)/target/zig/ziglang/zig
+CARGO_ZIGBUILD   := $(CURDIR)/target/cargo-zigbuild/bin/cargo-zigbuild
+ZIG_PATH         := $(dir $(ZIG)):$(dir $(CARGO_ZIGBUILD))
+export ZIG CARGO_ZIGBUILD ZIG_PATH
+
+$(ZIG):
+	python3 -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/target/zig ziglang==$(ZIG_VERSION)
+$(CARGO_ZIGBUILD):
+	cargo install --locked --quiet cargo-zigbuild@$(ZIGBUILD_VERSION) --root $(CURDIR)/target/cargo-zigbuild \
+	  --target-dir $(CURDIR)/target/cargo-install
+
+cross-tools: $(ZIG)
+	@for p in qemu-aarch64:qemu-user aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu \
+	          x86_64-w64-mingw32-gcc:gcc-mingw-w64-x86-64; do \
+	  command -v $${p%%:*} >/dev/null || missing="$$missing $${p#*:}"; done; \
+	  [ -z "$$missing" ] || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; }
+
+# Tiny shared objects from each platform's linker, for pack-all's header checks (packaging.test.mjs).
+platform-fixtures: cross-tools
+	tests/platforms/linux/fixtures.sh $(CURDIR)/target/platform-fixtures $(ZIG)
+
+# The cores of every non-Windows target this machine can link, under target/platforms/cores/,
+# checked by pack-all (ELF libc, Mach-O minos and undefined symbols). CORE_PROFILE=release
+# for the cores as shipped; dev by default (the checks read the same headers).
+CORE_PROFILE ?= dev
+cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.package-lock.json
+	tests/platforms/linux/cores.sh $(CURDIR)/target/platforms $(CORE_PROFILE)
+
+# Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
+# binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine.
+test-platforms: test-platforms-linux test-windows
+test-platforms-linux: cross-cores node22 pi-hosts $(SDK_PEER) pack
+	tests/platforms/linux/run.sh $(CURDIR)/target/platforms

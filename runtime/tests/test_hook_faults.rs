@@ -401,7 +401,8 @@ fn sh_hook(script: &str, answer: &str) -> [String; 4] {
     ["/bin/sh".into(), "-c".into(), script.into(), answer.into()]
 }
 
-/// CPU time this thread has used (user + system).
+/// CPU time this thread has used (user + system); RUSAGE_THREAD is Linux's.
+#[cfg(target_os = "linux")]
 fn thread_cpu_time() -> Duration {
     // SAFETY: getrusage fills the struct we pass and touches nothing else.
     let usage = unsafe {
@@ -462,8 +463,10 @@ fn a_signal_handled_during_the_exchange_does_not_end_it() {
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut());
     }
-    // SAFETY: pthread_self has no preconditions.
-    let waiter = unsafe { libc::pthread_self() };
+    // SAFETY: pthread_self has no preconditions. The handle crosses to the
+    // signalling thread as an address because musl's pthread_t is a raw
+    // pointer (not Send) where glibc's is an integer.
+    let waiter = unsafe { libc::pthread_self() } as usize;
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let signaller = {
         let done = done.clone();
@@ -472,7 +475,7 @@ fn a_signal_handled_during_the_exchange_does_not_end_it() {
             while !done.load(std::sync::atomic::Ordering::SeqCst) && sent < 5 {
                 std::thread::sleep(Duration::from_millis(100));
                 // SAFETY: the waiting thread outlives this one (joined below).
-                unsafe { libc::pthread_kill(waiter, libc::SIGUSR1) };
+                unsafe { libc::pthread_kill(waiter as libc::pthread_t, libc::SIGUSR1) };
                 sent += 1;
             }
             sent

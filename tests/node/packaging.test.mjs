@@ -6,7 +6,15 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { checkPlatform, inspectBinary, packAll } from "../../bindings/node/scripts/pack-all.mjs";
+import { libcOfElf, machoVersion, readBinary } from "../../bindings/node/scripts/binary-headers.mjs";
+import {
+  checkPlatform,
+  inspectBinary,
+  MACOS_MIN,
+  packAll,
+  platformOf,
+  tagOf,
+} from "../../bindings/node/scripts/pack-all.mjs";
 import { EXPECTED_HANDLERS } from "./lib/handlers.mjs";
 import { ADDON_FILE, copyPackage, FAKE, PI_VERSION, PKG_DIR, pi, ROOT, start, workspace } from "./lib/pi.mjs";
 
@@ -41,7 +49,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.ok(manifest.homepage && manifest.bugs.url, "homepage and bugs");
   });
 
-  test("PKG-9: six declared targets, no Windows, each with its npm/<platform>/ package", () => {
+  test("PKG-9: eight declared targets, Windows included, each with its npm/<platform>/ package", () => {
     const tags = [
       "linux-x64-gnu",
       "linux-x64-musl",
@@ -49,16 +57,20 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
       "linux-arm64-musl",
       "darwin-x64",
       "darwin-arm64",
+      "win32-x64-msvc",
+      "win32-arm64-msvc",
     ];
-    assert.equal(manifest.napi.targets.length, tags.length);
-    assert.ok(!manifest.napi.targets.some((target) => target.includes("windows")), "Windows is not a target (README)");
+    assert.deepEqual(manifest.napi.targets.map(tagOf), tags);
     assert.deepEqual(readdirSync(join(PKG_DIR, "npm")).sort(), [...tags].sort());
     for (const tag of tags) {
       const platform = JSON.parse(readFileSync(join(PKG_DIR, "npm", tag, "package.json"), "utf8"));
       assert.equal(platform.name, `pi-gortex-${tag}`);
       assert.equal(platform.version, manifest.version, `${tag} version follows pi-gortex`);
       assert.equal(platform.main, `pi-gortex.${tag}.node`);
+      assert.deepEqual(platform.files, [platform.main]);
       assert.ok(!platform.keywords.includes("pi-package"), `${tag} is not a Pi package of its own`);
+      const { os, cpu, libc } = platformOf(tag);
+      assert.deepEqual([platform.os, platform.cpu, platform.libc], [[os], [cpu], libc && [libc]], tag);
     }
   });
 
@@ -129,7 +141,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     );
     assert.deepEqual(
       Object.keys(published.optionalDependencies).sort(),
-      manifest.napi.targets.length === 6
+      manifest.napi.targets.length === 8
         ? readdirSync(join(PKG_DIR, "npm"))
             .map((tag) => `pi-gortex-${tag}`)
             .sort()
@@ -140,7 +152,7 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
 
   test("make pack-all refuses a core whose binary is not for the platform its name claims", () => {
     const core = readFileSync(join(PKG_DIR, addonFile));
-    assert.deepEqual(inspectBinary(core), { os: "linux", cpu: "x64", libc: "glibc" });
+    assert.deepEqual(inspectBinary(core), { os: "linux", cpu: "x64", libc: "glibc", problems: [] });
     const darwin = JSON.parse(readFileSync(join(PKG_DIR, "npm/darwin-arm64/package.json"), "utf8"));
     assert.deepEqual(checkPlatform("darwin-arm64", manifest, darwin, core), [
       "pi-gortex.darwin-arm64.node: built for os linux, its name says darwin",
@@ -151,8 +163,109 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
       "pi-gortex.linux-x64-musl.node: built for libc glibc, its name says musl",
     ]);
     assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), [
-      "pi-gortex.linux-x64-musl.node: not a 64-bit ELF or Mach-O addon",
+      "pi-gortex.linux-x64-musl.node: not a 64-bit ELF, PE or Mach-O addon",
     ]);
+  });
+
+  // Real objects from the linkers the cores are built with (tests/platforms/linux/fixtures.sh).
+  const FIXTURES = join(ROOT, "target/platform-fixtures");
+  const fixture = (name) => {
+    assert.ok(existsSync(join(FIXTURES, name)), `make platform-fixtures first: ${join(FIXTURES, name)}`);
+    return readFileSync(join(FIXTURES, name));
+  };
+  const npmManifest = (tag) => JSON.parse(readFileSync(join(PKG_DIR, "npm", tag, "package.json"), "utf8"));
+
+  test("pack-all reads the ELF: e_machine for the architecture, DT_NEEDED and PT_INTERP for glibc or musl", () => {
+    assert.deepEqual(inspectBinary(fixture("linux-x64-gnu.so")), {
+      os: "linux",
+      cpu: "x64",
+      libc: "glibc",
+      problems: [],
+    });
+    assert.deepEqual(inspectBinary(fixture("linux-arm64-gnu.so")), {
+      os: "linux",
+      cpu: "arm64",
+      libc: "glibc",
+      problems: [],
+    });
+    // Linked against musl's own sysroot (zig, as cargo-zigbuild does): DT_NEEDED is plain `libc.so`.
+    const musl = readBinary(fixture("linux-x64-musl.so"));
+    assert.ok(musl.needed.includes("libc.so"), musl.needed.join(", "));
+    assert.deepEqual(
+      checkPlatform("linux-x64-musl", manifest, npmManifest("linux-x64-musl"), fixture("linux-x64-musl.so")),
+      [],
+    );
+    assert.deepEqual(
+      checkPlatform("linux-x64-gnu", manifest, npmManifest("linux-x64-gnu"), fixture("linux-x64-musl.so")),
+      ["pi-gortex.linux-x64-gnu.node: built for libc musl, its name says glibc"],
+    );
+    const exe = readBinary(fixture("linux-x64-gnu.exe"));
+    assert.match(exe.interpreter, /ld-linux-x86-64\.so\.2$/);
+    assert.equal(libcOfElf("/lib/ld-musl-aarch64.so.1", []), "musl");
+    assert.equal(libcOfElf(undefined, ["libc.musl-x86_64.so.1"]), "musl");
+    assert.equal(libcOfElf(undefined, ["libm.so.6"]), undefined, "no libc named: no guess");
+    assert.deepEqual(inspectBinary(fixture("linux-x64-gnu.exe")).problems, ["an ELF of type 2, not a shared object"]);
+  });
+
+  test("pack-all reads the PE: the machine field, a DLL, PE32+", () => {
+    const win = npmManifest("win32-x64-msvc");
+    assert.deepEqual(inspectBinary(fixture("win32-x64.dll")), { os: "win32", cpu: "x64", problems: [] });
+    assert.deepEqual(checkPlatform("win32-x64-msvc", manifest, win, fixture("win32-x64.dll")), []);
+    assert.deepEqual(
+      checkPlatform("win32-arm64-msvc", manifest, npmManifest("win32-arm64-msvc"), fixture("win32-x64.dll")),
+      ["pi-gortex.win32-arm64-msvc.node: built for cpu x64, its name says arm64"],
+    );
+    assert.deepEqual(checkPlatform("win32-x64-msvc", manifest, win, fixture("win32-x64.exe")), [
+      "pi-gortex.win32-x64-msvc.node: a PE image that is not a DLL",
+    ]);
+    assert.deepEqual(checkPlatform("win32-x64-msvc", manifest, win, fixture("linux-x64-gnu.so")), [
+      "pi-gortex.win32-x64-msvc.node: built for os linux, its name says win32",
+    ]);
+  });
+
+  test("pack-all reads the Mach-O: cputype, LC_BUILD_VERSION's minos, only Node-API left to the host", () => {
+    for (const tag of ["darwin-arm64", "darwin-x64"])
+      assert.deepEqual(checkPlatform(tag, manifest, npmManifest(tag), fixture(`${tag}.dylib`)), [], tag);
+    const info = readBinary(fixture("darwin-arm64.dylib"));
+    assert.equal(info.minos, "11.0");
+    assert.deepEqual(
+      info.undefinedSymbols.filter((s) => s.library === undefined).map((s) => s.name),
+      ["_napi_create_object"],
+      "Node-API is left to the host; malloc and free are bound to libSystem",
+    );
+    assert.ok(info.undefinedSymbols.some((s) => s.name === "_malloc" && s.library === "/usr/lib/libSystem.B.dylib"));
+    assert.deepEqual(checkPlatform("darwin-x64", manifest, npmManifest("darwin-x64"), fixture("darwin-arm64.dylib")), [
+      "pi-gortex.darwin-x64.node: built for cpu arm64, its name says x64",
+    ]);
+    assert.deepEqual(inspectBinary(fixture("darwin-arm64-macos15.dylib")).problems, [
+      `needs macOS 15.0, newer than ${MACOS_MIN} (MACOSX_DEPLOYMENT_TARGET)`,
+    ]);
+    assert.deepEqual(inspectBinary(fixture("darwin-arm64-stray.dylib")).problems, [
+      "left to the host but not Node-API: _not_node_api",
+    ]);
+    assert.equal(machoVersion(0x000b0000), "11.0");
+    assert.equal(machoVersion(0x000a0f06), "10.15.6");
+  });
+
+  test("pack-all's header reader answers `undefined`, never throws, for a truncated or lying header", () => {
+    for (const name of ["linux-x64-musl.so", "win32-x64.dll", "darwin-arm64.dylib"]) {
+      const whole = fixture(name);
+      for (const length of [0, 4, 20, 63, 64, 200, 1024])
+        assert.doesNotThrow(() => readBinary(whole.subarray(0, length)), `${name} cut at ${length}`);
+      assert.equal(readBinary(whole.subarray(0, 40)), undefined, `${name} cut at 40`);
+    }
+    // A program header table said to lie beyond the file.
+    const elf = Buffer.from(fixture("linux-x64-musl.so"));
+    elf.writeBigUInt64LE(0xffffffffn, 32);
+    assert.equal(readBinary(elf), undefined);
+    // An e_lfanew that points past the end.
+    const pe = Buffer.from(fixture("win32-x64.dll"));
+    pe.writeUInt32LE(0x7fffffff, 0x3c);
+    assert.equal(readBinary(pe), undefined);
+    // A load command that claims more bytes than the commands hold.
+    const macho = Buffer.from(fixture("darwin-arm64.dylib"));
+    macho.writeUInt32LE(0x7fffffff, 32 + 4);
+    assert.equal(readBinary(macho), undefined);
   });
 
   test("PKG-9 loader: the platform tag comes from Node's ELF interpreter, never from process.report.getReport()", async () => {
@@ -177,6 +290,30 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.equal(loader.elfInterpreter(head.subarray(0, 60)), undefined, "truncated: no answer, no throw");
     assert.equal(loader.tagOfTriple("aarch64-apple-darwin"), "darwin-arm64");
     assert.equal(loader.tagOfTriple("x86_64-unknown-linux-musl"), "linux-x64-musl");
+    assert.equal(loader.tagOfTriple("aarch64-pc-windows-msvc"), "win32-arm64-msvc");
+    // Node for Windows is an MSVC build: its tag is napi's, the one npm/<platform>/ is named by.
+    assert.equal(
+      loader.tagOfPlatform("win32", "x64", () => "unused"),
+      "win32-x64-msvc",
+    );
+    assert.equal(
+      loader.tagOfPlatform("darwin", "arm64", () => "unused"),
+      "darwin-arm64",
+    );
+    assert.equal(
+      loader.tagOfPlatform("linux", "arm64", () => "musl"),
+      "linux-arm64-musl",
+    );
+    for (const triple of manifest.napi.targets) {
+      const tag = loader.tagOfTriple(triple);
+      assert.equal(tag, tagOf(triple), triple);
+      const [os, cpu, abi] = tag.split("-");
+      assert.equal(
+        loader.tagOfPlatform(os, cpu, () => abi),
+        tag,
+        "the loader looks for what pack-all publishes",
+      );
+    }
   });
 
   test("PKG-3/PKG-8: a bare copy in <agentDir>/extensions loads through discovery with the expected handlers", async () => {

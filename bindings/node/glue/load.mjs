@@ -116,24 +116,39 @@ function linuxLibc() {
 }
 
 /**
- * The napi platform tag of this process, e.g. `linux-x64-gnu`, `darwin-arm64`.
+ * The napi platform tag of a platform, e.g. `linux-x64-gnu`, `darwin-arm64`,
+ * `win32-x64-msvc` (Node for Windows is an MSVC build, so its cores are too).
+ * @param {string} platform `process.platform`
+ * @param {string} arch `process.arch`
+ * @param {() => string} libc the libc on Linux, asked only there
  * @returns {string}
  */
-export function platformTag() {
-  const { platform, arch } = process;
-  if (platform === "linux") return `linux-${arch}-${linuxLibc()}`;
+export function tagOfPlatform(platform, arch, libc) {
+  if (platform === "linux") return `linux-${arch}-${libc()}`;
+  if (platform === "win32") return `win32-${arch}-msvc`;
   return `${platform}-${arch}`;
 }
 
 /**
- * The napi tag of a Rust target triple (`aarch64-apple-darwin` is `darwin-arm64`).
+ * The napi platform tag of this process.
+ * @returns {string}
+ */
+export function platformTag() {
+  return tagOfPlatform(process.platform, process.arch, linuxLibc);
+}
+
+/**
+ * The napi tag of a Rust target triple (`aarch64-apple-darwin` is `darwin-arm64`,
+ * `x86_64-pc-windows-msvc` is `win32-x64-msvc`).
  * @param {string} triple
  * @returns {string}
  */
 export function tagOfTriple(triple) {
   const [arch = "", , os = "", abi] = triple.split("-");
   const cpu = arch === "x86_64" ? "x64" : arch === "aarch64" ? "arm64" : arch;
-  return os === "linux" ? `linux-${cpu}-${abi}` : `${os}-${cpu}`;
+  if (os === "linux") return `linux-${cpu}-${abi}`;
+  if (os === "windows") return `win32-${cpu}-${abi}`;
+  return `${os}-${cpu}`;
 }
 
 /** The platforms this package has cores for, from its own manifest (`napi.targets`). */

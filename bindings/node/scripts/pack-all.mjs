@@ -14,50 +14,77 @@ import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readBinary } from "./binary-headers.mjs";
 import { BUNDLE, stageMainPackage } from "./stage.mjs";
 
 const PKG_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** napi's platform tag for a Rust target triple, e.g. `linux-x64-gnu`. */
+/** napi's platform tag for a Rust target triple, e.g. `linux-x64-gnu`, `win32-x64-msvc`. */
 export function tagOf(triple) {
   const [arch, , os, abi] = triple.split("-");
   const cpu = { x86_64: "x64", aarch64: "arm64" }[arch];
   if (!cpu) throw new Error(`unsupported target ${triple}`);
   if (os === "darwin") return `darwin-${cpu}`;
   if (os === "linux") return `linux-${cpu}-${abi}`;
+  if (os === "windows") return `win32-${cpu}-${abi}`;
   throw new Error(`unsupported target ${triple}`);
 }
 
 /** What a tag promises: npm's `os`, `cpu` and (Linux) `libc` fields. */
 export function platformOf(tag) {
   const [os, cpu, abi] = tag.split("-");
-  return { os, cpu, ...(abi ? { libc: abi === "gnu" ? "glibc" : "musl" } : {}) };
+  return { os, cpu, ...(os === "linux" ? { libc: abi === "gnu" ? "glibc" : "musl" } : {}) };
+}
+
+/** The oldest macOS the darwin cores promise (the release workflow's MACOSX_DEPLOYMENT_TARGET). */
+export const MACOS_MIN = "11.0";
+const ET_DYN = 3;
+const MH_DYLIB = 6;
+const MH_BUNDLE = 8;
+
+/** a.b[.c] <= x.y[.z] */
+function versionAtMost(version, limit) {
+  const a = version.split(".").map(Number);
+  const b = limit.split(".").map(Number);
+  for (let i = 0; i < 3; i += 1) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) < (b[i] ?? 0);
+  return true;
 }
 
 /**
- * What a compiled addon really is, read from its header: `{ os, cpu, libc? }`,
- * or `undefined` for a file that is neither a 64-bit ELF nor a thin Mach-O.
+ * What a compiled addon really is, read from its headers (binary-headers.mjs):
+ * `{ os, cpu, libc? }` plus `problems`, the ways it is not a loadable addon for
+ * that platform; `undefined` for a file that is not a 64-bit ELF, PE or Mach-O.
  */
 export function inspectBinary(bytes) {
-  if (bytes.length >= 20 && bytes.readUInt32BE(0) === 0x7f454c46) {
-    if (bytes[4] !== 2 || bytes[5] !== 1) return undefined; // 64-bit little-endian only
-    const cpu = { 62: "x64", 183: "arm64" }[bytes.readUInt16LE(18)];
-    if (!cpu) return undefined;
-    // The libc a shared object links is named in its dynamic string table.
-    const text = bytes.toString("latin1");
-    const libc =
-      text.includes("libc.musl-") || text.includes("ld-musl-")
-        ? "musl"
-        : text.includes("libc.so.6")
-          ? "glibc"
-          : undefined;
-    return { os: "linux", cpu, ...(libc ? { libc } : {}) };
+  const info = readBinary(bytes);
+  if (!info) return undefined;
+  const problems = [];
+  if (info.format === "elf") {
+    if (info.type !== ET_DYN) problems.push(`an ELF of type ${info.type}, not a shared object`);
+    return {
+      os: "linux",
+      cpu: info.cpu ?? `machine ${info.machine}`,
+      ...(info.libc ? { libc: info.libc } : {}),
+      problems,
+    };
   }
-  if (bytes.length >= 8 && bytes.readUInt32LE(0) === 0xfeedfacf) {
-    const cpu = { 0x01000007: "x64", 0x0100000c: "arm64" }[bytes.readUInt32LE(4)];
-    return cpu ? { os: "darwin", cpu } : undefined;
+  if (info.format === "pe") {
+    if (!info.dll) problems.push("a PE image that is not a DLL");
+    if (!info.pe32plus) problems.push("a PE image that is not PE32+");
+    return { os: "win32", cpu: info.cpu ?? `machine 0x${info.machine.toString(16)}`, problems };
   }
-  return undefined;
+  if (info.filetype !== MH_BUNDLE && info.filetype !== MH_DYLIB)
+    problems.push(`a Mach-O of filetype ${info.filetype}, not a dylib or bundle`);
+  if (!info.minos) problems.push("no minimum macOS version (LC_BUILD_VERSION)");
+  else if (!versionAtMost(info.minos, MACOS_MIN))
+    problems.push(`needs macOS ${info.minos}, newer than ${MACOS_MIN} (MACOSX_DEPLOYMENT_TARGET)`);
+  // Node-API comes from the host process; everything else must be bound to a system library.
+  const hostSymbols = info.undefinedSymbols.filter((s) => s.library === undefined).map((s) => s.name);
+  const foreign = hostSymbols.filter((name) => !/^_(napi|node_api)_/.test(name));
+  if (foreign.length) problems.push(`left to the host but not Node-API: ${foreign.slice(0, 5).join(", ")}`);
+  const libraries = info.libraries.filter((lib) => !/^\/(usr\/lib|System\/Library)\//.test(lib));
+  if (libraries.length) problems.push(`links non-system libraries: ${libraries.join(", ")}`);
+  return { os: "darwin", cpu: info.cpu ?? `cputype 0x${info.cputype.toString(16)}`, minos: info.minos, problems };
 }
 
 /** Problems with one core and its platform package manifest; empty when it is right. */
@@ -66,8 +93,9 @@ export function checkPlatform(tag, manifest, platformManifest, bytes) {
   const want = platformOf(tag);
   const file = `pi-gortex.${tag}.node`;
   const is = inspectBinary(bytes);
-  if (!is) problems.push(`${file}: not a 64-bit ELF or Mach-O addon`);
+  if (!is) problems.push(`${file}: not a 64-bit ELF, PE or Mach-O addon`);
   else {
+    for (const problem of is.problems) problems.push(`${file}: ${problem}`);
     for (const key of Object.keys(want)) {
       if (want[key] !== is[key])
         problems.push(`${file}: built for ${key} ${is[key] ?? "unknown"}, its name says ${want[key]}`);
