@@ -1,4 +1,4 @@
-//! Untrusted text made safe to show (issue 11 item 8e, CFG-17).
+//! Untrusted text made safe to show (CFG-17).
 //!
 //! Key names, values and paths from a project sidecar reach `ui.notify` and
 //! the doctor's terminal output. A cloned repository must not be able to

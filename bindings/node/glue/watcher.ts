@@ -55,7 +55,7 @@ const ids = (event: ToolEventLike) => ({
 });
 
 /**
- * Issue 16 read-ahead (native path): the assistant message names its tool calls before Pi
+ * Read-ahead (native path): the assistant message names its tool calls before Pi
  * prepares any, so a Gortex edit's files are read now and its tool_call seldom waits for a read.
  * The core decides from each call's name; only an edit's arguments cross napi.
  */

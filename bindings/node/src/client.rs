@@ -122,7 +122,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
     guarded_start(generation, start(generation, instance, on_catalogue)).await
 }
 
-/// SES-9, issue 11 item 4: a panic anywhere in a start (contained here) is a
+/// SES-9: a panic anywhere in a start (contained here) is a
 /// failed start like any other: the model and `/gortex` see why.
 async fn guarded_start(generation: u32, work: impl std::future::Future<Output = Value>) -> Value {
     guard::guard_async(
@@ -253,7 +253,7 @@ enum Execution {
 /// TOOL-6: executes one own-client tool call. Never rejects: a failure is
 /// `{ok:false, text}` for the glue to throw.
 ///
-/// Issue 16: a call that needs no diff window is written to the daemon
+/// A call that needs no diff window is written to the daemon
 /// here, on Pi's thread, before the promise exists; the daemon then works
 /// on it while the runtime's thread wakes to await the reply, instead of
 /// the request waiting for that wake-up first.
@@ -458,7 +458,7 @@ pub fn abort_call(generation: u32, call_id: String) {
 
 #[cfg(test)]
 mod start_failures {
-    //! Issue 11 item 4: every way a start fails leaves the bridge error the
+    //! Every way a start fails leaves the bridge error the
     //! first turn gives the model (SES-13) and the last error `/gortex`
     //! shows (STAT-2).
     use super::*;

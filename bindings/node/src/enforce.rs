@@ -19,8 +19,8 @@ use crate::{generation, guard};
 ///
 /// The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
 /// never Pi's); the call goes from Pi's thread straight to that thread and
-/// its answer straight back (issue 16: no runtime worker in between, so the
-/// cost inside Pi stays near a bare spawn-and-wait of the hook).
+/// its answer straight back, with no runtime worker in between, so the
+/// cost inside Pi stays near a bare spawn-and-wait of the hook.
 #[napi(
     ts_args_type = "generation: number, instance: number, event: host.ToolCallEvent",
     ts_return_type = "Promise<host.ToolCallAction>"

@@ -7,7 +7,7 @@
 //! run on napi's shared tokio runtime; pure decisions are synchronous, because
 //! a Promise round trip would cost more than the decision itself. The async
 //! exports that run once per tool call return promises from `settle`, which
-//! cost less to cross than napi-rs's `async fn` (issue 16).
+//! cost less to cross than napi-rs's `async fn` (docs/benchmarks.md).
 
 // napi-derive registers exports only outside test builds, so unit-test
 // builds see the adapters as unused.
@@ -59,8 +59,7 @@ pub async fn debug_force_panic(asynchronous: bool) -> bool {
 /// exports' async work is almost all waiting on pipes and timers (the hook
 /// and file reads run on the blocking pool), so a second worker adds little;
 /// it does add wake-ups, since a task spawned from Pi's thread can wake both
-/// workers (issue 16: an own-client call took 8.7 context switches with two
-/// workers, 5.3 with one). The cost: a diff, computed on the worker, holds
+/// workers (measured in docs/benchmarks.md). The cost: a diff, computed on the worker, holds
 /// back other replies while it runs.
 #[napi_derive::module_init]
 fn init_runtime() {

@@ -1,5 +1,5 @@
 //! Promises for the per-call async exports, settled through one long-lived
-//! thread-safe function per JavaScript thread (issue 16).
+//! thread-safe function per JavaScript thread.
 //!
 //! napi-rs's `async fn` export makes, for every call, a new thread-safe
 //! function (its own libuv handle and env cleanup hook), an `Error` with a

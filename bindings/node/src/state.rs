@@ -261,7 +261,7 @@ pub struct SlotEntry {
 /// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
 /// one locked step: a start claims the slot and takes out its predecessor
 /// together, so an older start still stopping its predecessor can never
-/// displace the claim of a newer one (issue 11 item 8a).
+/// displace the claim of a newer one.
 #[derive(Default)]
 pub struct ClientSlot {
     entry: Mutex<Option<SlotEntry>>,

@@ -32,7 +32,7 @@ fn is_tools_search(pi_name: &str) -> bool {
 ///
 /// `args` stays a JavaScript value until the name says the tool can edit:
 /// most calls are not edits, and converting their arguments would be the
-/// larger part of this per-call check (issue 16).
+/// larger part of this per-call check.
 #[napi(ts_args_type = "generation: number, name: string, args: unknown, cwd: string")]
 pub fn edit_candidates(
     env: &Env,
@@ -83,7 +83,7 @@ pub fn watch_tool_call(
                 .on_tool_call(&tool_name, &tool_call_id);
             // A native Gortex tool whose name can never edit (DIFF-2:
             // `search`, `read`, ...) claims nothing, so its arguments need
-            // not cross napi (issue 16: most calls are not edits).
+            // not cross napi; most calls are not edits.
             native
                 && parent_tool_call_id.is_none()
                 && (matches!(tool_name.as_str(), "edit" | "write")
@@ -129,11 +129,11 @@ pub fn watch_edit(generation: u32, instance: u32, event: Value) -> bool {
 /// DIFF-17 for a native Gortex edit: the before snapshot of the claim made
 /// by `watchEdit`, read on the blocking pool with no lock held.
 ///
-/// Settled through `settle` (issue 16: a native edit's per-call cost).
+/// Settled through `settle`, which is cheaper per call than a napi-rs promise.
 ///
 /// The read is a blocking-pool job that settles the promise itself, with the
-/// DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
-/// way instead of two, on the path of every native edit); a read that runs
+/// DIFF-23 limit kept by a timer beside it: one thread hop each way instead
+/// of two, on the path of every native edit; a read that runs
 /// out of time leaves the claim with time-limit skips, as before.
 ///
 /// A before side read ahead at the assistant message (`prefetchEdit`) is
@@ -217,7 +217,7 @@ fn read_or_skipped(
     }
 }
 
-/// Issue 16 read-ahead: at an assistant message's `message_end` (native
+/// Read-ahead: at an assistant message's `message_end` (native
 /// path only), a Gortex edit the message asks for gets its before side read
 /// now, before any call of the batch runs, so that its `tool_call` finds it
 /// ready (`watchSnapshot`). Decided from the name first: `args` crosses
@@ -345,7 +345,7 @@ fn promoted_tools(text: &str) -> Vec<String> {
 /// Decided on Pi's thread up to the after side's read: a `tools_search` (or
 /// an edit whose claim has nothing to compare) resolves at once, with no
 /// thread hop; an edit's read and comparison run as one blocking-pool job
-/// that settles the promise itself, under the DIFF-23 limit (issue 16).
+/// that settles the promise itself, under the DIFF-23 limit.
 pub fn watch_tool_result(env: &Env, generation: u32, event: Value) -> Promised<'_> {
     let started = guard::guard_sync(|| None, || begin_tool_result(generation, event));
     let Some((action, compare)) = started else {

@@ -1,4 +1,4 @@
-//! Opening one sidecar file safely (issue 11 item 1, CFG-16).
+//! Opening one sidecar file safely (CFG-16).
 //!
 //! A sidecar is untrusted input: the project one comes with whatever the user
 //! cloned. So the file is opened without blocking (`O_NONBLOCK`: a FIFO or a

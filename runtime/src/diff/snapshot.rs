@@ -256,7 +256,7 @@ where
 /// runs right there, on that blocking thread; otherwise a timer task calls
 /// `done(None)` at the limit and the late answer is dropped. `done` runs
 /// exactly once. The timer is armed beside the job, so the answer's path is
-/// the caller's thread, one blocking thread and back (issue 16: the addon's
+/// the caller's thread, one blocking thread and back (for the addon's
 /// native edit reads, where a task awaiting the job would add two thread
 /// wake-ups). Must be called within a tokio runtime.
 pub fn race_time_limit<R, W, D>(limit: Duration, work: W, done: D)

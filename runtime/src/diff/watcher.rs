@@ -166,7 +166,7 @@ pub const MAX_PREFETCHES: usize = 16;
 pub type PrefetchWaiter = Box<dyn FnOnce() + Send>;
 
 /// A before side read ahead, at the assistant message that asked for the
-/// call, so that the call's `tool_call` rarely waits for a read (issue 16).
+/// call, so that the call's `tool_call` rarely waits for a read.
 struct Prefetch {
     paths: Vec<PathBuf>,
     /// The cwd the read's boundary comes from (`Boundary::for_cwd`, computed
@@ -305,7 +305,7 @@ impl NativeWatcher {
         })
     }
 
-    /// Read-ahead, step 1 (issue 16): at the assistant message that asks for
+    /// Read-ahead, step 1: at the assistant message that asks for
     /// a native Gortex edit, before any call of its batch runs, its files
     /// can be read already, so that its `tool_call` finds the before side
     /// ready instead of waiting for a thread to read it. The files are the

@@ -7,8 +7,8 @@
 //! plus a recorded [`HookFailure`].
 //!
 //! The hook runs on every Pi tool call, so its cost is the spawn-and-wait of
-//! the binary and as little else as possible (issue 16; measured by
-//! `make bench-session` against a bare spawn-and-wait of the same binary).
+//! the binary and as little else as possible (measured by `make
+//! bench-session` against a bare spawn-and-wait of the same binary).
 //! On Unix the whole exchange runs on one thread of tokio's blocking pool:
 //! `std::process::Command` spawns with `posix_spawn` (vfork semantics on
 //! Linux and macOS: the host's address space is never copied), no shell, the
@@ -80,7 +80,7 @@ pub async fn run_with_limits(argv: &[String], event: &HookEvent, limits: HookLim
 /// [`run`] on the calling thread, which it blocks for the exchange (at most
 /// the HOOK-2 limits). For a caller already on a blocking thread: the addon
 /// runs a `tool_call`'s hook this way, straight from Pi's thread to one
-/// blocking thread and back, without a runtime worker in between (issue 16).
+/// blocking thread and back, without a runtime worker in between.
 #[cfg(unix)]
 pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
     let started = Instant::now();
@@ -431,7 +431,7 @@ mod blocking {
 /// whatever it started is killed with it on failure, and when the tree is
 /// dropped at the end of the exchange.
 /// cargo-mutants reads source text, not #[cfg]: this module is not compiled
-/// on Linux, so its mutants could change nothing there (issue 12).
+/// on Linux, so its mutants could change nothing there.
 #[cfg(not(unix))]
 #[cfg_attr(mutants, mutants::skip)]
 mod portable {

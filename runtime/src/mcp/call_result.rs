@@ -345,7 +345,7 @@ mod tests {
 
     #[test]
     fn a_lone_surrogate_before_an_escaped_backslash_reads_the_slow_way() {
-        // Found in review (issue 11): the capacity hint skipped 12 bytes for
+        // Found in review: the capacity hint skipped 12 bytes for
         // any high surrogate and then sliced past the end of the literal.
         both_ways(json!({"content":[{"type":"text","text":"ok"}]}));
         let frame = br#"{"content":[{"type":"text","text":"\ud800abcde\\"}]}"#;

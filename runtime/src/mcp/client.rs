@@ -831,7 +831,7 @@ fn with_progress_token(params: &RawValue, id: u64) -> Box<RawValue> {
 mod tests {
     use super::*;
 
-    /// Issue 11 item 8d: the supervisor took the entry out (the reply won)
+    /// The supervisor took the entry out (the reply won)
     /// but has not sent the settlement yet when the timer's branch looks:
     /// the reply is still what the caller gets, not a timeout.
     #[tokio::test(flavor = "current_thread")]
