@@ -1,9 +1,10 @@
 //! HOOK-5..HOOK-9 and HOOK-15: Pi tool calls become envelopes. Checked as the
 //! exact JSON written to the hook's stdin (WIRE-13).
 
+use pi_gortex_runtime::hook::normalize::resolve_like_pi;
 use pi_gortex_runtime::hook::{
     canonical_tool_name, envelope_for_prompt, envelope_for_session_start, envelope_for_tool_call,
-    EnvelopeContext,
+    normalize_tool_input, EnvelopeContext,
 };
 use serde_json::{json, Value};
 
@@ -174,4 +175,108 @@ fn session_start_and_prompt_envelopes() {
         "slash commands never sent"
     );
     assert!(envelope_for_prompt("  ", &ctx("sid")).is_none());
+}
+
+#[test]
+fn paths_resolve_as_pi_tools_resolve_them() {
+    // HOOK-8: Pi's read/grep/find/ls/edit/write drop one leading `@`, then expand `~` and `~/…`
+    // to the home directory; `~name` and a `~` inside the path are not expanded.
+    let home = Some("/home/u");
+    for (written, resolved) in [
+        ("@src/a.go", "src/a.go"),
+        ("~", "/home/u"),
+        ("~/", "/home/u"),
+        ("~/proj/src/a.go", "/home/u/proj/src/a.go"),
+        ("@~/proj/src", "/home/u/proj/src"),
+        ("@~", "/home/u"),
+        ("~user/src", "~user/src"),
+        ("~src", "~src"),
+        ("src/~/a.go", "src/~/a.go"),
+        ("@@src", "@src"),
+        ("/abs/a.go", "/abs/a.go"),
+        ("", ""),
+    ] {
+        assert_eq!(resolve_like_pi(written, home), resolved, "{written:?}");
+    }
+}
+
+#[test]
+fn without_a_home_tilde_paths_stay_as_written() {
+    // Fail open: HOME unset or not UTF-8 leaves `~` alone, the `@` still goes.
+    assert_eq!(resolve_like_pi("~/proj/a.go", None), "~/proj/a.go");
+    assert_eq!(resolve_like_pi("@~/proj", None), "~/proj");
+    assert_eq!(resolve_like_pi("~", None), "~");
+}
+
+#[test]
+fn grep_and_glob_path_scope_resolved_like_pi() {
+    // HOOK-8: Gortex's hook takes the scope of Grep and Glob from `path`, as written; Pi's
+    // grep/find/ls search `@src` in `src` and `~/proj` in the home directory.
+    let home = Some("/home/u");
+    let input = json!({"pattern":"Handler","path":"@src"});
+    assert_eq!(
+        Value::Object(normalize_tool_input(
+            "Grep",
+            input.as_object().unwrap(),
+            home
+        )),
+        json!({"pattern":"Handler","path":"src","file_path":"src"})
+    );
+    let input = json!({"pattern":"*.go","path":"~/proj/src"});
+    assert_eq!(
+        Value::Object(normalize_tool_input(
+            "Glob",
+            input.as_object().unwrap(),
+            home
+        )),
+        json!({"pattern":"*.go","path":"/home/u/proj/src","file_path":"/home/u/proj/src"})
+    );
+    let input = json!({"path":"@~/proj"});
+    assert_eq!(
+        Value::Object(normalize_tool_input(
+            "Glob",
+            input.as_object().unwrap(),
+            home
+        )),
+        json!({"path":"/home/u/proj","file_path":"/home/u/proj","pattern":"/home/u/proj"})
+    );
+}
+
+#[test]
+fn read_edit_write_file_path_expands_tilde_and_keeps_path() {
+    // HOOK-8: the hook reads `file_path` for Read/Edit/Write; their `path` is an original key.
+    let home = Some("/home/u");
+    for canonical in ["Read", "Edit", "Write"] {
+        let input = json!({"path":"~/proj/a.go"});
+        assert_eq!(
+            Value::Object(normalize_tool_input(
+                canonical,
+                input.as_object().unwrap(),
+                home
+            )),
+            json!({"path":"~/proj/a.go","file_path":"/home/u/proj/a.go"}),
+            "{canonical}"
+        );
+    }
+}
+
+#[test]
+fn envelope_expands_tilde_with_the_process_home() {
+    // The envelope takes the home directory from the environment, as Pi's `os.homedir()` does.
+    let envelope = envelope_for_tool_call(
+        "grep",
+        &json!({"pattern":"x","path":"~/proj"}),
+        &ctx("s"),
+        no_registry,
+    );
+    let expected = match std::env::var("HOME") {
+        Ok(home) if !home.is_empty() => std::path::Path::new(&home)
+            .join("proj")
+            .to_string_lossy()
+            .into_owned(),
+        _ => "~/proj".to_string(),
+    };
+    let input = wire(&envelope)["tool_input"].clone();
+    assert_eq!(input["path"], expected.as_str());
+    assert_eq!(input["file_path"], expected.as_str());
 }

@@ -41,13 +41,61 @@ fn first_string<'a>(input: &'a Map<String, Value>, sources: &[&str]) -> Option<&
         .find(|value| !value.is_empty())
 }
 
+/// How Pi's tools read a path they are given: a leading `@` dropped, then `~`
+/// or `~/…` (also `~\…` on Windows) expanded to `home`. Without a home
+/// the path stays as written.
+pub fn resolve_like_pi(path: &str, home: Option<&str>) -> String {
+    let path = path.strip_prefix('@').unwrap_or(path);
+    let Some(home) = home else {
+        return path.to_string();
+    };
+    let Some(after_tilde) = path.strip_prefix('~') else {
+        return path.to_string();
+    };
+    let mut chars = after_tilde.chars();
+    match chars.next() {
+        None => home.to_string(),
+        Some(separator) if std::path::is_separator(separator) => {
+            let rest = chars.as_str();
+            if rest.is_empty() {
+                home.to_string()
+            } else {
+                std::path::Path::new(home)
+                    .join(rest)
+                    .to_string_lossy()
+                    .into_owned()
+            }
+        }
+        // `~user/…` and `~name` are names, which Pi does not expand either.
+        Some(_) => path.to_string(),
+    }
+}
+
+/// The home directory Pi's tools expand `~` to: `HOME`, else Windows'
+/// `USERPROFILE`; `None` when unset, empty or not UTF-8, so paths stay as written.
+pub fn home_for_paths() -> Option<String> {
+    let value = match std::env::var_os("HOME") {
+        Some(home) => home,
+        None => std::env::var_os("USERPROFILE")?,
+    };
+    value.into_string().ok().filter(|home| !home.is_empty())
+}
+
 /// HOOK-8: a shallow copy of Pi's input with the canonical keys added where a
-/// source exists, `file_path` without Pi's `@` prefix. `canonical` is the HOOK-7
-/// name (the `Glob` fallback uses it).
-pub fn normalize_tool_input(canonical: &str, input: &Map<String, Value>) -> Map<String, Value> {
-    // Pi's tools read `@src/a.go` as `src/a.go`; the hook looks the path up as written.
-    let file_path = first_string(input, &FILE_PATH_SOURCES)
-        .map(|path| path.strip_prefix('@').unwrap_or(path).to_string());
+/// source exists. `file_path`, and the `path` scope of `Grep` and `Glob`, are
+/// resolved as Pi's tools resolve them ([`resolve_like_pi`]). `canonical` is the
+/// HOOK-7 name (the `Glob` fallback uses it).
+pub fn normalize_tool_input(
+    canonical: &str,
+    input: &Map<String, Value>,
+    home: Option<&str>,
+) -> Map<String, Value> {
+    // The hook looks paths up as written, so it must see the path Pi's tool will open.
+    let file_path = first_string(input, &FILE_PATH_SOURCES).map(|path| resolve_like_pi(path, home));
+    let scope = matches!(canonical, "Grep" | "Glob")
+        .then(|| input.get("path").and_then(Value::as_str))
+        .flatten()
+        .map(|path| resolve_like_pi(path, home));
     let pattern = first_string(input, &PATTERN_SOURCES)
         .map(str::to_string)
         .or_else(|| (canonical == "Glob").then(|| file_path.clone()).flatten());
@@ -57,6 +105,7 @@ pub fn normalize_tool_input(canonical: &str, input: &Map<String, Value>) -> Map<
         ("file_path", file_path),
         ("pattern", pattern),
         ("command", command),
+        ("path", scope),
     ] {
         if let Some(value) = value {
             normalized.insert(key.to_string(), Value::String(value));
@@ -122,7 +171,11 @@ pub fn envelope_for_tool_call<'a>(
     let (tool_name, tool_input, is_graph) = match classify_tool(pi_name, registry) {
         // HOOK-6: graph input goes raw.
         ToolKind::Graph(bare) => (bare, input_object.clone(), true),
-        ToolKind::Other(name) => (name, normalize_tool_input(name, input_object), false),
+        ToolKind::Other(name) => (
+            name,
+            normalize_tool_input(name, input_object, home_for_paths().as_deref()),
+            false,
+        ),
     };
     HookEvent {
         event: "tool_call".to_string(),

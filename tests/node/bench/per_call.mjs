@@ -17,18 +17,26 @@
 // Run: PI_HOST_DIR=tests/hosts/pi-1.6.0 $NODE22 tests/node/bench/per_call.mjs
 // Knobs: BENCH_CALLS (per block, default 500), BENCH_BLOCKS (default 15), BENCH_BEFORE_PKG_DIR (an
 // unpacked older package, run as a fourth configuration). Prints a JSON report.
-import { writeFileSync } from "node:fs";
+// BENCH_UPSTREAM_HOOK=1: every workspace is tests/node/lib/upstream.mjs's (Gortex's own hook from
+// `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
+// bare spawn-and-wait of that hook binary (and of the relay) with the same variables and cwd, by
+// runtime/examples/hook_spawn_floor (release if built, else debug). The hook child inherits the
+// variables of the workspace started last, the `enforce on` one (not with BENCH_BEFORE_PKG_DIR).
+import { spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { hookFloor } from "../../bench/lib.mjs";
-import { IS_NATIVE_HOST, PI_VERSION, ROOT, start, workspace } from "../lib/pi.mjs";
+import { FAKE, IS_NATIVE_HOST, PI_VERSION, ROOT, start, workspace } from "../lib/pi.mjs";
+import { UPSTREAM_HOOK, upstreamWorkspace } from "../lib/upstream.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
 const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
+const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1";
 // A full collection on demand, for the heap a call leaves behind.
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
@@ -93,7 +101,7 @@ function connector(pi) {
 }
 
 async function configuration(name, { hookOnly = false, ...options }) {
-  const ws = workspace();
+  const ws = UPSTREAM ? await upstreamWorkspace() : workspace();
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
   const s = await start(ws, { ...options, extraFactories: [connector] });
   await s.sessionStart();
@@ -101,7 +109,7 @@ async function configuration(name, { hookOnly = false, ...options }) {
   let flip = false;
   // What the edit tool does between its tool_call and tool_result: change the file.
   const edit = () => writeFileSync(join(ws.cwd, "main.go"), MAIN_GO((flip = !flip) ? "howdy" : "hello"));
-  return { name, s, edit, hookOnly, search: [], edits: [] };
+  return { name, ws, s, edit, hookOnly, search: [], edits: [] };
 }
 
 const median = (xs) => {
@@ -138,6 +146,28 @@ if (before)
   );
 for (const c of configs.filter((c) => c.name.startsWith("pi-gortex") && !c.hookOnly)) await assertDiffed(c);
 
+/**
+ * The upstream floor: p50 of a bare spawn-and-wait of `bin hook --agent=pi` (a graph call's
+ * envelope) with the variables and cwd of the hook configuration's workspace, in microseconds.
+ */
+function upstreamFloor(bin, ws, samples) {
+  const example = ["release", "debug"]
+    .map((profile) => join(process.env.CARGO_TARGET_DIR || join(ROOT, "target"), profile, "examples/hook_spawn_floor"))
+    .find(existsSync);
+  if (!example) throw new Error("build runtime/examples/hook_spawn_floor (cargo build --example hook_spawn_floor)");
+  // The relay hands the hook this HOME; spawned directly, the hook needs it set.
+  // Its own log, so the workspace's log counts only the configuration's hook runs.
+  const env = {
+    ...process.env,
+    ...ws.env,
+    HOME: ws.env.FAKE_GORTEX_HOOK_HOME,
+    FAKE_GORTEX_LOG: join(ws.dir, "floor.log"),
+  };
+  const run = spawnSync(example, [bin, String(samples)], { cwd: ws.cwd, env, encoding: "utf8", timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`hook_spawn_floor ${bin}: ${run.stderr}`);
+  return JSON.parse(run.stdout).bare_p50_ms * 1000;
+}
+
 /** One block of each kind this configuration measures. */
 async function blocks(c) {
   c.search.push(await block(c, SEARCH, undefined, c.hookOnly ? HOOK_CALLS : CALLS));
@@ -146,10 +176,17 @@ async function blocks(c) {
 // Warm-up: the JIT and the addon's first calls.
 for (const c of configs) await blocks(c);
 const floors = [];
+const relayFloors = [];
+const hookWs = configs.find((c) => c.hookOnly).ws;
 for (let b = 0; b < BLOCKS; b += 1) {
   // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
-  const floor = hookFloor(50);
-  if (floor) floors.push(floor.bare_p50_ms * 1000);
+  if (UPSTREAM) {
+    floors.push(upstreamFloor(UPSTREAM_HOOK, hookWs, 50));
+    relayFloors.push(upstreamFloor(FAKE, hookWs, 50));
+  } else {
+    const floor = hookFloor(50);
+    if (floor) floors.push(floor.bare_p50_ms * 1000);
+  }
   for (let i = 0; i < configs.length; i += 1) await blocks(configs[(i + b) % configs.length]);
 }
 
@@ -176,6 +213,7 @@ const byName = new Map(configs.map((c) => [c.name, c]));
 const [searches, reads, edits] = (process.env.BENCH_MIX ?? "6,2,2").split(",").map(Number);
 const editShare = edits / (searches + reads + edits);
 const floorUs = floors.length ? median(floors) : undefined;
+const relayFloorUs = relayFloors.length ? median(relayFloors) : undefined;
 const rows = configs.map((c) => {
   const searchOverUs = median(c.search) - median(base.search);
   const editOverUs = c.hookOnly ? undefined : median(c.edits) - median(base.edits);
@@ -191,10 +229,14 @@ const rows = configs.map((c) => {
     mixOverUs: editOverUs === undefined ? undefined : (1 - editShare) * searchOverUs + editShare * editOverUs,
     hookUs,
     hookToBareSpawn: hookUs === undefined || !floorUs ? undefined : hookUs / floorUs,
+    hookToRelaySpawn: hookUs === undefined || !relayFloorUs ? undefined : hookUs / relayFloorUs,
     retainedBytesPerCall: retained.get(c.name),
   };
 });
+// The hook configuration's calls really reached Gortex's own hook (the relay logs each one).
+const upstreamRuns = UPSTREAM ? hookWs.log().filter((r) => r.ev === "hook" && r.upstream === true) : [];
 for (const c of configs) await c.s.shutdown();
+for (const c of configs) await c.ws.stopDaemon?.();
 console.log(
   JSON.stringify(
     {
@@ -203,7 +245,13 @@ console.log(
       callsPerBlock: CALLS,
       hookCallsPerBlock: HOOK_CALLS,
       blocks: BLOCKS,
+      hook: UPSTREAM ? "Gortex's own (fake-gortex relay)" : "fake-gortex",
       bareHookSpawnP50Us: floorUs,
+      bareRelaySpawnP50Us: relayFloorUs,
+      upstreamHookRuns: UPSTREAM ? upstreamRuns.length : undefined,
+      upstreamHookDecisions: UPSTREAM
+        ? [...new Set(upstreamRuns.map((r) => String(r.decision).slice(0, 60)))]
+        : undefined,
       note: "us per call on Pi's thread, medians of blocks; *Over* = minus Pi's own MCP; the tool's execution is not included; hookUs = enforce on minus off (a search call the hook allows)",
       rows,
     },
