@@ -68,7 +68,7 @@ test: tools lint check-targets platform-fixtures test-codegen test-rust test-win
 WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
   test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
-  test_nat_resolve_binary
+  test_nat_resolve_binary test_windows_process_tree
 .PHONY: test-windows test-windows-all
 test-windows:
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh

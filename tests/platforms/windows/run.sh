@@ -42,6 +42,16 @@ if [[ ! -f "$dll" || "$here/processprng.c" -nt "$dll" ]]; then
   x86_64-w64-mingw32-gcc -shared -O2 -o "$dll" "$here/processprng.c" "$here/processprng.def" -ladvapi32
 fi
 
+# ---------------------------------------------------------------- lint
+# The Windows side of every cfg gets the same clippy gate as the Linux side.
+cargo clippy -q --all-targets --target "$target" -p pi-gortex-runtime -p fake-gortex -- -D warnings
+# The addon's Rust compiles for Windows too; a check links nothing, so an
+# empty libnode.dll satisfies napi-build (the real import library is only
+# needed to link).
+mkdir -p "$root/target/libnode-check"
+: >"$root/target/libnode-check/libnode.dll"
+LIBNODE_PATH="$root/target/libnode-check" cargo check -q -p pi-gortex-node --target "$target"
+
 # ---------------------------------------------------------------- build
 cargo build -q -p fake-gortex --target "$target"
 build=(-p pi-gortex-runtime -p fake-gortex)
