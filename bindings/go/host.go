@@ -709,11 +709,15 @@ type ToolRegistration struct {
 	Description string `json:"description"`
 	// The MCP `inputSchema`, verbatim, or an empty object schema.
 	Parameters map[string]json.RawMessage `json:"parameters"`
+	// The MCP tool's boolean hints, for Pi's `annotations` where its tool API takes them; absent when the daemon gives none.
+	Annotations *ToolHints `json:"annotations,omitempty"`
+	// The MCP `outputSchema`, verbatim, for Pi's `outputSchema` where its tool API takes it; absent when the daemon declares none.
+	OutputSchema *map[string]json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 var shapeOfToolRegistration = objectShape{
 	typeName: "ToolRegistration",
-	declared: []string{"name", "daemonName", "description", "parameters"},
+	declared: []string{"name", "daemonName", "description", "parameters", "annotations", "outputSchema"},
 	required: []string{"name", "daemonName", "description", "parameters"},
 	closed:   true,
 	keep:     false,
@@ -738,6 +742,47 @@ func (v ToolRegistration) Validate() error {
 
 func (ToolRegistration) schemaType() (file, def string) {
 	return "host", "ToolRegistration"
+}
+
+// ToolHints: The MCP annotation hints Pi's tool API takes.
+type ToolHints struct {
+	// The tool does not modify its environment.
+	ReadOnlyHint *bool `json:"readOnlyHint,omitempty"`
+	// The tool may delete or overwrite data.
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	// Repeating a call with the same arguments has no further effect.
+	IdempotentHint *bool `json:"idempotentHint,omitempty"`
+	// The tool reaches an open world of external entities.
+	OpenWorldHint *bool `json:"openWorldHint,omitempty"`
+}
+
+var shapeOfToolHints = objectShape{
+	typeName: "ToolHints",
+	declared: []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"},
+	required: nil,
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *ToolHints) UnmarshalJSON(data []byte) error {
+	type plain ToolHints
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfToolHints)
+	if err != nil {
+		return err
+	}
+	*v = ToolHints(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of ToolHints (type ToolHints of schema/host.schema.json).
+func (v ToolHints) Validate() error {
+	return validateAs(v, "host", "ToolHints")
+}
+
+func (ToolHints) schemaType() (file, def string) {
+	return "host", "ToolHints"
 }
 
 // ToolExecuteRequest: One own-client tool execution.
@@ -789,7 +834,7 @@ type ToolExecuteResult struct {
 	Ok bool `json:"ok"`
 	// The result text, or the error message.
 	Text string `json:"text"`
-	// EditDetails, `{}` when none.
+	// EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one.
 	Details map[string]json.RawMessage `json:"details"`
 	// Registrations from the re-sync a `tools_search` call awaited.
 	Catalogue *CatalogueUpdate `json:"catalogue,omitempty"`

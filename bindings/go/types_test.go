@@ -77,6 +77,8 @@ func newValue(typeName string) any {
 		return new(CatalogueUpdate)
 	case "ToolRegistration":
 		return new(ToolRegistration)
+	case "ToolHints":
+		return new(ToolHints)
 	case "ToolExecuteRequest":
 		return new(ToolExecuteRequest)
 	case "ToolExecuteResult":

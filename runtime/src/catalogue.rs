@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use pi_gortex_schema::host::ToolHints;
+
 /// Pi's built-in tool names, which a Gortex tool must never replace (TOOL-1).
 pub const RESERVED_PI_NAMES: [&str; 7] = ["read", "grep", "find", "ls", "bash", "edit", "write"];
 
@@ -30,6 +32,56 @@ pub struct ToolDefinition {
     pub parameters: Value,
     /// The bare daemon name (`read`), used for `tools/call` and hook envelopes.
     pub daemon_name: String,
+    /// The boolean MCP hints, or `None` when the daemon gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolHints>,
+    /// The MCP `outputSchema` verbatim when it is an object.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+}
+
+/// The boolean hints of a listed tool, as Pi's own MCP keeps them: other keys
+/// and non-boolean values are dropped, and no hint at all gives `None`.
+pub fn annotations(tool: &Value) -> Option<ToolHints> {
+    let given = tool.get("annotations")?;
+    let hint = |key: &str| given.get(key).and_then(Value::as_bool);
+    let hints = ToolHints {
+        read_only_hint: hint("readOnlyHint"),
+        destructive_hint: hint("destructiveHint"),
+        idempotent_hint: hint("idempotentHint"),
+        open_world_hint: hint("openWorldHint"),
+    };
+    (hints != ToolHints::default()).then_some(hints)
+}
+
+/// Whether a host's tool API takes `annotations` and `outputSchema`: both came
+/// with the release that added `registerMcpServer` (Pi 0.99).
+pub fn takes_tool_metadata(has_register_mcp_server: bool) -> bool {
+    has_register_mcp_server
+}
+
+impl ToolDefinition {
+    /// The definition as a host takes it: without the metadata an older tool API lacks.
+    pub fn for_host(self, takes_metadata: bool) -> Self {
+        if takes_metadata {
+            return self;
+        }
+        Self {
+            annotations: None,
+            output_schema: None,
+            ..self
+        }
+    }
+}
+
+/// The tool's `title`, else `annotations.title`, when a non-empty string.
+pub fn title(tool: &Value) -> Option<&str> {
+    [tool.get("title"), tool.pointer("/annotations/title")]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::trim)
+        .find(|text| !text.is_empty())
 }
 
 /// What the glue must do after a listing (TOOL-10).
@@ -105,6 +157,7 @@ pub fn definition(tool: &Value) -> Option<ToolDefinition> {
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|text| !text.is_empty())
+        .or_else(|| title(tool))
         .unwrap_or_else(|| daemon_name.trim())
         .to_string();
     let description = if name == daemon_name {
@@ -122,6 +175,11 @@ pub fn definition(tool: &Value) -> Option<ToolDefinition> {
         description,
         parameters,
         daemon_name: daemon_name.to_string(),
+        annotations: annotations(tool),
+        output_schema: tool
+            .get("outputSchema")
+            .filter(|schema| schema.is_object())
+            .cloned(),
     })
 }
 

@@ -1,8 +1,8 @@
-//! TOOL-1..TOOL-5, TOOL-10, TOOL-11: the pure catalogue (no processes).
+//! TOOL-1..TOOL-5, TOOL-10, TOOL-11, MCP-36: the pure catalogue (no processes).
 
 use pi_gortex_runtime::catalogue::{
-    alias_note, definition, plan, registered_name, CatalogueChanges, CatalogueState,
-    RESERVED_PI_NAMES,
+    alias_note, definition, plan, registered_name, takes_tool_metadata, CatalogueChanges,
+    CatalogueState, ToolHints, RESERVED_PI_NAMES,
 };
 use serde_json::{json, Value};
 
@@ -188,4 +188,72 @@ fn tool_10_a_listing_that_changes_nothing_is_empty_and_leaves_the_active_tools()
         (vec!["trace"], &["trace".to_string()][..])
     );
     assert!(changes_active(&back));
+}
+
+#[test]
+fn mcp_36_definition_carries_boolean_hints_and_output_schema_and_title_fills_description() {
+    let listed = json!({
+        "name": "search",
+        "title": "Search symbols",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"hits": {"type": "array"}}},
+        "annotations": {
+            "title": "ignored when title is set",
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": "yes",
+            "openWorldHint": false,
+            "customHint": true
+        }
+    });
+    let search = definition(&listed).unwrap();
+    assert_eq!(
+        search.annotations,
+        Some(ToolHints {
+            read_only_hint: Some(true),
+            destructive_hint: Some(false),
+            idempotent_hint: None,
+            open_world_hint: Some(false),
+        })
+    );
+    assert_eq!(
+        search.output_schema,
+        Some(json!({"type": "object", "properties": {"hits": {"type": "array"}}}))
+    );
+    assert_eq!(search.description, "Search symbols");
+    let wire = serde_json::to_value(&search).unwrap();
+    assert_eq!(
+        wire["annotations"],
+        json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false})
+    );
+
+    let annotated_title = definition(&json!({"name": "x", "annotations": {"title": "From hints"}}));
+    let annotated_title = annotated_title.unwrap();
+    assert_eq!(annotated_title.description, "From hints");
+    assert_eq!(
+        annotated_title.annotations, None,
+        "no boolean hint, no annotations"
+    );
+
+    let plain =
+        definition(&json!({"name": "y", "description": "d", "title": "T", "outputSchema": "no"}));
+    let plain = plain.unwrap();
+    assert_eq!(plain.description, "d", "a description wins over the title");
+    assert_eq!(
+        plain.output_schema, None,
+        "a non-object outputSchema is dropped"
+    );
+    let wire = serde_json::to_value(&plain).unwrap();
+    assert!(wire.get("annotations").is_none() && wire.get("outputSchema").is_none());
+}
+
+#[test]
+fn mcp_36_an_older_tool_api_gets_the_definition_without_metadata() {
+    let listed = json!({"name": "search", "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}});
+    let full = definition(&listed).unwrap();
+    assert!(takes_tool_metadata(true) && !takes_tool_metadata(false));
+    assert_eq!(full.clone().for_host(true), full);
+    let bare = full.clone().for_host(false);
+    assert_eq!((bare.annotations, bare.output_schema), (None, None));
+    assert_eq!((bare.name, bare.parameters), (full.name, full.parameters));
 }

@@ -71,7 +71,10 @@ describe("edit diffs", { concurrency: CONCURRENCY }, () => {
         const details = message.details ?? {};
         const expected = { diffs: [{ path: spec.file, diff, patch, firstChangedLine }], patch, diff, firstChangedLine };
         if (path === "own") {
-          assert.deepEqual(details, expected, `${spec.label}: EditDetails (DIFF-21)`);
+          // MCP-36: the daemon's structuredContent rides beside the EditDetails.
+          const { structuredContent, ...edit } = details;
+          assert.deepEqual(edit, expected, `${spec.label}: EditDetails (DIFF-21)`);
+          assert.equal(structuredContent?.status, "applied", `${spec.label}: structuredContent kept (MCP-36)`);
         } else {
           // Native: merged into the details Pi's MCP result already carries (DIFF-19).
           const { diffs, patch: p, diff: d, firstChangedLine: f } = details;

@@ -271,6 +271,27 @@ describe("watcher.ts: the tool event handlers", () => {
 describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
   const registration = (name) => ({ name, description: `d ${name}`, parameters: { type: "object" }, daemonName: name });
 
+  test("MCP-36: metadata rides on the registration; a host refusing it still gets the bare tool", () => {
+    const annotations = { readOnlyHint: true };
+    const outputSchema = { type: "object" };
+    const withMeta = { ...registration("search"), annotations, outputSchema };
+    const { addon } = addonDouble();
+    const taking = piDouble();
+    applyCatalogue(bridgeOf(taking, addon), { register: [withMeta], deactivate: [], activate: [] });
+    assert.deepEqual(taking.record.registered[0].annotations, annotations);
+    assert.deepEqual(taking.record.registered[0].outputSchema, outputSchema);
+    const refusing = piDouble();
+    refusing.registerTool = (tool) => {
+      if ("annotations" in tool) throw new Error("unknown field");
+      refusing.record.registered.push(tool);
+    };
+    applyCatalogue(bridgeOf(refusing, addon), { register: [withMeta], deactivate: [], activate: [] });
+    assert.deepEqual(
+      refusing.record.registered.map((tool) => [tool.name, tool.annotations, tool.outputSchema]),
+      [["search", undefined, undefined]],
+    );
+  });
+
   test("each listed tool is registered with its schema; a listing that moves nothing leaves the active set", () => {
     const { addon, of } = addonDouble();
     const pi = piDouble();

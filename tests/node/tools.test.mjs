@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
+import { IS_NATIVE_HOST, PI_VERSION, pi, start, until, workspace } from "./lib/pi.mjs";
 import {
   aliasNote,
   protocolModelText,
@@ -41,6 +41,31 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
     const schema = s.tool("search").parameters;
     assert.equal(schema.type, "object");
     assert.ok(schema.properties.operation.enum.includes("symbols"));
+    await s.shutdown();
+  });
+
+  test("MCP-36: the daemon's annotations reach Pi where its tool API takes them; 0.87.1 still registers", async () => {
+    const s = await ownSession();
+    const search = s.tool("search");
+    const edit = s.tool("gortex_edit");
+    assert.ok(search && edit, "both tools registered");
+    if (IS_NATIVE_HOST) {
+      assert.deepEqual(search.annotations, { readOnlyHint: true, openWorldHint: false });
+      assert.deepEqual(edit.annotations, { readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+    } else {
+      assert.equal(search.annotations, undefined, "an older tool API is not handed fields it lacks");
+      assert.equal(edit.annotations, undefined);
+    }
+    assert.equal(search.outputSchema, undefined, "the daemon declares no outputSchema");
+    await s.shutdown();
+  });
+
+  test("MCP-36: a result's structuredContent is kept in details", async () => {
+    const structured = { hits: [{ name: "foo", line: 3 }] };
+    const s = await ownSession({ scenario: { calls: { search: { text: "1 hit", structured } } } });
+    const result = await s.execute("search", { query: "foo" });
+    assert.deepEqual(result.content, [{ type: "text", text: "1 hit" }]);
+    assert.deepEqual(result.details, { structuredContent: structured });
     await s.shutdown();
   });
 
@@ -287,7 +312,8 @@ describe(`own-client tools on Pi ${PI_VERSION}`, () => {
       match: "secret",
       replacement: "x",
     });
-    assert.deepEqual(result.details, {});
+    assert.equal(result.details.diffs, undefined, "no diff of a file outside");
+    assert.deepEqual(Object.keys(result.details), ["structuredContent"], "only the daemon's structured result");
     await s.shutdown();
   });
 

@@ -17,10 +17,27 @@ function underLocks<T>(paths: string[], work: () => Promise<T>): Promise<T> {
 export function applyCatalogue(bridge: Bridge, update: CatalogueUpdate | undefined): void {
   if (!update) return;
   const { pi, addon } = bridge;
-  for (const tool of update.register) swallow(() => pi.registerTool(toolDef(bridge, tool)));
+  for (const tool of update.register) swallow(() => register(bridge, tool));
   if (update.deactivate.length === 0 && update.activate.length === 0) return;
   const changes = { register: [], deactivate: update.deactivate, activate: update.activate };
   swallow(() => pi.setActiveTools(addon.activeTools(pi.getActiveTools(), changes)));
+}
+
+/** The core sends metadata only to a host that takes it; one that still refuses it gets the bare tool (MCP-36). */
+function register(bridge: Bridge, tool: ToolRegistration): void {
+  const base = toolDef(bridge, tool);
+  const extra = toolMetadata(tool);
+  try {
+    bridge.pi.registerTool({ ...base, ...extra });
+  } catch (error) {
+    if (Object.keys(extra).length === 0) throw error;
+    bridge.pi.registerTool(base);
+  }
+}
+
+function toolMetadata(tool: ToolRegistration): object {
+  const { annotations, outputSchema } = tool;
+  return { ...(annotations ? { annotations } : {}), ...(outputSchema ? { outputSchema } : {}) };
 }
 
 /** Pi's partial-result callback of a running tool. */

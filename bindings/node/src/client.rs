@@ -42,15 +42,19 @@ fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> Catal
         .map(|tool| (tool.name.clone(), tool.daemon_name.clone()))
         .collect();
     state.update_registry(&register, &changes.deactivate, &changes.activate);
+    let metadata = state.takes_tool_metadata();
     CatalogueUpdate {
         register: changes
             .register
             .into_iter()
+            .map(|tool| tool.for_host(metadata))
             .map(|tool| ToolRegistration {
                 name: tool.name,
                 daemon_name: tool.daemon_name,
                 description: tool.description,
                 parameters: object(tool.parameters),
+                annotations: tool.annotations,
+                output_schema: tool.output_schema.map(object),
             })
             .collect(),
         deactivate: changes.deactivate,
@@ -355,6 +359,9 @@ fn call_args(args: &Value) -> Value {
     }
 }
 
+/// The details key of a result's `structuredContent`, Pi's own MCP's word for it.
+const STRUCTURED_CONTENT: &str = "structuredContent";
+
 /// The asynchronous half: the reply, the diff window around an edit.
 async fn finish_execution(execution: Execution) -> Value {
     let (state, outcome, diff_window) = match execution {
@@ -395,12 +402,15 @@ async fn finish_execution(execution: Execution) -> Value {
     let result = match outcome {
         Err(error) => failed_execution(error.to_string()),
         Ok(outcome) => {
-            let details = match diff_window {
+            let mut details = match diff_window {
                 Some(window) if !outcome.is_error => {
                     object(to_js(&state.close_own_window(window).await))
                 }
                 _ => serde_json::Map::new(),
             };
+            if let Some(structured) = outcome.structured_content {
+                details.insert(STRUCTURED_CONTENT.to_string(), structured);
+            }
             ToolExecuteResult {
                 ok: !outcome.is_error,
                 text: outcome.text,

@@ -42,6 +42,9 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
             // The factory's resolution (CFG-19: the session start withdraws
             // this registration if the one in effect disagrees).
             let config = me.config_at_load();
+            state.set_takes_tool_metadata(pi_gortex_runtime::catalogue::takes_tool_metadata(
+                request.has_register_mcp_server,
+            ));
             let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
             let caps = HostCapabilities {
                 has_register_mcp_server: request.has_register_mcp_server,

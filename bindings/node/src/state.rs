@@ -76,6 +76,8 @@ pub struct GenerationState {
     watcher: WatcherState,
     /// What the footer status and `/gortex` report (STAT-1, STAT-2).
     status: Mutex<StatusRecord>,
+    /// Whether the host's tool API takes MCP metadata, learned at factory time (MCP-36).
+    takes_tool_metadata: std::sync::atomic::AtomicBool,
 }
 
 impl InstanceState {
@@ -103,6 +105,18 @@ impl InstanceState {
 }
 
 impl GenerationState {
+    /// Records what the host's tool API takes; every instance of a generation shares one host.
+    pub fn set_takes_tool_metadata(&self, takes: bool) {
+        self.takes_tool_metadata
+            .store(takes, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether registrations may carry MCP metadata (MCP-36).
+    pub fn takes_tool_metadata(&self) -> bool {
+        self.takes_tool_metadata
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// The own client's slot and in-flight calls.
     pub fn client(&self) -> &ClientState {
         &self.client

@@ -227,6 +227,22 @@ export interface ToolRegistration {
   description: string;
   /** The MCP `inputSchema`, verbatim, or an empty object schema. */
   parameters: { [key: string]: unknown };
+  /** The MCP tool's boolean hints, for Pi's `annotations` where its tool API takes them; absent when the daemon gives none. */
+  annotations?: ToolHints;
+  /** The MCP `outputSchema`, verbatim, for Pi's `outputSchema` where its tool API takes it; absent when the daemon declares none. */
+  outputSchema?: { [key: string]: unknown };
+}
+
+/** The MCP annotation hints Pi's tool API takes. */
+export interface ToolHints {
+  /** The tool does not modify its environment. */
+  readOnlyHint?: boolean;
+  /** The tool may delete or overwrite data. */
+  destructiveHint?: boolean;
+  /** Repeating a call with the same arguments has no further effect. */
+  idempotentHint?: boolean;
+  /** The tool reaches an open world of external entities. */
+  openWorldHint?: boolean;
 }
 
 /** One own-client tool execution. */
@@ -249,7 +265,7 @@ export interface ToolExecuteResult {
   ok: boolean;
   /** The result text, or the error message. */
   text: string;
-  /** EditDetails, `{}` when none. */
+  /** EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one. */
   details: { [key: string]: unknown };
   /** Registrations from the re-sync a `tools_search` call awaited. */
   catalogue?: CatalogueUpdate;

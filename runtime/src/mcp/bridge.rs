@@ -98,6 +98,8 @@ pub struct ToolCallOutcome {
     pub raw_result: RawResponse,
     /// `result.isError` was true: the glue throws `text`.
     pub is_error: bool,
+    /// `result.structuredContent`, kept for the result's details (MCP-36).
+    pub structured_content: Option<Value>,
     /// What the `tools_search` re-sync changed (step 5); `None` for other
     /// tools. These changes are not also sent to the listener.
     pub catalogue_changes: Option<CatalogueChanges>,
@@ -348,6 +350,7 @@ impl OwnClientBridge {
             text,
             raw_result: result,
             is_error: read.is_error,
+            structured_content: read.structured,
             catalogue_changes,
         })
     }

@@ -25,6 +25,9 @@ pub struct CallResultText {
     /// When `text` is empty: the compact JSON of `structuredContent`, else of
     /// the whole result (TOOL-6 step 6).
     pub fallback: Option<String>,
+    /// `result.structuredContent` when present and not null, for the
+    /// result's details as Pi's own MCP keeps it (MCP-36).
+    pub structured: Option<Value>,
 }
 
 impl CallResultText {
@@ -81,6 +84,10 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
         text,
         is_error: tools::is_error(&value),
         fallback,
+        structured: value
+            .get("structuredContent")
+            .filter(|structured| !structured.is_null())
+            .cloned(),
     }
 }
 
@@ -189,10 +196,17 @@ fn read_lazy(lazy: &LazyResult<'_>, whole: &[u8]) -> Option<CallResultText> {
     } else {
         None
     };
+    let structured = match lazy.structured {
+        Some(structured) if structured.get() != "null" => {
+            Some(decode_lenient(structured.get().as_bytes()))
+        }
+        _ => None,
+    };
     Some(CallResultText {
         text,
         is_error: lazy.is_error.is_some_and(|flag| flag.get() == "true"),
         fallback,
+        structured,
     })
 }
 
@@ -317,6 +331,27 @@ mod tests {
         assert_eq!(fast.text, text, "{value}");
         assert_eq!(fast.is_error, tools::is_error(&value), "{value}");
         assert_eq!(fast.model_text(), tools::model_text(&value), "{value}");
+    }
+
+    #[test]
+    fn mcp_36_structured_content_is_kept_on_both_readings() {
+        let with =
+            json!({"content":[{"type":"text","text":"t"}],"structuredContent":{"hits":[1,"é"]}});
+        assert_eq!(
+            read_call_result(&raw(&with)).structured,
+            Some(json!({"hits":[1,"é"]}))
+        );
+        let null = json!({"content":[],"structuredContent":null});
+        assert_eq!(read_call_result(&raw(&null)).structured, None);
+        assert_eq!(
+            read_call_result(&raw(&json!({"content":[]}))).structured,
+            None
+        );
+        // A lone surrogate in it reads as U+FFFD, as in the text.
+        let slow =
+            br#"{"content":[{"type":"text","text":"\ud800"}],"structuredContent":{"k":"\ud800"}}"#;
+        let read = read_call_result(&RawResponse::from_json(slow.to_vec()));
+        assert_eq!(read.structured, Some(json!({"k": "\u{fffd}"})));
     }
 
     #[test]

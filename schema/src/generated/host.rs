@@ -626,12 +626,49 @@ pub struct ToolExecuteResult {
     ///Registrations from the re-sync a `tools_search` call awaited.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalogue: ::std::option::Option<CatalogueUpdate>,
-    ///EditDetails, `{}` when none.
+    ///EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one.
     pub details: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     ///False when the glue must throw `text`.
     pub ok: bool,
     ///The result text, or the error message.
     pub text: ::std::string::String,
+}
+///The MCP annotation hints Pi's tool API takes.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct ToolHints {
+    ///The tool may delete or overwrite data.
+    #[serde(
+        rename = "destructiveHint",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub destructive_hint: ::std::option::Option<bool>,
+    ///Repeating a call with the same arguments has no further effect.
+    #[serde(
+        rename = "idempotentHint",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub idempotent_hint: ::std::option::Option<bool>,
+    ///The tool reaches an open world of external entities.
+    #[serde(
+        rename = "openWorldHint",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub open_world_hint: ::std::option::Option<bool>,
+    ///The tool does not modify its environment.
+    #[serde(
+        rename = "readOnlyHint",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub read_only_hint: ::std::option::Option<bool>,
 }
 ///One Pi tool definition's data; the glue adds `execute` and the renderers.
 #[derive(
@@ -644,6 +681,9 @@ pub struct ToolExecuteResult {
 )]
 #[serde(deny_unknown_fields)]
 pub struct ToolRegistration {
+    ///The MCP tool's boolean hints, for Pi's `annotations` where its tool API takes them; absent when the daemon gives none.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub annotations: ::std::option::Option<ToolHints>,
     ///The daemon's bare tool name.
     #[serde(rename = "daemonName")]
     pub daemon_name: ::std::string::String,
@@ -651,6 +691,14 @@ pub struct ToolRegistration {
     pub description: ::std::string::String,
     ///The registered name and label.
     pub name: ::std::string::String,
+    ///The MCP `outputSchema`, verbatim, for Pi's `outputSchema` where its tool API takes it; absent when the daemon declares none.
+    #[serde(
+        rename = "outputSchema",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub output_schema: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     ///The MCP `inputSchema`, verbatim, or an empty object schema.
     pub parameters: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
