@@ -38,10 +38,10 @@ fn old_daemon_is_flagged_below_the_floor() {
     );
 }
 
-#[test]
-fn protocol_skew_is_reported() {
+/// The doctor's text report against a daemon that negotiates `protocol`.
+fn doctor_text_with_protocol(protocol: &str) -> String {
     let root = temp_dir();
-    let scenario = scenario(root.path(), &json!({"protocol": "2023-01-01"}));
+    let scenario = scenario(root.path(), &json!({ "protocol": protocol }));
     let fake = fake_gortex();
     let run = run_doctor(
         &["--cwd", root.path().to_str().expect("utf8")],
@@ -52,34 +52,24 @@ fn protocol_skew_is_reported() {
         ],
         &root.path().join("home"),
     );
-    assert_eq!(run.code, 0);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    run.stdout
+}
+
+#[test]
+fn protocol_skew_is_reported() {
+    let text = doctor_text_with_protocol("2023-01-01");
     assert!(
-        run.stdout
-            .contains("protocol        2023-01-01 (expected 2025-11-25)"),
-        "{}",
-        run.stdout
+        text.contains("protocol        2023-01-01 (expected 2025-11-25)"),
+        "{text}"
     );
 }
 
 #[test]
 fn an_accepted_older_protocol_is_not_reported_as_skew() {
-    let root = temp_dir();
-    let scenario = scenario(root.path(), &json!({"protocol": "2025-06-18"}));
-    let fake = fake_gortex();
-    let run = run_doctor(
-        &["--cwd", root.path().to_str().expect("utf8")],
-        &[
-            ("GORTEX_BIN", fake.to_str().expect("utf8")),
-            ("FAKE_GORTEX_SCENARIO", scenario.to_str().expect("utf8")),
-            ("FAKE_GORTEX_STATE", root.path().to_str().expect("utf8")),
-        ],
-        &root.path().join("home"),
-    );
-    assert_eq!(run.code, 0);
+    let text = doctor_text_with_protocol("2025-06-18");
     assert!(
-        run.stdout
-            .contains("protocol        2025-06-18 (accepted; offered 2025-11-25)"),
-        "{}",
-        run.stdout
+        text.contains("protocol        2025-06-18 (accepted; offered 2025-11-25)"),
+        "{text}"
     );
 }
