@@ -10,6 +10,8 @@ mod edits;
 mod facade;
 mod glob;
 mod hook;
+// Only the daemon's socket side reads the index, and that side is Unix-only.
+#[cfg(unix)]
 mod index;
 mod legacy;
 mod log;
