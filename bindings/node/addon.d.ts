@@ -67,7 +67,7 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
  *
  * `args` stays a JavaScript value until the name says the tool can edit:
  * most calls are not edits, and converting their arguments would be the
- * larger part of this per-call check (issue 16).
+ * larger part of this per-call check.
  */
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
@@ -76,8 +76,8 @@ export declare function editCandidates(generation: number, name: string, args: u
  *
  * The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
  * never Pi's); the call goes from Pi's thread straight to that thread and
- * its answer straight back (issue 16: no runtime worker in between, so the
- * cost inside Pi stays near a bare spawn-and-wait of the hook).
+ * its answer straight back, with no runtime worker in between, so the
+ * cost inside Pi stays near a bare spawn-and-wait of the hook.
  */
 export declare function enforceToolCall(generation: number, instance: number, event: host.ToolCallEvent): Promise<host.ToolCallAction>
 
@@ -85,7 +85,7 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  * TOOL-6: executes one own-client tool call. Never rejects: a failure is
  * `{ok:false, text}` for the glue to throw.
  *
- * Issue 16: a call that needs no diff window is written to the daemon
+ * A call that needs no diff window is written to the daemon
  * here, on Pi's thread, before the promise exists; the daemon then works
  * on it while the runtime's thread wakes to await the reply, instead of
  * the request waiting for that wake-up first.
@@ -125,7 +125,7 @@ export declare function panicNotice(generation: number, instance: number): strin
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
 /**
- * Issue 16 read-ahead: at an assistant message's `message_end` (native
+ * Read-ahead: at an assistant message's `message_end` (native
  * path only), a Gortex edit the message asks for gets its before side read
  * now, before any call of the batch runs, so that its `tool_call` finds it
  * ready (`watchSnapshot`). Decided from the name first: `args` crosses
@@ -200,11 +200,11 @@ export declare function watchReset(generation: number): void
  * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
  * by `watchEdit`, read on the blocking pool with no lock held.
  *
- * Settled through `settle` (issue 16: a native edit's per-call cost).
+ * Settled through `settle`, which is cheaper per call than a napi-rs promise.
  *
  * The read is a blocking-pool job that settles the promise itself, with the
- * DIFF-23 limit kept by a timer beside it (issue 16: one thread hop each
- * way instead of two, on the path of every native edit); a read that runs
+ * DIFF-23 limit kept by a timer beside it: one thread hop each way instead
+ * of two, on the path of every native edit; a read that runs
  * out of time leaves the claim with time-limit skips, as before.
  *
  * A before side read ahead at the assistant message (`prefetchEdit`) is
@@ -230,6 +230,6 @@ export declare function watchToolEnd(generation: number, toolCallId: string): vo
  * Decided on Pi's thread up to the after side's read: a `tools_search` (or
  * an edit whose claim has nothing to compare) resolves at once, with no
  * thread hop; an edit's read and comparison run as one blocking-pool job
- * that settles the promise itself, under the DIFF-23 limit (issue 16).
+ * that settles the promise itself, under the DIFF-23 limit.
  */
 export declare function watchToolResult(generation: number, event: host.WatchToolResult): Promise<host.WatchResultAction>

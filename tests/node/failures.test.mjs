@@ -200,7 +200,7 @@ describe(`the core failing on Pi ${PI_VERSION}`, () => {
     const tag = ADDON_FILE.replace(/^pi-gortex\.|\.node$/g, "");
     assert.ok(
       told[0].message.includes(
-        `Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.`,
+        `Platform ${tag}; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc, win32-arm64-msvc.`,
       ),
       told[0].message,
     );
