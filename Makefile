@@ -114,7 +114,7 @@ SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):
 	cd tests/sdk-peer && npm ci --no-audit --no-fund --loglevel=error
 
-test-rust: build-debug $(SDK_PEER)
+test-rust: build-debug $(SDK_PEER) gortex-hook
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 
 # The module is tested in place, then as a user gets it: copied outside the repository (as
@@ -209,7 +209,7 @@ roundtrip-counts: go-toolchain
 # Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
 # cargo-mutants on the runtime's decision modules, one group of files at a
 # time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
-mutants: node22
+mutants: node22 gortex-hook
 	nice -n 19 tests/mutants/run.sh $(GROUPS)
 
 # StrykerJS on the TypeScript glue with the ExtensionRunner suite (needs `make pack`'s addon
