@@ -179,7 +179,7 @@ describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENC
       assert.equal(errors[0].notifyType, "error");
       assert.ok(
         errors[0].message.includes(
-          "Platform linux-x64-gnu; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64.",
+          "Platform linux-x64-gnu; prebuilt cores exist for linux-x64-gnu, linux-x64-musl, linux-arm64-gnu, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc, win32-arm64-msvc.",
         ),
         errors[0].message,
       );
