@@ -142,7 +142,7 @@ test-node: node22 pi-hosts strace pack gortex-hook platform-fixtures
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 
-test-e2e: node22 pi-hosts pack gortex-hook
+test-e2e: node22 pi-hosts pack gortex-hook $(SDK_PEER)
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 

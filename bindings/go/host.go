@@ -836,13 +836,15 @@ type ToolExecuteResult struct {
 	Text string `json:"text"`
 	// EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one.
 	Details map[string]json.RawMessage `json:"details"`
+	// When `ok`: the blocks the model reads, as Pi's own MCP converts a result's content (MCP-37) and within its output limit (MCP-33); `text` is their text blocks joined. Absent on an error.
+	Content *[]ModelContent `json:"content,omitempty"`
 	// Registrations from the re-sync a `tools_search` call awaited.
 	Catalogue *CatalogueUpdate `json:"catalogue,omitempty"`
 }
 
 var shapeOfToolExecuteResult = objectShape{
 	typeName: "ToolExecuteResult",
-	declared: []string{"ok", "text", "details", "catalogue"},
+	declared: []string{"ok", "text", "details", "content", "catalogue"},
 	required: []string{"ok", "text", "details"},
 	closed:   true,
 	keep:     false,
@@ -867,6 +869,40 @@ func (v ToolExecuteResult) Validate() error {
 
 func (ToolExecuteResult) schemaType() (file, def string) {
 	return "host", "ToolExecuteResult"
+}
+
+// ModelContent: One block of a tool result as Pi's model reads it: Pi's `TextContent` or `ImageContent`. A oneOf on `type`.
+type ModelContent struct {
+	// Raw is the JSON of the value, exactly as received.
+	Raw json.RawMessage
+}
+
+// MarshalJSON writes Raw back unchanged.
+func (u ModelContent) MarshalJSON() ([]byte, error) {
+	if len(u.Raw) == 0 {
+		return []byte("null"), nil
+	}
+	return u.Raw, nil
+}
+
+// UnmarshalJSON keeps the value as raw JSON; Validate tells whether it is one of the variants.
+func (u *ModelContent) UnmarshalJSON(data []byte) error {
+	u.Raw = append(u.Raw[:0], data...)
+	return nil
+}
+
+// Decode unmarshals Raw into one of the variant types.
+func (u ModelContent) Decode(v any) error {
+	return json.Unmarshal(u.Raw, v)
+}
+
+// Validate checks the JSON encoding of v against the schema of ModelContent (type ModelContent of schema/host.schema.json).
+func (v ModelContent) Validate() error {
+	return validateAs(v, "host", "ModelContent")
+}
+
+func (ModelContent) schemaType() (file, def string) {
+	return "host", "ModelContent"
 }
 
 // WatchToolResult: A `tool_result` event for the native edit watcher and the `tools_search` hold.

@@ -1078,7 +1078,7 @@ func (ProgressNotificationParams) schemaType() (file, def string) {
 	return "mcp", "ProgressNotificationParams"
 }
 
-// CallToolResult: Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
+// CallToolResult: Result of `tools/call`. Its blocks reach the model as Pi's own MCP shows them (MCP-37); `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
 type CallToolResult struct {
 	// The result blocks, tagged by `type`.
 	Content []ContentBlock `json:"content"`
@@ -1178,7 +1178,7 @@ func (ContentBlock) schemaType() (file, def string) {
 	return "mcp", "ContentBlock"
 }
 
-// TextContent: A text block; the only kind whose text reaches the model.
+// TextContent: A text block; its text reaches the model as it is.
 type TextContent struct {
 	// Block tag.
 	Type string `json:"type"`
@@ -1230,7 +1230,7 @@ func (TextContent) schemaType() (file, def string) {
 	return "mcp", "TextContent"
 }
 
-// ImageContent: An image block (ignored by the extension).
+// ImageContent: An image block; shown to the model as an image, its data never decoded (MCP-37).
 type ImageContent struct {
 	// Block tag.
 	Type string `json:"type"`
@@ -1284,7 +1284,7 @@ func (ImageContent) schemaType() (file, def string) {
 	return "mcp", "ImageContent"
 }
 
-// AudioContent: An audio block (ignored by the extension).
+// AudioContent: An audio block; the model reads a placeholder naming its type (MCP-37).
 type AudioContent struct {
 	// Block tag.
 	Type string `json:"type"`
@@ -1338,7 +1338,7 @@ func (AudioContent) schemaType() (file, def string) {
 	return "mcp", "AudioContent"
 }
 
-// ResourceLink: A link to a resource the client may read (ignored by the extension).
+// ResourceLink: A link to a resource; the model reads one line naming it (MCP-37).
 type ResourceLink struct {
 	// Block tag.
 	Type string `json:"type"`
@@ -1400,7 +1400,7 @@ func (ResourceLink) schemaType() (file, def string) {
 	return "mcp", "ResourceLink"
 }
 
-// EmbeddedResource: A resource embedded in the result (ignored by the extension).
+// EmbeddedResource: A resource embedded in the result: its text, an image, or a binary saved to a file (MCP-37).
 type EmbeddedResource struct {
 	// Block tag.
 	Type string `json:"type"`

@@ -83,6 +83,8 @@ func newValue(typeName string) any {
 		return new(ToolExecuteRequest)
 	case "ToolExecuteResult":
 		return new(ToolExecuteResult)
+	case "ModelContent":
+		return new(ModelContent)
 	case "WatchToolResult":
 		return new(WatchToolResult)
 	case "WatchResultAction":

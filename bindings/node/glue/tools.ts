@@ -90,5 +90,7 @@ async function execute(
   }
   applyCatalogue(bridge, result.catalogue);
   if (!result.ok) throw new Error(result.text);
-  return { content: [{ type: "text" as const, text: result.text }], details: result.details ?? {} };
+  // MCP-37: the blocks the core converted (text and images), else the text alone.
+  const content = result.content ?? [{ type: "text" as const, text: result.text }];
+  return { content, details: result.details ?? {} };
 }

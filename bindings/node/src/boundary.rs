@@ -36,6 +36,7 @@ pub fn object(value: Value) -> Map<String, Value> {
 pub fn failed_execution(text: String) -> ToolExecuteResult {
     ToolExecuteResult {
         catalogue: None,
+        content: None,
         details: Map::new(),
         ok: false,
         text,

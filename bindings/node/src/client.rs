@@ -413,6 +413,7 @@ async fn finish_execution(execution: Execution) -> Value {
             }
             ToolExecuteResult {
                 ok: !outcome.is_error,
+                content: (!outcome.is_error).then_some(outcome.content),
                 text: outcome.text,
                 details,
                 catalogue: outcome

@@ -267,9 +267,26 @@ export interface ToolExecuteResult {
   text: string;
   /** EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one. */
   details: { [key: string]: unknown };
+  /** When `ok`: the blocks the model reads, as Pi's own MCP converts a result's content (MCP-37) and within its output limit (MCP-33); `text` is their text blocks joined. Absent on an error. */
+  content?: ModelContent[];
   /** Registrations from the re-sync a `tools_search` call awaited. */
   catalogue?: CatalogueUpdate;
 }
+
+/** One block of a tool result as Pi's model reads it: Pi's `TextContent` or `ImageContent`. A oneOf on `type`. */
+export type ModelContent = {
+  /** Tag. */
+  type: "text";
+  /** The text. */
+  text: string;
+} | {
+  /** Tag. */
+  type: "image";
+  /** The image bytes in base64. */
+  data: string;
+  /** The image's MIME type. */
+  mimeType: string;
+};
 
 /** A `tool_result` event for the native edit watcher and the `tools_search` hold. */
 export interface WatchToolResult {

@@ -247,7 +247,7 @@ export interface ProgressNotificationParams {
   [key: string]: unknown;
 }
 
-/** Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure. */
+/** Result of `tools/call`. Its blocks reach the model as Pi's own MCP shows them (MCP-37); `structuredContent` is the text fallback; `isError: true` is a tool-level failure. */
 export interface CallToolResult {
   /** The result blocks, tagged by `type`. */
   content: ContentBlock[];
@@ -272,7 +272,7 @@ export type KnownContentBlock = TextContent | ImageContent | AudioContent | Reso
 /** `UnknownContentBlock.type`: at run time the string the decoder read, which is none of `text`, `image`, `audio`, `resource_link`, `resource`. The brand makes that visible to the compiler (no string literal equals it, so a known tag narrows the fallback away); read it as a `string` to compare it with tags this version does not know, and write an unknown tag as `"widget" as ContentBlockUnknownTag`. */
 export type ContentBlockUnknownTag = `${string & { readonly [unknownTag]: "ContentBlock" }}`;
 
-/** A text block; the only kind whose text reaches the model. */
+/** A text block; its text reaches the model as it is. */
 export interface TextContent {
   /** Block tag. */
   type: "text";
@@ -284,7 +284,7 @@ export interface TextContent {
   [key: string]: unknown;
 }
 
-/** An image block (ignored by the extension). */
+/** An image block; shown to the model as an image, its data never decoded (MCP-37). */
 export interface ImageContent {
   /** Block tag. */
   type: "image";
@@ -298,7 +298,7 @@ export interface ImageContent {
   [key: string]: unknown;
 }
 
-/** An audio block (ignored by the extension). */
+/** An audio block; the model reads a placeholder naming its type (MCP-37). */
 export interface AudioContent {
   /** Block tag. */
   type: "audio";
@@ -312,7 +312,7 @@ export interface AudioContent {
   [key: string]: unknown;
 }
 
-/** A link to a resource the client may read (ignored by the extension). */
+/** A link to a resource; the model reads one line naming it (MCP-37). */
 export interface ResourceLink {
   /** Block tag. */
   type: "resource_link";
@@ -338,7 +338,7 @@ export interface ResourceLink {
   [key: string]: unknown;
 }
 
-/** A resource embedded in the result (ignored by the extension). */
+/** A resource embedded in the result: its text, an image, or a binary saved to a file (MCP-37). */
 export interface EmbeddedResource {
   /** Block tag. */
   type: "resource";

@@ -11,17 +11,18 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use pi_gortex_schema::host::ModelContent;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::call_result::read_call_result;
+use super::call_result::{read_call_result, CallResultText};
 use super::client::{ClientConfig, McpClient, ProgressHandler, SentRequest, Timeouts};
+use super::content::joined_text;
 use super::daemon::launch_daemon;
 use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
-use super::output_limit::{limit_text, MCP_OUTPUT_MAX_BYTES};
 use super::routing::RawResponse;
 use super::tools;
 use crate::catalogue::{CatalogueChanges, CatalogueState};
@@ -90,10 +91,12 @@ pub struct StartReport {
 /// A finished tool call (TOOL-6).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallOutcome {
-    /// The text for the model (step 6), within the MCP-33 limit; when
-    /// `is_error`, the error text to throw (step 7: the text, or
-    /// `gortex <name> failed` when it is empty).
+    /// The text blocks of `content` joined (step 6); when `is_error`, the
+    /// error text to throw (step 7: the text, or `gortex <name> failed` when
+    /// it is empty).
     pub text: String,
+    /// The blocks the model reads (MCP-37), within the MCP-33 limit.
+    pub content: Vec<ModelContent>,
     /// The daemon's `result` as it arrived; `.to_value()` decodes it.
     pub raw_result: RawResponse,
     /// `result.isError` was true: the glue throws `text`.
@@ -339,18 +342,20 @@ impl OwnClientBridge {
         } else {
             None
         };
-        let read = read_call_result(&result);
-        let text = match (read.is_error, read.text.is_empty()) {
-            (true, true) => format!("gortex {name} failed"),
-            (_, false) => read.text,
-            (false, true) => read.fallback.unwrap_or_else(|| "{}".to_string()),
-        };
-        let text = limit_model_text(text).await;
+        let mut read = read_call_result(&result);
+        let is_error = read.is_error;
+        let structured_content = read.structured.take();
+        let content = model_content(read).await;
+        let mut text = joined_text(&content);
+        if is_error && text.is_empty() {
+            text = format!("gortex {name} failed");
+        }
         Ok(ToolCallOutcome {
             text,
+            content,
             raw_result: result,
-            is_error: read.is_error,
-            structured_content: read.structured,
+            is_error,
+            structured_content,
             catalogue_changes,
         })
     }
@@ -436,15 +441,19 @@ pub fn throttled(handler: ProgressHandler, gap: Duration) -> ProgressHandler {
     })
 }
 
-/// MCP-33: the text within Pi's limit, the full text saved off the runtime's
-/// threads (a file write) only when it is cut.
-async fn limit_model_text(text: String) -> String {
-    if text.len() <= MCP_OUTPUT_MAX_BYTES {
-        return text;
+/// MCP-37 and MCP-33: the blocks the model reads, within Pi's limit; off
+/// the runtime's threads only when a file may be written.
+async fn model_content(read: CallResultText) -> Vec<ModelContent> {
+    if !read.may_write_files() {
+        return read.into_model_content(true);
     }
-    tokio::task::spawn_blocking(move || limit_text(text, true))
+    tokio::task::spawn_blocking(move || read.into_model_content(true))
         .await
-        .unwrap_or_else(|_| "gortex: internal error".to_string())
+        .unwrap_or_else(|_| {
+            vec![ModelContent::Text {
+                text: "gortex: internal error".to_string(),
+            }]
+        })
 }
 
 fn list_changed_channel() -> (super::client::ListChangedHandler, mpsc::Receiver<()>) {

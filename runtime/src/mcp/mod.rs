@@ -15,6 +15,7 @@
 pub mod bridge;
 pub mod call_result;
 pub mod client;
+pub mod content;
 pub mod daemon;
 pub mod envelope;
 pub mod error;

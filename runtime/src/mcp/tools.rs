@@ -116,11 +116,12 @@ pub fn result_text(result: &Value) -> String {
         .join("\n")
 }
 
-/// The text the model sees: [`result_text`], else the compact JSON of
-/// `structuredContent`, else of the whole result (TOOL-6 step 6).
+/// The text the model sees: [`result_text`], else (when no other block is
+/// shown, MCP-37) the compact JSON of `structuredContent`, else of the whole
+/// result (TOOL-6 step 6).
 pub fn model_text(result: &Value) -> String {
     let text = result_text(result);
-    if !text.is_empty() {
+    if !text.is_empty() || shows_other_block(result) {
         return text;
     }
     let fallback = match result.get("structuredContent") {
@@ -132,6 +133,18 @@ pub fn model_text(result: &Value) -> String {
         return "{}".to_string();
     }
     serde_json::to_string(fallback).unwrap_or_default()
+}
+
+/// Whether a block other than a text block reaches the model (MCP-37).
+fn shows_other_block(result: &Value) -> bool {
+    let Some(Value::Array(content)) = result.get("content") else {
+        return false;
+    };
+    content
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) != Some("text"))
+        .filter_map(|item| super::content::BlockFields::from_value(item.clone()))
+        .any(|fields| super::content::convert(fields).is_some())
 }
 
 /// `result.isError === true`.

@@ -258,6 +258,33 @@ pub struct HostConfig {
     ///Configuration problems met while resolving, as one line each; never fatal.
     pub warnings: ::std::vec::Vec<::std::string::String>,
 }
+///One block of a tool result as Pi's model reads it: Pi's `TextContent` or `ImageContent`. A oneOf on `type`.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum ModelContent {
+    ///Text.
+    #[serde(rename = "text")]
+    Text {
+        ///The text.
+        text: ::std::string::String,
+    },
+    ///An image, passed on as the server sent it (never decoded).
+    #[serde(rename = "image")]
+    Image {
+        ///The image bytes in base64.
+        data: ::std::string::String,
+        ///The image's MIME type.
+        #[serde(rename = "mimeType")]
+        mime_type: ::std::string::String,
+    },
+}
 ///The outcome of one own-client `session_start`.
 #[derive(
     ::schemars::JsonSchema,
@@ -626,6 +653,9 @@ pub struct ToolExecuteResult {
     ///Registrations from the re-sync a `tools_search` call awaited.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub catalogue: ::std::option::Option<CatalogueUpdate>,
+    ///When `ok`: the blocks the model reads, as Pi's own MCP converts a result's content (MCP-37) and within its output limit (MCP-33); `text` is their text blocks joined. Absent on an error.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub content: ::std::option::Option<::std::vec::Vec<ModelContent>>,
     ///EditDetails, `{}` when none; `structuredContent` holds the result's structured content when it has one.
     pub details: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     ///False when the glue must throw `text`.

@@ -26,7 +26,7 @@ pub struct Annotations {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///An audio block (ignored by the extension).
+///An audio block; the model reads a placeholder naming its type (MCP-37).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -145,7 +145,7 @@ pub struct CallToolRequestParams {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///Result of `tools/call`. Only `text` blocks contribute text; `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
+///Result of `tools/call`. Its blocks reach the model as Pi's own MCP shows them (MCP-37); `structuredContent` is the text fallback; `isError: true` is a tool-level failure.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -222,7 +222,7 @@ pub struct ClientCapabilities {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A resource embedded in the result (ignored by the extension).
+///A resource embedded in the result: its text, an image, or a binary saved to a file (MCP-37).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -295,7 +295,7 @@ impl ::std::convert::TryFrom<::std::string::String> for EmbeddedResourceType {
         value.parse()
     }
 }
-///An image block (ignored by the extension).
+///An image block; shown to the model as an image, its data never decoded (MCP-37).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -791,7 +791,7 @@ impl ::std::convert::From<BlobResourceContents> for ResourceContents {
         Self::BlobResourceContents(value)
     }
 }
-///A link to a resource the client may read (ignored by the extension).
+///A link to a resource; the model reads one line naming it (MCP-37).
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -919,7 +919,7 @@ pub struct ServerCapabilities {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///A text block; the only kind whose text reaches the model.
+///A text block; its text reaches the model as it is.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
