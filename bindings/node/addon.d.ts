@@ -2,6 +2,34 @@
 /* The object shapes are schema/host.schema.json's, generated into ./types/host.d.ts. */
 import type * as host from "./types/host.d.ts";
 
+export declare class Extension {
+  /** The instance `instance` of the module import `generation`. */
+  constructor(generation: number, instance: number)
+  /** `tool_call`: the hook's verdict and a native edit's before side. */
+  toolCall(event: object, cwd: string, sessionId: string): Promise<host.ToolCallAction> | null
+  /**
+   * `tool_result`: a claimed edit's diff in `details`, or the wait for
+   * the tools a `tools_search` promoted.
+   */
+  toolResult(event: object, cwd: string): Promise<host.WatchResultAction> | null
+  /**
+   * `message_end`: an assistant message's planned native edits are read
+   * ahead; only an edit's arguments are read from the message.
+   */
+  messageEnd(event: object, cwd: string): void
+  /** `tool_execution_end`. */
+  toolExecutionEnd(event: object): void
+  /** `turn_start`. */
+  turnStart(): void
+  /** `agent_end`. */
+  agentEnd(): void
+  /**
+   * `session_shutdown`: the calls are cleared and this instance's own
+   * client, if it holds the slot, is stopped (another's is left alone).
+   */
+  sessionShutdown(): Promise<void>
+}
+
 /**
  * MCP-30: Pi aborted the call with this id. Before `executeTool` has
  * registered the call (it waits for Pi's file locks first), the abort is
@@ -72,16 +100,6 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
 /**
- * Runs the hook for one tool call and returns `ToolCallAction`.
- *
- * The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
- * never Pi's); the call goes from Pi's thread straight to that thread and
- * its answer straight back, with no runtime worker in between, so the
- * cost inside Pi stays near a bare spawn-and-wait of the hook.
- */
-export declare function enforceToolCall(generation: number, instance: number, event: host.ToolCallEvent): Promise<host.ToolCallAction>
-
-/**
  * TOOL-6: executes one own-client tool call. Never rejects: a failure is
  * `{ok:false, text}` for the glue to throw.
  *
@@ -125,15 +143,6 @@ export declare function panicNotice(generation: number, instance: number): strin
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
 /**
- * Read-ahead: at an assistant message's `message_end` (native
- * path only), a Gortex edit the message asks for gets its before side read
- * now, before any call of the batch runs, so that its `tool_call` finds it
- * ready (`watchSnapshot`). Decided from the name first: `args` crosses
- * napi only for a tool whose name can edit.
- */
-export declare function prefetchEdit(generation: number, instance: number, toolCallId: string, toolName: string, args: unknown, cwd: string): void
-
-/**
  * STAT-4: the footer's `indexing` clears without a cost on every turn:
  * only while the last briefing reported indexing does a turn ask the
  * session hook again, off the turn (the glue does not await it), and at
@@ -155,14 +164,6 @@ export declare function refuseNative(generation: number, instance: number, reaso
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
 
 /**
- * DIFF-19/NAT-15 `tool_result`, the per-call fast path: decided from the
- * name and ids alone (no result text crosses napi). True only for a native
- * `tools_search` success and a claimed edit that succeeded; the glue then
- * awaits `watchToolResult`. A failed claimed edit is settled here.
- */
-export declare function resultNeedsWork(generation: number, instance: number, toolCallId: string, toolName: string, isError: boolean): boolean
-
-/**
  * Runs one `pi-gortex` command line (`args[0]` is the program name) and
  * returns what to print and the exit code, exactly as the Rust binary would.
  */
@@ -177,59 +178,5 @@ export declare function runTurn(generation: number, instance: number, request: h
  */
 export declare function startOwnClient(generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void): Promise<host.OwnStartResult>
 
-/** SES-16: stops the client in the slot if this instance claimed it. */
-export declare function stopOwnClient(generation: number, instance: number): Promise<void>
-
 /** NAT-9/NAT-15: whether Pi's tool names satisfy a wait. */
 export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean
-
-/**
- * DIFF-17 claim of a call `watchToolCall` flagged: Pi's own edit/write, or
- * a native Gortex edit (its candidates computed once, here). Returns true
- * when that claim still needs its before snapshot (`watchSnapshot`).
- */
-export declare function watchEdit(generation: number, instance: number, event: host.ToolCallEvent): boolean
-
-/**
- * DIFF-20 clearing: `turn_start`, `agent_end` and `session_shutdown`
- * (no `turn_end` handler: decision 006).
- */
-export declare function watchReset(generation: number): void
-
-/**
- * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
- * by `watchEdit`, read on the blocking pool with no lock held.
- *
- * Settled through `settle`, which is cheaper per call than a napi-rs promise.
- *
- * The read is a blocking-pool job that settles the promise itself, with the
- * DIFF-23 limit kept by a timer beside it: one thread hop each way instead
- * of two, on the path of every native edit; a read that runs
- * out of time leaves the claim with time-limit skips, as before.
- *
- * A before side read ahead at the assistant message (`prefetchEdit`) is
- * used when it names the same files: already read, the promise is resolved
- * at once; still reading, it settles when that read completes the claim.
- */
-export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
-
-/**
- * DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
- * and ids alone (no arguments cross napi). Tracks shell calls; returns true
- * when the call may claim files (Pi's own edit/write, or a native Gortex
- * tool whose name can edit), and the glue then calls `watchEdit`.
- */
-export declare function watchToolCall(generation: number, instance: number, toolCallId: string, toolName: string, parentToolCallId?: string | undefined | null): boolean
-
-/** DIFF-20 `tool_execution_end`. */
-export declare function watchToolEnd(generation: number, toolCallId: string): void
-
-/**
- * DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
- *
- * Decided on Pi's thread up to the after side's read: a `tools_search` (or
- * an edit whose claim has nothing to compare) resolves at once, with no
- * thread hop; an edit's read and comparison run as one blocking-pool job
- * that settles the promise itself, under the DIFF-23 limit.
- */
-export declare function watchToolResult(generation: number, event: host.WatchToolResult): Promise<host.WatchResultAction>

@@ -7,6 +7,8 @@ import type * as Native from "../addon.d.ts";
 import { loadCore } from "./load.mjs";
 
 export type Addon = typeof Native;
+/** One factory call's core object: one method per Pi event. */
+export type Extension = Native.Extension;
 export type {
   CatalogueUpdate,
   ContextEntry,

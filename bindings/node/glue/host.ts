@@ -2,7 +2,7 @@
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
 // is feature-detected before use (PKG-2), and every call Pi may refuse is
 // wrapped so its error is swallowed (FAIL-3).
-import type { Addon, ContextEntry, SessionBegin, ToolCallEvent, ToolWait } from "./boundary.ts";
+import type { Addon, ContextEntry, Extension, SessionBegin, ToolWait } from "./boundary.ts";
 
 export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
 
@@ -53,7 +53,7 @@ export interface PiLike {
 }
 
 /** One instance's handle on the core: what every handler forwards with. */
-export type Bridge = { pi: PiLike; addon: Addon; generation: number; instance: number };
+export type Bridge = { pi: PiLike; addon: Addon; extension: Extension; generation: number; instance: number };
 
 /** Runs `work`, swallowing any error (FAIL-3). */
 export function swallow<T>(work: () => T): T | undefined {
@@ -113,18 +113,6 @@ export function resultText(result: ToolEventLike): string {
   // Stryker disable next-line ArrayDeclaration: no content and made-up content both have no text part
   const texts = (result.content ?? []).filter((item) => item.type === "text" && typeof item.text === "string");
   return texts.map((item) => item.text).join("\n");
-}
-
-/** One Pi `tool_call` event with the HOOK-9 context, in the boundary's shape. */
-export function toolCallEvent(pi: PiLike, event: ToolEventLike, ctx: Ctx): ToolCallEvent {
-  return {
-    toolCallId: String(event.toolCallId ?? ""),
-    toolName: String(event.toolName ?? ""),
-    input: event.input ?? {},
-    ...(typeof event.parentToolCallId === "string" ? { parentToolCallId: event.parentToolCallId } : {}),
-    cwd: cwdOf(pi, ctx),
-    sessionId: sessionIdOf(ctx),
-  };
 }
 
 /** NAT-9/NAT-15: polls `getAllTools()` within the core's budget until the core says the wait is met. */

@@ -7,8 +7,8 @@ import type { Bridge, Ctx, PiLike } from "./host.ts";
 import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { afterStep, refreshReadiness, registerStatusCommand, showFooter } from "./status.ts";
+import { registerToolEvents } from "./tool_events.ts";
 import { applyCatalogue } from "./tools.ts";
-import { registerToolEvents } from "./watcher.ts";
 
 /** SES-4..9, NAT-5, NAT-6: the plan comes from the core; this applies it. */
 function sessionStart(bridge: Bridge, serverName: string) {
@@ -80,17 +80,21 @@ function registerNative({ pi, addon, generation, instance }: Bridge): PathChoice
 
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
-  const bridge: Bridge = { pi, addon, generation, instance };
+  const extension = new addon.Extension(generation, instance);
+  const bridge: Bridge = { pi, addon, extension, generation, instance };
   // SES-3: the core arms the instance's readiness barrier as it resolves the configuration.
-  const config = await addon.resolveConfig(generation, instance, process.cwd());
+  await addon.resolveConfig(generation, instance, process.cwd());
   const path = registerNative(bridge);
   registerStatusCommand(bridge);
   pi.on("session_start", sessionStart(bridge, path.serverName));
   pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
   pi.on("before_agent_start", beforeAgentStart(bridge));
   // SES-16: only this instance's client; a second shutdown finds nothing.
-  pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
-  registerToolEvents(bridge, config.enforce, path.native);
+  pi.on(
+    "session_shutdown",
+    async () => void (await swallow(() => extension.sessionShutdown())?.catch(() => undefined)),
+  );
+  registerToolEvents(bridge, path.native);
   // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

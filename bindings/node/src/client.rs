@@ -9,11 +9,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use std::path::Path;
+
+use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
 use pi_gortex_runtime::config;
+use pi_gortex_runtime::diff;
 use pi_gortex_runtime::mcp::bridge::{
     throttled, BridgeConfig, OwnClientBridge, SentCall, PROGRESS_GAP,
 };
@@ -28,14 +32,14 @@ use crate::boundary::{
 use crate::generation;
 use crate::guard;
 use crate::settle::Promised;
-use crate::state::{lock, GenerationState};
+use pi_gortex_runtime::extension::{lock, ModuleState};
 
 /// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
 pub type WeakCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 
 /// Converts runtime changes into the boundary shape and updates the TOOL-5
 /// registry the hook consults (HOOK-5).
-fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> CatalogueUpdate {
+fn catalogue_update(state: &ModuleState, changes: CatalogueChanges) -> CatalogueUpdate {
     let register: Vec<(String, String)> = changes
         .register
         .iter()
@@ -85,7 +89,7 @@ const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
 /// SES-9 for every way a start can fail: records the bridge error the first
 /// turn tells the model (SES-13) and the last error `/gortex` shows
 /// (STAT-2), and answers `Failed` with it.
-fn start_failed(state: &GenerationState, error: String) -> Value {
+fn start_failed(state: &ModuleState, error: String) -> Value {
     state.set_bridge_error(error.clone());
     state.status().record_down(error.clone());
     let mut result = start_result(OwnStartResultStatus::Failed);
@@ -219,26 +223,13 @@ async fn start(
     }
 }
 
-/// SES-16: stops the client in the slot if this instance claimed it.
-#[napi]
-pub async fn stop_own_client(generation: u32, instance: u32) {
-    guard::guard_async(|| (), async move {
-        let state = generation::get(generation);
-        let owned = state.client().slot.take_owned_by(instance);
-        if let Some(entry) = owned {
-            entry.bridge.stop().await;
-        }
-    })
-    .await
-}
-
 /// What the synchronous half of `executeTool` left for the asynchronous one.
 enum Execution {
     /// Answered already (bad request, not connected).
     Done(Value),
     /// The request is with the daemon; only its reply is awaited.
     Sent {
-        state: Arc<GenerationState>,
+        state: Arc<ModuleState>,
         bridge: OwnClientBridge,
         call: SentCall,
         call_id: String,
@@ -246,7 +237,7 @@ enum Execution {
     },
     /// An edit's diff window, a respawn or an abort comes first.
     Full {
-        state: Arc<GenerationState>,
+        state: Arc<ModuleState>,
         bridge: OwnClientBridge,
         request: ToolExecuteRequest,
         token: CancellationToken,
@@ -422,6 +413,40 @@ async fn finish_execution(execution: Execution) -> Value {
         }
     };
     to_js(&result)
+}
+
+/// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+/// call, `[]` when it is not an edit.
+///
+/// `args` stays a JavaScript value until the name says the tool can edit:
+/// most calls are not edits, and converting their arguments would be the
+/// larger part of this per-call check.
+#[napi(ts_args_type = "generation: number, name: string, args: unknown, cwd: string")]
+pub fn edit_candidates(
+    env: &Env,
+    generation: u32,
+    name: String,
+    args: Unknown<'_>,
+    cwd: String,
+) -> Vec<String> {
+    guard::guard_sync(Vec::new, || {
+        let state = generation::get(generation);
+        let Some(daemon) = state.daemon_name(&name) else {
+            return Vec::new();
+        };
+        if !diff::classify::may_edit(&daemon) {
+            return Vec::new();
+        }
+        // SAFETY: `args` is a live value of this call's `env`.
+        let Ok(args) = (unsafe { Value::from_napi_value(env.raw(), args.raw()) }) else {
+            return Vec::new();
+        };
+        diff::edit_candidates(&daemon, &args, Path::new(&cwd))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    })
 }
 
 /// TOOL-10: Pi's active tools after a listing's withdrawals and returns,

@@ -11,12 +11,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::state::GenerationState;
+use pi_gortex_runtime::extension::ModuleState;
 
 static NEXT_HANDLE: AtomicU32 = AtomicU32::new(1);
 
-fn table() -> &'static Mutex<HashMap<u32, Arc<GenerationState>>> {
-    static TABLE: OnceLock<Mutex<HashMap<u32, Arc<GenerationState>>>> = OnceLock::new();
+fn table() -> &'static Mutex<HashMap<u32, Arc<ModuleState>>> {
+    static TABLE: OnceLock<Mutex<HashMap<u32, Arc<ModuleState>>>> = OnceLock::new();
     TABLE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
@@ -26,14 +26,14 @@ pub fn create() -> u32 {
     pi_gortex_runtime::diff::paths::clear_repo_root_cache();
     let handle = NEXT_HANDLE.fetch_add(1, Ordering::Relaxed);
     if let Ok(mut table) = table().lock() {
-        table.insert(handle, Arc::new(GenerationState::default()));
+        table.insert(handle, Arc::new(ModuleState::default()));
     }
     handle
 }
 
 /// The state of a generation, or a fresh throwaway one for an unknown handle
 /// (fail open: a stale handle must not throw into a Pi handler).
-pub fn get(handle: u32) -> Arc<GenerationState> {
+pub fn get(handle: u32) -> Arc<ModuleState> {
     table()
         .lock()
         .ok()

@@ -16,16 +16,14 @@
 mod boundary;
 mod client;
 mod config;
-mod enforce;
+mod extension;
 mod generation;
 mod guard;
 mod native;
 mod render;
 mod session;
 mod settle;
-mod state;
 mod status;
-mod watcher;
 
 use napi_derive::napi;
 

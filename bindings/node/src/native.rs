@@ -9,8 +9,8 @@ use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
 use crate::boundary::{from_js, guarded_answer, object, to_js, PathChoice, PathRequest};
-use crate::state::lock;
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::lock;
 
 fn own(reason: &str) -> PathChoice {
     PathChoice {

@@ -20,8 +20,8 @@ use crate::boundary::{
     TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
 use crate::settle::{self, Promised};
-use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::{lock, InstanceState, ModuleState};
 
 /// What the glue does when the core cannot answer: nothing more (FAIL-1).
 fn no_session() -> SessionPlan {
@@ -78,7 +78,7 @@ pub fn close_session(env: &Env, generation: u32, instance: u32, ticket: u32) {
             };
             let released = lock(&me.readiness).end_session(ticket);
             for turn in released {
-                turn.resolve_now(env, Value::Bool(true));
+                turn.resolve_now(env, true);
             }
         },
     )
@@ -95,16 +95,16 @@ pub fn await_ready(env: &Env, generation: u32, instance: u32, cap_ms: u32) -> Pr
         || (),
         || {
             let Some(me) = generation::get(generation).instance(instance) else {
-                return turn.resolve_now(env, Value::Bool(true));
+                return turn.resolve_now(env, true);
             };
             let id = match lock(&me.readiness).park(turn) {
                 Ok(id) => id,
-                Err(turn) => return turn.resolve_now(env, Value::Bool(true)),
+                Err(turn) => return turn.resolve_now(env, true),
             };
             let cap = Duration::from_millis(cap_ms.into());
             settle::spawn(async move {
                 if let Some(turn) = readiness::expire(&me.readiness, id, cap).await {
-                    turn.settle(Value::Bool(false));
+                    turn.settle(false);
                 }
             });
         },
@@ -221,7 +221,7 @@ async fn prompt_guidance(
 /// message. Takes (clears) the generation's bridge error and version warning
 /// (FAIL-5) and caches the briefing (SES-15).
 async fn first_turn(
-    state: &GenerationState,
+    state: &ModuleState,
     me: &InstanceState,
     request: &TurnRequest,
     briefing_in_context: bool,

@@ -2,7 +2,7 @@
 //! `pi-gortex` command line for the npm package's Node entry.
 //!
 //! The other exports record what they see into the generation's
-//! [`crate::state::StatusRecord`] (the client's start, the native first turn, every hook
+//! [`pi_gortex_runtime::extension::StatusRecord`] (the client's start, the native first turn, every hook
 //! call); [`gortex_status`] joins it with what only the glue knows
 //! (`StatusRequest`) into the runtime's `StatusSnapshot`, which the runtime
 //! words; [`gortex_command`] answers `/gortex` and `/gortex doctor` as the
@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, CliOutput, GortexCommand, StatusRequest, StatusView};
 use crate::settle::{self, Promised};
-use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::{lock, InstanceState, ModuleState};
 
 fn path_why(
     config: &ResolvedConfig,
@@ -40,11 +40,7 @@ fn path_why(
     })
 }
 
-fn snapshot(
-    state: &GenerationState,
-    me: &InstanceState,
-    request: &StatusRequest,
-) -> StatusSnapshot {
+fn snapshot(state: &ModuleState, me: &InstanceState, request: &StatusRequest) -> StatusSnapshot {
     let config = &me.config();
     // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
     let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
@@ -103,7 +99,7 @@ fn snapshot(
 
 /// STAT-4: asks the session hook for a fresh briefing when one is due
 /// (the last one reported indexing); true when the readiness changed.
-async fn refresh(state: &GenerationState, me: &InstanceState, cwd: &str) -> bool {
+async fn refresh(state: &ModuleState, me: &InstanceState, cwd: &str) -> bool {
     if !state.status().begin_refresh() {
         return false;
     }
@@ -127,7 +123,7 @@ pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String)
             let me = state.instance(instance);
             let due = me.is_some() && state.status().readiness.is_some_and(|r| r.is_indexing());
             let (Some(me), true) = (me, due) else {
-                return done.resolve_now(env, Value::Bool(false));
+                return done.resolve_now(env, false);
             };
             settle::spawn(async move {
                 let failed = || {
@@ -135,7 +131,7 @@ pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String)
                     false
                 };
                 let changed = guard::guard_async(failed, refresh(&state, &me, &cwd)).await;
-                done.settle(Value::Bool(changed));
+                done.settle(changed);
             });
         },
     );

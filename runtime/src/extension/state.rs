@@ -1,37 +1,41 @@
-//! What one module generation holds (SES-1) and what one instance holds
-//! (SES-2): the generation's shared state behind private fields, and the one
-//! `lock` helper every module uses. The exports (client, watcher, status,
-//! session, ...) depend on this module and this module only on the runtime:
-//! exports → state → runtime.
+//! What one import of the extension module holds and what one instance (one
+//! factory call) holds. Pi re-imports the module on `/reload`; the instances
+//! of one import (`/new`, resume, fork) share its client slot, tool registry,
+//! edit tracking and status record (SES-1, SES-2).
 //!
-//! Lock order, when two are held at once: `registry` before `known` (client),
-//! and `instances` is only held long enough to clone one instance out. Every
-//! other lock (the client slot, aborts, the watcher, its tickets, the status
-//! record, an instance's latches, its readiness barrier) is taken alone, for
-//! one statement or one short block, never while another is held.
+//! Every lock is taken for one statement or one short block. The only pair
+//! ever held together is `registry` then `known`, in that order.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use pi_gortex_runtime::config::ResolvedConfig;
-use pi_gortex_runtime::diff::{
-    self, Boundary, ClaimTicket, EditDetails, NativeWatcher, PendingCompare,
-};
-use pi_gortex_runtime::instance::InstanceLatches;
-use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
-use pi_gortex_runtime::readiness::ReadinessBarrier;
-use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
-use pi_gortex_runtime::version::{readiness_from_briefing, Readiness};
+use crate::config::ResolvedConfig;
+use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
+use crate::instance::InstanceLatches;
+use crate::mcp::bridge::OwnClientBridge;
+use crate::readiness::ReadinessBarrier;
+use crate::status::{BridgeState, HookStats, HookTally};
+use crate::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::settle::WeakSettler;
+pub use crate::sync::lock;
 
-/// The runtime's one poison-ignoring lock: a panic elsewhere (already
-/// contained by the guard) must not disable the bridge.
-pub use pi_gortex_runtime::sync::lock;
+/// The binding's end of a first turn parked on the readiness barrier: it
+/// answers the turn's promise with whether the session became ready.
+pub trait ParkedTurn: Send + std::fmt::Debug {
+    /// Answers at once, on the thread that parked the turn; `thread` is the
+    /// binding's handle on it (napi's `Env`).
+    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool);
+
+    /// Answers from any thread.
+    fn settle(self: Box<Self>, ready: bool);
+}
+
+/// A parked turn, boxed.
+pub type Parked = Box<dyn ParkedTurn>;
 
 /// The Rust-side state of one factory call: its configuration and every
 /// latch the instance keeps between Pi events.
@@ -50,17 +54,17 @@ pub struct InstanceState {
     /// The first turn's readiness barrier (SES-3..6, SES-11), armed here,
     /// when the factory resolves the instance's configuration: before any
     /// handler is registered. A parked turn is its promise's settling end.
-    pub readiness: Mutex<ReadinessBarrier<WeakSettler>>,
+    pub readiness: Mutex<ReadinessBarrier<Parked>>,
     /// The session cwd the factory saw: the children's working directory,
     /// so they never inherit whatever the host's cwd is later (MCP-2).
     pub cwd: std::path::PathBuf,
 }
 
-/// The SES-1 state of one generation.
+/// The state one import of the extension module shares between its instances.
 #[derive(Default)]
-pub struct GenerationState {
-    /// CFG-19: the trust notices this generation gave (one per folder, not
-    /// one per session: `/new` makes a new session, not a new generation).
+pub struct ModuleState {
+    /// CFG-19: the trust notices this import gave (one per folder, not
+    /// one per session: `/new` makes a new session, not a new import).
     trust_noticed: Mutex<std::collections::HashSet<String>>,
     /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
     bridge_error: Mutex<Option<String>>,
@@ -68,12 +72,12 @@ pub struct GenerationState {
     version_warning: Mutex<Option<String>>,
     /// TOOL-5 registry: registered Pi name to daemon name.
     registry: Mutex<HashMap<String, String>>,
-    /// Instances created from this generation, by id.
+    /// Instances created from this import, by id.
     instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
     /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
     client: ClientState,
-    /// The edit watcher and shell tracker (DIFF-15..20).
-    watcher: WatcherState,
+    /// The shell tracker and the native edits' claims (DIFF-15..20).
+    edits: Mutex<NativeWatcher>,
     /// What the footer status and `/gortex` report (STAT-1, STAT-2).
     status: Mutex<StatusRecord>,
     /// Whether the host's tool API takes MCP metadata, learned at factory time (MCP-36).
@@ -104,8 +108,8 @@ impl InstanceState {
     }
 }
 
-impl GenerationState {
-    /// Records what the host's tool API takes; every instance of a generation shares one host.
+impl ModuleState {
+    /// Records what the host's tool API takes; every instance of an import shares one host.
     pub fn set_takes_tool_metadata(&self, takes: bool) {
         self.takes_tool_metadata
             .store(takes, std::sync::atomic::Ordering::Relaxed);
@@ -122,9 +126,9 @@ impl GenerationState {
         &self.client
     }
 
-    /// The edit watcher and its pending claims.
-    pub fn watcher(&self) -> &WatcherState {
-        &self.watcher
+    /// The shell tracker and the native edits' claims, locked.
+    pub fn edits(&self) -> MutexGuard<'_, NativeWatcher> {
+        lock(&self.edits)
     }
 
     /// The status record, locked.
@@ -138,7 +142,7 @@ impl GenerationState {
         let daemon = self.daemon_name(name)?;
         let cwd = PathBuf::from(cwd);
         let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
-        let window = lock(&self.watcher.native).shell.open_window();
+        let window = self.edits().shell.open_window();
         let pending = PendingCompare::open(paths, window, Boundary::for_cwd(&cwd)).await;
         Some(OwnWindow { cwd, pending })
     }
@@ -147,7 +151,7 @@ impl GenerationState {
     pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
         let after = window.pending.read_after().await;
         // The shell set is copied out so the comparison runs unlocked.
-        let shell = lock(&self.watcher.native).shell.clone();
+        let shell = self.edits().shell.clone();
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
@@ -172,7 +176,7 @@ impl GenerationState {
         lock(&self.instances).insert(instance, Arc::new(state));
     }
 
-    /// CFG-19: true the first time this generation gives `notice`.
+    /// CFG-19: true the first time this import gives `notice`.
     pub fn first_trust_notice(&self, notice: &str) -> bool {
         lock(&self.trust_noticed).insert(notice.to_string())
     }
@@ -263,7 +267,7 @@ impl GenerationState {
     }
 }
 
-/// The generation's client slot entry: who claimed it and the bridge.
+/// The client slot's entry: who claimed it and the bridge.
 #[derive(Clone)]
 pub struct SlotEntry {
     pub owner: u32,
@@ -272,7 +276,7 @@ pub struct SlotEntry {
     pub claim: u64,
 }
 
-/// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
+/// The import's one client slot (SES-7, SES-8, SES-16). Every change is
 /// one locked step: a start claims the slot and takes out its predecessor
 /// together, so an older start still stopping its predecessor can never
 /// displace the claim of a newer one.
@@ -322,29 +326,18 @@ impl ClientSlot {
     }
 }
 
-/// Client-related generation state.
+/// The own client of an import: its slot and calls.
 #[derive(Default)]
 pub struct ClientState {
     pub slot: ClientSlot,
     /// In-flight executions by Pi tool call id, for aborts (MCP-30).
     pub aborts: Mutex<HashMap<String, CancellationToken>>,
-    /// Daemon names of every tool registered this generation, so a relisted
+    /// Daemon names of every tool registered by this import, so a relisted
     /// (re-activated) tool re-enters the TOOL-5 registry.
     pub known: Mutex<HashMap<String, String>>,
 }
 
-/// The watcher state of one generation (SES-1).
-#[derive(Default)]
-pub struct WatcherState {
-    pub native: Mutex<NativeWatcher>,
-    /// Native Gortex edits claimed at `tool_call` whose before snapshot
-    /// `watchSnapshot` still has to take, by tool call id. Kept apart so the
-    /// files are read without holding `native`, which the event loop's
-    /// synchronous exports also lock.
-    pub tickets: Mutex<HashMap<String, ClaimTicket>>,
-}
-
-/// What the exports saw, per generation.
+/// What the events saw, per import.
 #[derive(Debug, Default)]
 pub struct StatusRecord {
     /// `None` until a start or a first turn said otherwise.
@@ -442,7 +435,7 @@ pub struct OwnWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_gortex_runtime::mcp::bridge::BridgeConfig;
+    use crate::mcp::bridge::BridgeConfig;
 
     fn bridge() -> OwnClientBridge {
         OwnClientBridge::new(BridgeConfig::new("gortex"))
