@@ -31,55 +31,55 @@ export declare class Extension {
 }
 
 /**
- * MCP-30: Pi aborted the call with this id. Before `executeTool` has
+ * Pi aborted the call with this id. Before `executeTool` has
  * registered the call (it waits for Pi's file locks first), the abort is
  * kept as a cancelled token that the execution then finds.
  */
 export declare function abortCall(generation: number, callId: string): void
 
 /**
- * TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+ * Pi's active tools after a listing's withdrawals and returns,
  * order kept (`CatalogueChanges::apply_to_active`).
  */
 export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
 /**
- * SES-11: a first turn waits for readiness, for at most `capMs` (the
+ * A first turn waits for readiness, for at most `capMs` (the
  * plan's `readyWaitMs`): true when the `session_start` it waits for ended
  * in time, false at the cap. The promise is weak, so a parked turn never
- * keeps the host alive (SES-17); a release resolves it on Pi's thread.
+ * keeps the host alive; a release resolves it on Pi's thread.
  */
 export declare function awaitReady(generation: number, instance: number, capMs: number): Promise<boolean>
 
 /**
- * SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
+ * The plan of a session start, with the configuration notice: what this
  * `session_start` does. Clears the bridge error and version warning.
  */
 export declare function beginSession(generation: number, instance: number, begin: host.SessionBegin): host.SessionPlan
 
-/** REN-1..4 for the glue: `CallLine`. */
+/** The call line the glue draws: `CallLine`. */
 export declare function callLine(daemonName: string, args: unknown, expanded: boolean): host.CallLine
 
 /**
- * NAT-2 at factory time: `PathChoice` for `PathRequest`. The connector
- * check (NAT-6) runs later, in `session_start`, so it is assumed present.
+ * At factory time: `PathChoice` for `PathRequest`. The connector
+ * check runs later, in `session_start`, so it is assumed present.
  */
 export declare function choosePath(generation: number, instance: number, request: host.PathRequest): host.PathChoice
 
 /**
- * SES-5: the `session_start` with `ticket` ended. Releases the turns
+ * The `session_start` with `ticket` ended. Releases the turns
  * parked on its epoch, here on Pi's thread, unless a newer `session_start`
  * adopted that epoch.
  */
 export declare function closeSession(generation: number, instance: number, ticket: number): void
 
 /**
- * Creates the state of one module generation (SES-1). index.ts calls this
+ * Creates the state of one module generation. index.ts calls this
  * once per import; every factory call of that import shares the handle.
  */
 export declare function createGeneration(): number
 
-/** Allocates an id for one factory call (SES-2). */
+/** Allocates an id for one factory call. */
 export declare function createInstance(): number
 
 /**
@@ -90,7 +90,7 @@ export declare function createInstance(): number
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 
 /**
- * DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+ * The glue's locks: the candidate files of an own-client
  * call, `[]` when it is not an edit.
  *
  * `args` stays a JavaScript value until the name says the tool can edit:
@@ -100,7 +100,7 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
 /**
- * TOOL-6: executes one own-client tool call. Never rejects: a failure is
+ * Executes one own-client tool call. Never rejects: a failure is
  * `{ok:false, text}` for the glue to throw.
  *
  * A call that needs no diff window is written to the daemon
@@ -108,42 +108,42 @@ export declare function editCandidates(generation: number, name: string, args: u
  * on it while the runtime's thread wakes to await the reply, instead of
  * the request waiting for that wake-up first.
  *
- * MCP-34: `onProgress` receives the text of each (throttled) progress
+ * `onProgress` receives the text of each (throttled) progress
  * notification of the call, as Pi's own MCP shows it.
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
 
 /**
- * STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+ * One `/gortex` command: the status block with a fresh footer,
  * or the doctor run in process (`CommandReply`).
  */
 export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
 
-/** STAT-1/STAT-2: the footer status and the `/gortex` block. */
+/** The footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
 
-/** SES-15: a compaction happened. */
+/** A compaction happened. */
 export declare function onCompact(generation: number, instance: number): void
 
 /**
- * SES-4/5: a `session_start` begins on the readiness barrier (adopting the
+ * A `session_start` begins on the readiness barrier (adopting the
  * epoch a turn is parked on, else arming a fresh one). The glue hands the
  * ticket back to `closeSession` on every exit path; 0 when there is no
  * instance.
  */
 export declare function openSession(generation: number, instance: number): number
 
-/** FAIL-4: the warning for panics caught since the last call, once per session. */
+/** The warning for panics caught since the last call, once per session. */
 export declare function panicNotice(generation: number, instance: number): string | null
 
 /**
- * SES-10, SES-15, HOOK-15: the plan of one `before_agent_start`, taken
+ * The plan of one `before_agent_start`, taken
  * before any await so two concurrent first turns cannot both run.
  */
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
 /**
- * STAT-4: the footer's `indexing` clears without a cost on every turn:
+ * The footer's `indexing` clears without a cost on every turn:
  * only while the last briefing reported indexing does a turn ask the
  * session hook again, off the turn (the glue does not await it), and at
  * most one such call runs. Resolves true when the readiness changed. The
@@ -152,14 +152,14 @@ export declare function planTurn(generation: number, instance: number, event: ho
 export declare function refreshReadiness(generation: number, instance: number, cwd: string): Promise<boolean>
 
 /**
- * NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
+ * `registerMcpServer` threw `reason`; the instance takes the own
  * client and tells the user at each session start.
  */
 export declare function refuseNative(generation: number, instance: number, reason: string): void
 
 /**
  * Resolves the configuration for an instance and returns `HostConfig`.
- * `cwd` is the process working directory the factory sees (CFG-1).
+ * `cwd` is the process working directory the factory sees.
  */
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
 
@@ -173,10 +173,10 @@ export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>
 
 /**
- * SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
+ * Steps 3..11 for one own-client `session_start`. `on_catalogue`
  * receives every later debounced re-sync (`CatalogueUpdate`).
  */
 export declare function startOwnClient(generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void): Promise<host.OwnStartResult>
 
-/** NAT-9/NAT-15: whether Pi's tool names satisfy a wait. */
+/** Whether Pi's tool names satisfy a wait. */
 export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean

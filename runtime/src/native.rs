@@ -13,15 +13,15 @@ pub use crate::config::{
     DEFAULT_PATHEXT,
 };
 
-/// `MCP_SERVER_NAME` (NAT-4).
+/// `MCP_SERVER_NAME`.
 pub const MCP_SERVER_NAME: &str = "gortex";
-/// `MCP_TOOL_PREFIX`: Pi names a server's tools `mcp__<server>__<tool>` (NAT-8).
+/// `MCP_TOOL_PREFIX`: Pi names a server's tools `mcp__<server>__<tool>`.
 pub const MCP_TOOL_PREFIX: &str = "mcp__gortex__";
-/// NAT-4 server description, exact.
+/// Server description, exact.
 pub const SERVER_DESCRIPTION: &str = "Gortex code graph of the indexed repositories: symbol search, source reads, usages, call chains, change impact and graph-aware edits.";
-/// NAT-4 timeout in seconds: the `tools/call` cap (Pi's default is 60).
+/// Timeout in seconds: the `tools/call` cap (Pi's default is 60).
 pub const SERVER_TIMEOUT_SECONDS: u32 = 600;
-/// NAT-4 exposure: declared like built-ins (Pi's default `codemode` hides them).
+/// Exposure: declared like built-ins (Pi's default `codemode` hides them).
 pub const SERVER_EXPOSURE: &str = "direct";
 /// `mcp__gortex__<bare>`: the name Pi gives a daemon tool.
 pub fn native_tool_name(bare: &str) -> String {
@@ -41,17 +41,17 @@ pub fn is_native_gortex_tool(pi_name: &str) -> bool {
     bare_tool_name(pi_name).is_some()
 }
 
-/// NAT-9: whether any Gortex tool is among Pi's tools yet.
+/// Whether any Gortex tool is among Pi's tools yet.
 pub fn native_tools_present<'a>(names: impl IntoIterator<Item = &'a str>) -> bool {
     names.into_iter().any(is_native_gortex_tool)
 }
 
-/// The `registerMcpServer("gortex", …)` config (NAT-4, WIRE-22), generated
+/// The `registerMcpServer("gortex", …)` config, generated
 /// from `schema/pi.schema.json`.
 pub use pi_gortex_schema::pi::NativeMcpServerConfig;
 
-/// NAT-4: the server config for `bin`, a preset and `daemon_autostart`
-/// (CFG-20), given the environment.
+/// The server config for `bin`, a preset and `daemon_autostart`,
+/// given the environment.
 pub fn server_config(
     bin: &str,
     tools_preset: &str,
@@ -72,17 +72,17 @@ pub fn server_config(
     }
 }
 
-/// What the host offers and what the configuration allows (NAT-1, NAT-2, NAT-6).
+/// What the host offers and what the configuration allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HostCapabilities {
-    /// `pi.registerMcpServer` is a function (NAT-1).
+    /// `pi.registerMcpServer` is a function.
     pub has_register_mcp_server: bool,
-    /// `pi.getCommands()` lists `mcp`, or threw (NAT-6). At factory time,
+    /// `pi.getCommands()` lists `mcp`, or threw. At factory time,
     /// before the check can run, pass `true`.
     pub has_mcp_command: bool,
-    /// `native_mcp` (CFG-12).
+    /// `native_mcp`.
     pub native_mcp: bool,
-    /// `bin` resolves (NAT-3).
+    /// `bin` resolves.
     pub bin_resolves: bool,
 }
 
@@ -113,7 +113,7 @@ pub enum ToolPath {
     },
 }
 
-/// NAT-2 and NAT-6: native only when every condition holds. (A refusal by
+/// Native only when every condition holds. (A refusal by
 /// `registerMcpServer` is a runtime event the glue handles; see
 /// [`refusal_notice`].)
 pub fn choose_path(caps: &HostCapabilities) -> ToolPath {
@@ -131,7 +131,7 @@ pub fn choose_path(caps: &HostCapabilities) -> ToolPath {
     ToolPath::OwnClient { reason }
 }
 
-/// NAT-5 user warning after `registerMcpServer` threw `reason`.
+/// User warning after `registerMcpServer` threw `reason`.
 pub fn refusal_notice(reason: &str) -> String {
     format!("Pi refused the gortex MCP server ({reason}), so the extension runs its own client.")
 }

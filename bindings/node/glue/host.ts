@@ -1,7 +1,7 @@
 // The slice of Pi's ExtensionAPI the glue touches (pi-host.md PI-2..6), typed
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
-// is feature-detected before use (PKG-2), and every call Pi may refuse is
-// wrapped so its error is swallowed (FAIL-3).
+// is feature-detected before use, and every call Pi may refuse is
+// wrapped so its error is swallowed.
 import type { Addon, ContextEntry, Extension, SessionBegin, ToolWait } from "./boundary.ts";
 
 export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
@@ -60,7 +60,7 @@ export function swallow<T>(work: () => T): T | undefined {
   try {
     return work();
   } catch {
-    // FAIL-3: the answer is "nothing" (undefined).
+    // The answer is "nothing" (undefined).
   }
 }
 
@@ -127,7 +127,7 @@ export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise
 }
 
 /**
- * A short poll interval a handler awaits (NAT-9, NAT-15). It keeps the loop
+ * A short poll interval a handler awaits. It keeps the loop
  * alive for at most its bounded poll, so a handler mid-poll is never cut off
  * by an otherwise idle host.
  */

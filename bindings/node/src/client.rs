@@ -1,10 +1,10 @@
-//! The own MCP client's session life (SES-7..9, SES-16) and tool execution
-//! (TOOL-6, MCP-30) on top of the runtime's `OwnClientBridge`.
+//! The own MCP client's session life and tool execution
+//! on top of the runtime's `OwnClientBridge`.
 //!
-//! The client slot belongs to the module generation (SES-1): `/new`, resume
+//! The client slot belongs to the module generation: `/new`, resume
 //! and fork build a new instance against the cached module, and that instance
 //! must see and stop the previous instance's child. Each slot entry records
-//! the instance that claimed it, so shutdown stops only its own (SES-16).
+//! the instance that claimed it, so shutdown stops only its own.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,11 +34,11 @@ use crate::guard;
 use crate::settle::Promised;
 use pi_gortex_runtime::extension::{lock, ModuleState};
 
-/// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
+/// A weak thread-safe callback into JS: it never keeps Node alive.
 pub type WeakCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 
 /// Converts runtime changes into the boundary shape and updates the TOOL-5
-/// registry the hook consults (HOOK-5).
+/// registry the hook consults.
 fn catalogue_update(state: &ModuleState, changes: CatalogueChanges) -> CatalogueUpdate {
     let register: Vec<(String, String)> = changes
         .register
@@ -86,9 +86,9 @@ const START_PANICKED: &str = "pi-gortex internal error while starting the gortex
 /// never resolved (the factory's resolution failed or timed out).
 const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
 
-/// SES-9 for every way a start can fail: records the bridge error the first
-/// turn tells the model (SES-13) and the last error `/gortex` shows
-/// (STAT-2), and answers `Failed` with it.
+/// Every way a start can fail: records the bridge error the first
+/// turn tells the model and the last error `/gortex` shows, and answers
+/// `Failed` with it.
 fn start_failed(state: &ModuleState, error: String) -> Value {
     state.set_bridge_error(error.clone());
     state.status().record_down(error.clone());
@@ -99,7 +99,7 @@ fn start_failed(state: &ModuleState, error: String) -> Value {
 
 /// Test-only shortening of the handshake and tool-call timeouts, so the
 /// end-to-end fault matrix can show a hung handshake and the wedged-child kill
-/// (MCP-13, MCP-14) in the real Pi CLI without waiting 60 s or 600 s. Only the
+/// in the real Pi CLI without waiting 60 s or 600 s. Only the
 /// user's own environment can set these (a repository cannot), and they can
 /// only change how long a request waits, never what runs.
 fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig) {
@@ -117,7 +117,7 @@ fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig)
     }
 }
 
-/// SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
+/// Steps 3..11 for one own-client `session_start`. `on_catalogue`
 /// receives every later debounced re-sync (`CatalogueUpdate`).
 #[napi(
     ts_args_type = "generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void",
@@ -130,7 +130,7 @@ pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: Weak
     guarded_start(generation, start(generation, instance, on_catalogue)).await
 }
 
-/// SES-9: a panic anywhere in a start (contained here) is a
+/// A panic anywhere in a start (contained here) is a
 /// failed start like any other: the model and `/gortex` see why.
 async fn guarded_start(generation: u32, work: impl std::future::Future<Output = Value>) -> Value {
     guard::guard_async(
@@ -155,10 +155,10 @@ async fn start(
     state.status().record_connecting();
     let env: HashMap<String, String> = config::process_env();
     let mut bridge_config = BridgeConfig::new(config.bin.clone());
-    // MCP-2: an explicit working directory, the session's, for
+    // An explicit working directory, the session's, for
     // `daemon start` and `gortex mcp` alike.
     bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
-    // CFG-20: with autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
+    // With autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
     bridge_config.launch_daemon = config.daemon_autostart;
     bridge_config.extra_env =
         config::child_env(&config.tools_preset, config.daemon_autostart, &env)
@@ -167,7 +167,7 @@ async fn start(
             .collect();
     apply_test_timeouts(&env, &mut bridge_config);
     let bridge = OwnClientBridge::new(bridge_config);
-    // SES-7 steps 5-6: claim the slot and take out the previous
+    // Claim the slot and take out the previous
     // client in one locked step, before the first suspension point.
     let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
     if let Some(previous) = previous {
@@ -188,7 +188,7 @@ async fn start(
     })));
     let outcome = bridge.start().await;
     if !state.client().slot.holds(claim) {
-        // SES-8: superseded; the error stays untouched.
+        // Superseded; the error stays untouched.
         bridge.stop().await;
         return to_js(&start_result(OwnStartResultStatus::Superseded));
     }
@@ -245,7 +245,7 @@ enum Execution {
     },
 }
 
-/// TOOL-6: executes one own-client tool call. Never rejects: a failure is
+/// Executes one own-client tool call. Never rejects: a failure is
 /// `{ok:false, text}` for the glue to throw.
 ///
 /// A call that needs no diff window is written to the daemon
@@ -253,7 +253,7 @@ enum Execution {
 /// on it while the runtime's thread wakes to await the reply, instead of
 /// the request waiting for that wake-up first.
 ///
-/// MCP-34: `onProgress` receives the text of each (throttled) progress
+/// `onProgress` receives the text of each (throttled) progress
 /// notification of the call, as Pi's own MCP shows it.
 #[napi(
     ts_args_type = "generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void",
@@ -278,7 +278,7 @@ fn internal_error() -> Value {
     to_js(&failed_execution("gortex: internal error".to_string()))
 }
 
-/// MCP-34: Pi's update text for a progress notification (its `message`, else
+/// Pi's update text for a progress notification (its `message`, else
 /// `Progress <progress>[/<total>]`), throttled for Pi's interface.
 fn progress_handler(on_progress: WeakCallback) -> ProgressHandler {
     let forward: ProgressHandler = Arc::new(move |params| {
@@ -312,7 +312,7 @@ fn begin_execution(
             "gortex {name}: MCP bridge is not connected"
         ))));
     };
-    // MCP-30: an abort that came first (while Pi's file locks were taken)
+    // An abort that came first (while Pi's file locks were taken)
     // left a cancelled token here; the call is then never sent.
     let token = lock(&state.client().aborts)
         .entry(request.call_id.clone())
@@ -415,7 +415,7 @@ async fn finish_execution(execution: Execution) -> Value {
     to_js(&result)
 }
 
-/// DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+/// The glue's locks: the candidate files of an own-client
 /// call, `[]` when it is not an edit.
 ///
 /// `args` stays a JavaScript value until the name says the tool can edit:
@@ -449,7 +449,7 @@ pub fn edit_candidates(
     })
 }
 
-/// TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+/// Pi's active tools after a listing's withdrawals and returns,
 /// order kept (`CatalogueChanges::apply_to_active`).
 #[napi(ts_args_type = "active: Array<string>, update: host.CatalogueUpdate")]
 pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
@@ -469,7 +469,7 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
     )
 }
 
-/// MCP-30: Pi aborted the call with this id. Before `executeTool` has
+/// Pi aborted the call with this id. Before `executeTool` has
 /// registered the call (it waits for Pi's file locks first), the abort is
 /// kept as a cancelled token that the execution then finds.
 #[napi]
@@ -494,8 +494,8 @@ pub fn abort_call(generation: u32, call_id: String) {
 #[cfg(test)]
 mod start_failures {
     //! Every way a start fails leaves the bridge error the
-    //! first turn gives the model (SES-13) and the last error `/gortex`
-    //! shows (STAT-2).
+    //! first turn gives the model and the last error `/gortex`
+    //! shows.
     use super::*;
     use pi_gortex_runtime::config::ConfigInputs;
     use pi_gortex_runtime::status::BridgeState;
@@ -577,7 +577,7 @@ mod start_failures {
 
     #[tokio::test]
     async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
-        // CFG-18: an empty PATH resolves nothing; the bare name is never run.
+        // An empty PATH resolves nothing; the bare name is never run.
         let error = failed_start_with(&[("PATH", "")]).await;
         assert!(error.contains("gortex"), "{error}");
     }

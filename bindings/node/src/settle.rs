@@ -4,8 +4,8 @@
 //! napi-rs's `async fn` export makes, for every call, a new thread-safe
 //! function (its own libuv handle and env cleanup hook), an `Error` with a
 //! captured stack trace and a reference to it, and spawns two tasks. On the
-//! hot path (an own-client tool call is ~40 µs end to end) that is a large
-//! share of the work on Pi's thread. Here a call costs one `napi_create_promise`
+//! hot path (an own-client tool call) that is a large share of the work on
+//! Pi's thread. Here a call costs one `napi_create_promise`
 //! and one spawned task (or one blocking-pool job, for work that blocks, such
 //! as the hook's exchange); the answer comes back through a thread-safe function
 //! created once, which keeps Node's loop alive only while a promise is pending
@@ -13,12 +13,12 @@
 //! must not: SES-17).
 //!
 //! A *weak* promise ([`weak_promise`]) never holds the loop open: the
-//! readiness wait (SES-11) is a capped wait, not I/O, and must keep the host
+//! readiness wait is a capped wait, not I/O, and must keep the host
 //! alive no more than the unref'd timer of the 0.4.0 design did. Because an
 //! answer sent through the unref'd channel may then never be delivered, a
 //! weak promise whose answer is known on the JavaScript thread (the barrier
 //! is already released, or a `session_start` releases it there) is resolved
-//! on that thread at once ([`WeakSettle::resolve_now`]); only the cap's
+//! on that thread at once (`ParkedTurn::resolve_now`); only the cap's
 //! answer comes through the channel, like a timer that fires only while
 //! something else keeps the host running.
 //!
@@ -191,7 +191,7 @@ fn channel(env: sys::napi_env) -> napi::Result<Arc<Channel>> {
             ),
             "napi_create_threadsafe_function",
         )?;
-        // Idle, it must not keep the host alive (SES-17).
+        // Idle, it must not keep the host alive.
         check(
             sys::napi_unref_threadsafe_function(env, tsfn),
             "napi_unref_threadsafe_function",
@@ -286,7 +286,7 @@ unsafe extern "C" fn call_js(
 
 /// Resolves `deferred` with `value`, on the JavaScript thread of `env`.
 fn resolve(env: sys::napi_env, deferred: sys::napi_deferred, value: Value) {
-    // A panic must not unwind into Node (FAIL-4); `null` then settles it.
+    // A panic must not unwind into Node; `null` then settles it.
     let resolved = std::panic::catch_unwind(|| unsafe { Value::to_napi_value(env, value) })
         .ok()
         .and_then(Result::ok)
@@ -384,7 +384,7 @@ where
 
 /// Spawns `task` on napi's runtime. A spawn that panics (no runtime) drops
 /// the task, and with it any settler inside, which then answers `null`; the
-/// panic itself must not reach Node (FAIL-4).
+/// panic itself must not reach Node.
 pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         napi::bindgen_prelude::spawn(task);
@@ -394,7 +394,7 @@ pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     }
 }
 
-/// A weak promise and its settling end (SES-11, SES-17).
+/// A weak promise and its settling end.
 pub fn weak_promise(env: &Env) -> napi::Result<(Parked, PromiseRaw<'_, Value>)> {
     let (settler, promise) = new_promise(env, true)?;
     Ok((Box::new(settler), promise))

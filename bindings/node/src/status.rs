@@ -1,4 +1,4 @@
-//! The bridge's state for the footer and `/gortex` (STAT-1, STAT-2), and the
+//! The bridge's state for the footer and `/gortex`, and the
 //! `pi-gortex` command line for the npm package's Node entry.
 //!
 //! The other exports record what they see into the generation's
@@ -97,7 +97,7 @@ fn snapshot(state: &ModuleState, me: &InstanceState, request: &StatusRequest) ->
     }
 }
 
-/// STAT-4: asks the session hook for a fresh briefing when one is due
+/// Asks the session hook for a fresh briefing when one is due
 /// (the last one reported indexing); true when the readiness changed.
 async fn refresh(state: &ModuleState, me: &InstanceState, cwd: &str) -> bool {
     if !state.status().begin_refresh() {
@@ -108,7 +108,7 @@ async fn refresh(state: &ModuleState, me: &InstanceState, cwd: &str) -> bool {
     state.status().end_refresh(hook::orientation(&run.decision))
 }
 
-/// STAT-4: the footer's `indexing` clears without a cost on every turn:
+/// The footer's `indexing` clears without a cost on every turn:
 /// only while the last briefing reported indexing does a turn ask the
 /// session hook again, off the turn (the glue does not await it), and at
 /// most one such call runs. Resolves true when the readiness changed. The
@@ -138,7 +138,7 @@ pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String)
     Ok(promise)
 }
 
-/// What the glue shows when the status itself failed (FAIL-4).
+/// What the glue shows when the status itself failed.
 fn unavailable() -> StatusView {
     StatusView {
         footer: "gortex: down".into(),
@@ -146,7 +146,7 @@ fn unavailable() -> StatusView {
     }
 }
 
-/// STAT-1/STAT-2 for an instance, with Pi's tools as the glue read them.
+/// The status of an instance, with Pi's tools as the glue read them.
 fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -> StatusView {
     let state = generation::get(generation);
     let (Some(request), Some(me)) = (request, state.instance(instance)) else {
@@ -159,7 +159,7 @@ fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -
     }
 }
 
-/// STAT-1/STAT-2: the footer status and the `/gortex` block.
+/// The footer status and the `/gortex` block.
 #[napi(
     ts_args_type = "generation: number, instance: number, request: host.StatusRequest",
     ts_return_type = "host.StatusView"
@@ -171,7 +171,7 @@ pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
     )
 }
 
-/// STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+/// One `/gortex` command: the status block with a fresh footer,
 /// or the doctor run in process (`CommandReply`).
 #[napi(
     ts_args_type = "generation: number, instance: number, command: host.GortexCommand",

@@ -1,8 +1,8 @@
-//! The executable, resolved once at configuration time (CFG-6, CFG-18).
+//! The executable, resolved once at configuration time.
 //!
 //! Every child (`daemon start`, `mcp`, `hook`, the native `command` handed to
-//! Pi, doctor) runs the one absolute path decided here, so the program that
-//! NAT-3 approved is the program that runs: a bare name is never handed to
+//! Pi, doctor) runs the one absolute path decided here, so the program
+//! approved here is the program that runs: a bare name is never handed to
 //! the OS, whose own `PATH` search would honour empty and `.` entries in the
 //! project. A relative `bin` is never read against the project either.
 
@@ -45,7 +45,7 @@ pub struct BinCandidate {
     pub origin: String,
 }
 
-/// CFG-18 for one candidate: `~` and `~/…` against `home`; another relative
+/// The resolution of one candidate: `~` and `~/…` against `home`; another relative
 /// value with a separator is refused (`None`), because it would be read
 /// against the working directory, which is the project.
 fn expand(value: &str, home: &Path) -> Option<String> {
@@ -107,7 +107,7 @@ pub fn resolve_bin(
     }
 }
 
-/// CFG-18 at every spawn: only an absolute program is run. A bare name would
+/// At every spawn: only an absolute program is run. A bare name would
 /// make the OS search `PATH` itself, empty and `.` entries included, from the
 /// child's working directory: the project. This is the last line behind
 /// [`resolve_bin`], for a `bin` that did not resolve.
@@ -154,12 +154,12 @@ impl Platform {
     }
 }
 
-/// NAT-3 on the current platform: the path `bin` resolves to, if any.
+/// The path `bin` resolves to on the current platform, if any.
 pub fn resolve_binary(bin: &str, env: &HashMap<String, String>) -> Option<PathBuf> {
     resolve_binary_on(bin, env, Platform::current())
 }
 
-/// NAT-3 with explicit platform rules.
+/// [`resolve_binary`] with explicit platform rules.
 ///
 /// A `bin` with a path separator is checked as written; a bare name is joined
 /// with each *absolute* `PATH` entry. Empty and relative entries are skipped:
@@ -189,7 +189,7 @@ pub fn resolve_binary_on(
         .find_map(|candidate| executable_variant(candidate, env, platform))
 }
 
-/// CFG-18: the relative or empty `PATH` entries that hold an executable `bin`
+/// The relative or empty `PATH` entries that hold an executable `bin`
 /// when read from `cwd`, as `(entry, path)`. They were skipped by
 /// [`resolve_binary_on`]; the user is told, since the OS would have run them.
 pub fn skipped_relative_binaries(
