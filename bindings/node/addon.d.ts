@@ -173,8 +173,8 @@ export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>
 
 /**
- * Steps 3..11 for one own-client `session_start`. `on_catalogue`
- * receives every later debounced re-sync (`CatalogueUpdate`).
+ * One own-client `session_start`: `onCatalogue` receives every later
+ * debounced re-sync that changes something (`CatalogueUpdate`).
  */
 export declare function startOwnClient(generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void): Promise<host.OwnStartResult>
 

@@ -6,10 +6,10 @@ use serde_json::{Map, Value};
 
 pub use pi_gortex_schema::host::{
     CallLine, CallLineRead, CatalogueUpdate, CliOutput, GortexCommand, HiddenMessage,
-    HiddenMessageDetails, HostConfig, OwnStartResult, OwnStartResultStatus, PathChoice,
-    PathRequest, SessionBegin, SessionPlan, StatusRequest, StatusView, ToolCallAction,
-    ToolCallEvent, ToolExecuteRequest, ToolExecuteResult, ToolRegistration, ToolWait, TurnEvent,
-    TurnPlan, TurnPlanTurn, TurnRequest, TurnResult, WatchResultAction, WatchToolResult,
+    HiddenMessageDetails, HostConfig, PathChoice, PathRequest, SessionBegin, SessionPlan,
+    StatusRequest, StatusView, ToolCallAction, ToolCallEvent, ToolExecuteRequest,
+    ToolExecuteResult, ToolWait, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
+    WatchResultAction, WatchToolResult,
 };
 
 /// The runtime's hidden message in the boundary shape.

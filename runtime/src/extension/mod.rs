@@ -12,11 +12,13 @@
 //! to Pi's thread. Everything decided from the event alone is
 //! [`Answer::Now`], with no thread hop.
 
+mod own_client;
 mod state;
 mod tool_events;
 
 use std::sync::Arc;
 
+pub use own_client::catalogue_update;
 pub use state::{
     lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
     SlotEntry, StatusRecord,

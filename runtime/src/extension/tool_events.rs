@@ -365,7 +365,7 @@ fn finish_result(
 }
 
 /// A JSON object, or an empty one for anything else.
-fn object(value: Value) -> serde_json::Map<String, Value> {
+pub(super) fn object(value: Value) -> serde_json::Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => serde_json::Map::new(),
