@@ -228,6 +228,10 @@ fn field(object: &Object<'_>, name: &CStr) -> Option<Value> {
 
 /// A field as JavaScript's `String(value ?? "")` reads an id.
 fn text(object: &Object<'_>, name: &CStr) -> String {
+    // The common case, a string, without building a JSON value first.
+    if let Ok(Some(text)) = object.get_c_named_property_unchecked::<Option<String>>(name) {
+        return text;
+    }
     match field(object, name) {
         Some(Value::String(text)) => text,
         Some(Value::Number(number)) => number.to_string(),
