@@ -2,56 +2,84 @@
 /* The object shapes are schema/host.schema.json's, generated into ./types/host.d.ts. */
 import type * as host from "./types/host.d.ts";
 
+export declare class Extension {
+  /** The instance `instance` of the module import `generation`. */
+  constructor(generation: number, instance: number)
+  /** `tool_call`: the hook's verdict and a native edit's before side. */
+  toolCall(event: object, cwd: string, sessionId: string): Promise<host.ToolCallAction> | null
+  /**
+   * `tool_result`: a claimed edit's diff in `details`, or the wait for
+   * the tools a `tools_search` promoted.
+   */
+  toolResult(event: object, cwd: string): Promise<host.WatchResultAction> | null
+  /**
+   * `message_end`: an assistant message's planned native edits are read
+   * ahead; only an edit's arguments are read from the message.
+   */
+  messageEnd(event: object, cwd: string): void
+  /** `tool_execution_end`. */
+  toolExecutionEnd(event: object): void
+  /** `turn_start`. */
+  turnStart(): void
+  /** `agent_end`. */
+  agentEnd(): void
+  /**
+   * `session_shutdown`: the calls are cleared and this instance's own
+   * client, if it holds the slot, is stopped (another's is left alone).
+   */
+  sessionShutdown(): Promise<void>
+}
+
 /**
- * MCP-30: Pi aborted the call with this id. Before `executeTool` has
+ * Pi aborted the call with this id. Before `executeTool` has
  * registered the call (it waits for Pi's file locks first), the abort is
  * kept as a cancelled token that the execution then finds.
  */
 export declare function abortCall(generation: number, callId: string): void
 
 /**
- * TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+ * Pi's active tools after a listing's withdrawals and returns,
  * order kept (`CatalogueChanges::apply_to_active`).
  */
 export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
 /**
- * SES-11: a first turn waits for readiness, for at most `capMs` (the
+ * A first turn waits for readiness, for at most `capMs` (the
  * plan's `readyWaitMs`): true when the `session_start` it waits for ended
  * in time, false at the cap. The promise is weak, so a parked turn never
- * keeps the host alive (SES-17); a release resolves it on Pi's thread.
+ * keeps the host alive; a release resolves it on Pi's thread.
  */
 export declare function awaitReady(generation: number, instance: number, capMs: number): Promise<boolean>
 
 /**
- * SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
+ * The plan of a session start, with the configuration notice: what this
  * `session_start` does. Clears the bridge error and version warning.
  */
 export declare function beginSession(generation: number, instance: number, begin: host.SessionBegin): host.SessionPlan
 
-/** REN-1..4 for the glue: `CallLine`. */
+/** The call line the glue draws: `CallLine`. */
 export declare function callLine(daemonName: string, args: unknown, expanded: boolean): host.CallLine
 
 /**
- * NAT-2 at factory time: `PathChoice` for `PathRequest`. The connector
- * check (NAT-6) runs later, in `session_start`, so it is assumed present.
+ * At factory time: `PathChoice` for `PathRequest`. The connector
+ * check runs later, in `session_start`, so it is assumed present.
  */
 export declare function choosePath(generation: number, instance: number, request: host.PathRequest): host.PathChoice
 
 /**
- * SES-5: the `session_start` with `ticket` ended. Releases the turns
+ * The `session_start` with `ticket` ended. Releases the turns
  * parked on its epoch, here on Pi's thread, unless a newer `session_start`
  * adopted that epoch.
  */
 export declare function closeSession(generation: number, instance: number, ticket: number): void
 
 /**
- * Creates the state of one module generation (SES-1). index.ts calls this
+ * Creates the state of one module generation. index.ts calls this
  * once per import; every factory call of that import shares the handle.
  */
 export declare function createGeneration(): number
 
-/** Allocates an id for one factory call (SES-2). */
+/** Allocates an id for one factory call. */
 export declare function createInstance(): number
 
 /**
@@ -62,7 +90,7 @@ export declare function createInstance(): number
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 
 /**
- * DIFF-16 step 1 for the glue's locks: the candidate files of an own-client
+ * The glue's locks: the candidate files of an own-client
  * call, `[]` when it is not an edit.
  *
  * `args` stays a JavaScript value until the name says the tool can edit:
@@ -72,17 +100,7 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
 
 /**
- * Runs the hook for one tool call and returns `ToolCallAction`.
- *
- * The hook's exchange blocks one of the runtime's blocking threads (HOOK-2:
- * never Pi's); the call goes from Pi's thread straight to that thread and
- * its answer straight back, with no runtime worker in between, so the
- * cost inside Pi stays near a bare spawn-and-wait of the hook.
- */
-export declare function enforceToolCall(generation: number, instance: number, event: host.ToolCallEvent): Promise<host.ToolCallAction>
-
-/**
- * TOOL-6: executes one own-client tool call. Never rejects: a failure is
+ * Executes one own-client tool call. Never rejects: a failure is
  * `{ok:false, text}` for the glue to throw.
  *
  * A call that needs no diff window is written to the daemon
@@ -90,51 +108,42 @@ export declare function enforceToolCall(generation: number, instance: number, ev
  * on it while the runtime's thread wakes to await the reply, instead of
  * the request waiting for that wake-up first.
  *
- * MCP-34: `onProgress` receives the text of each (throttled) progress
+ * `onProgress` receives the text of each (throttled) progress
  * notification of the call, as Pi's own MCP shows it.
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
 
 /**
- * STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+ * One `/gortex` command: the status block with a fresh footer,
  * or the doctor run in process (`CommandReply`).
  */
 export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
 
-/** STAT-1/STAT-2: the footer status and the `/gortex` block. */
+/** The footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
 
-/** SES-15: a compaction happened. */
+/** A compaction happened. */
 export declare function onCompact(generation: number, instance: number): void
 
 /**
- * SES-4/5: a `session_start` begins on the readiness barrier (adopting the
+ * A `session_start` begins on the readiness barrier (adopting the
  * epoch a turn is parked on, else arming a fresh one). The glue hands the
  * ticket back to `closeSession` on every exit path; 0 when there is no
  * instance.
  */
 export declare function openSession(generation: number, instance: number): number
 
-/** FAIL-4: the warning for panics caught since the last call, once per session. */
+/** The warning for panics caught since the last call, once per session. */
 export declare function panicNotice(generation: number, instance: number): string | null
 
 /**
- * SES-10, SES-15, HOOK-15: the plan of one `before_agent_start`, taken
+ * The plan of one `before_agent_start`, taken
  * before any await so two concurrent first turns cannot both run.
  */
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
 
 /**
- * Read-ahead: at an assistant message's `message_end` (native
- * path only), a Gortex edit the message asks for gets its before side read
- * now, before any call of the batch runs, so that its `tool_call` finds it
- * ready (`watchSnapshot`). Decided from the name first: `args` crosses
- * napi only for a tool whose name can edit.
- */
-export declare function prefetchEdit(generation: number, instance: number, toolCallId: string, toolName: string, args: unknown, cwd: string): void
-
-/**
- * STAT-4: the footer's `indexing` clears without a cost on every turn:
+ * The footer's `indexing` clears without a cost on every turn:
  * only while the last briefing reported indexing does a turn ask the
  * session hook again, off the turn (the glue does not await it), and at
  * most one such call runs. Resolves true when the readiness changed. The
@@ -143,24 +152,16 @@ export declare function prefetchEdit(generation: number, instance: number, toolC
 export declare function refreshReadiness(generation: number, instance: number, cwd: string): Promise<boolean>
 
 /**
- * NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
+ * `registerMcpServer` threw `reason`; the instance takes the own
  * client and tells the user at each session start.
  */
 export declare function refuseNative(generation: number, instance: number, reason: string): void
 
 /**
  * Resolves the configuration for an instance and returns `HostConfig`.
- * `cwd` is the process working directory the factory sees (CFG-1).
+ * `cwd` is the process working directory the factory sees.
  */
 export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
-
-/**
- * DIFF-19/NAT-15 `tool_result`, the per-call fast path: decided from the
- * name and ids alone (no result text crosses napi). True only for a native
- * `tools_search` success and a claimed edit that succeeded; the glue then
- * awaits `watchToolResult`. A failed claimed edit is settled here.
- */
-export declare function resultNeedsWork(generation: number, instance: number, toolCallId: string, toolName: string, isError: boolean): boolean
 
 /**
  * Runs one `pi-gortex` command line (`args[0]` is the program name) and
@@ -172,64 +173,10 @@ export declare function runCli(args: Array<string>): Promise<host.CliOutput>
 export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>
 
 /**
- * SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
- * receives every later debounced re-sync (`CatalogueUpdate`).
+ * One own-client `session_start`: `onCatalogue` receives every later
+ * debounced re-sync that changes something (`CatalogueUpdate`).
  */
 export declare function startOwnClient(generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void): Promise<host.OwnStartResult>
 
-/** SES-16: stops the client in the slot if this instance claimed it. */
-export declare function stopOwnClient(generation: number, instance: number): Promise<void>
-
-/** NAT-9/NAT-15: whether Pi's tool names satisfy a wait. */
+/** Whether Pi's tool names satisfy a wait. */
 export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean
-
-/**
- * DIFF-17 claim of a call `watchToolCall` flagged: Pi's own edit/write, or
- * a native Gortex edit (its candidates computed once, here). Returns true
- * when that claim still needs its before snapshot (`watchSnapshot`).
- */
-export declare function watchEdit(generation: number, instance: number, event: host.ToolCallEvent): boolean
-
-/**
- * DIFF-20 clearing: `turn_start`, `agent_end` and `session_shutdown`
- * (no `turn_end` handler: decision 006).
- */
-export declare function watchReset(generation: number): void
-
-/**
- * DIFF-17 for a native Gortex edit: the before snapshot of the claim made
- * by `watchEdit`, read on the blocking pool with no lock held.
- *
- * Settled through `settle`, which is cheaper per call than a napi-rs promise.
- *
- * The read is a blocking-pool job that settles the promise itself, with the
- * DIFF-23 limit kept by a timer beside it: one thread hop each way instead
- * of two, on the path of every native edit; a read that runs
- * out of time leaves the claim with time-limit skips, as before.
- *
- * A before side read ahead at the assistant message (`prefetchEdit`) is
- * used when it names the same files: already read, the promise is resolved
- * at once; still reading, it settles when that read completes the claim.
- */
-export declare function watchSnapshot(generation: number, toolCallId: string): Promise<void>
-
-/**
- * DIFF-15/17 `tool_call`, the per-call fast path: decided from the name
- * and ids alone (no arguments cross napi). Tracks shell calls; returns true
- * when the call may claim files (Pi's own edit/write, or a native Gortex
- * tool whose name can edit), and the glue then calls `watchEdit`.
- */
-export declare function watchToolCall(generation: number, instance: number, toolCallId: string, toolName: string, parentToolCallId?: string | undefined | null): boolean
-
-/** DIFF-20 `tool_execution_end`. */
-export declare function watchToolEnd(generation: number, toolCallId: string): void
-
-/**
- * DIFF-19 `tool_result` (and NAT-15): `WatchResultAction`.
- *
- * Decided on Pi's thread up to the after side's read: a `tools_search` (or
- * an edit whose claim has nothing to compare) resolves at once, with no
- * thread hop; an edit's read and comparison run as one blocking-pool job
- * that settles the promise itself, under the DIFF-23 limit.
- */
-export declare function watchToolResult(generation: number, event: host.WatchToolResult): Promise<host.WatchResultAction>

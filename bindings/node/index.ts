@@ -7,7 +7,7 @@ import type { PiLike } from "./glue/host.ts";
 import { createInstance } from "./glue/instance.ts";
 
 const loaded = loadAddon();
-// SES-1: one generation per import of this module; /reload re-imports it.
+// One generation per import of this module; /reload re-imports it.
 const generation = loaded.addon ? loaded.addon.createGeneration() : 0;
 
 /** The Pi extension factory. It never throws (PKG-2). */
@@ -19,6 +19,6 @@ export default async function piGortex(pi: PiLike): Promise<void> {
   try {
     await createInstance(pi, loaded.addon, generation);
   } catch {
-    // PKG-2: a throwing factory would discard every registration.
+    // A throwing factory would discard every registration.
   }
 }

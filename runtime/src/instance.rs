@@ -15,26 +15,23 @@ use crate::native::{self, OwnClientReason};
 use crate::session::{self, HiddenMessage};
 use crate::status::PathWhy;
 
-/// SES-11: the cap of the first turn's readiness wait.
+/// The cap of the first turn's readiness wait.
 pub const READY_WAIT_MS: u32 = 15_000;
-/// NAT-9: how long the first turn polls `getAllTools()` for a gortex tool.
+/// How long the first turn polls `getAllTools()` for a gortex tool.
 pub const NATIVE_WAIT_MS: u32 = 5_000;
-/// NAT-9: the poll interval: 2 ms, not the spec's 100 ms. Pi lists a fast
-/// server's tools some tens of ms into the first turn, and every step of the
-/// poll is time the first turn waits past that: 100 ms made every native
-/// start wait up to 100 ms longer, 10 ms still about 5 ms on average
-/// (`make bench-startup`, docs/benchmarks.md). One poll (`getAllTools()` and
-/// `toolsReady`) costs microseconds, so even a server that takes the whole
-/// 5 s budget costs well under 1% of a core.
+/// The poll interval. Pi lists a fast server's tools some tens of ms into
+/// the first turn, and each step of the poll is time the first turn waits
+/// past that; one poll costs microseconds, so even a server that takes the
+/// whole budget costs well under 1% of a core (`make bench-startup`).
 pub const NATIVE_POLL_MS: u32 = 2;
-/// NAT-15: how long a `tools_search` result waits for its promoted tools.
+/// How long a `tools_search` result waits for its promoted tools.
 pub const PROMOTION_WAIT_MS: u32 = 2_000;
-/// NAT-15: the poll interval.
+/// The poll interval.
 pub const PROMOTION_POLL_MS: u32 = 20;
-/// NAT-6: the command a native MCP connector registers.
+/// The command a native MCP connector registers.
 pub const MCP_COMMAND: &str = "mcp";
 
-/// FAIL-4: the one warning a caught core panic produces per session.
+/// The one warning a caught core panic produces per session.
 pub fn panic_warning(message: &str) -> String {
     format!("pi-gortex hit an internal error and continued without that step ({message}).")
 }
@@ -44,7 +41,7 @@ pub fn config_notice(warnings: &[String]) -> Option<String> {
     (!warnings.is_empty()).then(|| format!("pi-gortex configuration: {}", warnings.join("; ")))
 }
 
-/// HOOK-11: the visible `gortex` message Pi delivers as a steer.
+/// The visible `gortex` message Pi delivers as a steer.
 pub fn steer_message(text: String) -> SteerMessage {
     SteerMessage {
         custom_type: SteerMessageCustomType::Gortex,
@@ -53,7 +50,7 @@ pub fn steer_message(text: String) -> SteerMessage {
     }
 }
 
-/// HOOK-15: the prompt of this turn that goes to the hook: only with prompt
+/// The prompt of this turn that goes to the hook: only with prompt
 /// context on, only a user message (an absent type counts as one), never
 /// an empty prompt.
 pub fn user_prompt<'a>(
@@ -67,14 +64,14 @@ pub fn user_prompt<'a>(
     prompt.filter(|prompt| !prompt.is_empty())
 }
 
-/// NAT-6: whether a `/mcp` connector is loaded. A command list Pi could not
+/// Whether a `/mcp` connector is loaded. A command list Pi could not
 /// give (`None`) counts as present: withdrawing the server on a host error
 /// would cost the session its tools.
 pub fn has_mcp_connector(commands: Option<&[String]>) -> bool {
     commands.is_none_or(|names| names.iter().any(|name| name == MCP_COMMAND))
 }
 
-/// NAT-9: the first turn's poll for any native gortex tool.
+/// The first turn's poll for any native gortex tool.
 pub fn native_wait() -> ToolWait {
     ToolWait {
         names: None,
@@ -83,7 +80,7 @@ pub fn native_wait() -> ToolWait {
     }
 }
 
-/// NAT-15: the wait for the promoted tools of a `tools_search` result.
+/// The wait for the promoted tools of a `tools_search` result.
 pub fn promotion_wait(names: Vec<String>) -> ToolWait {
     ToolWait {
         names: Some(names),
@@ -92,7 +89,7 @@ pub fn promotion_wait(names: Vec<String>) -> ToolWait {
     }
 }
 
-/// NAT-9/NAT-15: whether `present` (Pi's tool names) satisfies `wait`.
+/// Whether `present` (Pi's tool names) satisfies `wait`.
 pub fn tools_ready(wait: &ToolWait, present: &[String]) -> bool {
     match &wait.names {
         None => native::native_tools_present(present.iter().map(String::as_str)),
@@ -100,7 +97,7 @@ pub fn tools_ready(wait: &ToolWait, present: &[String]) -> bool {
     }
 }
 
-/// SES-15 + HOOK-15: the message of a later turn: the compaction re-send,
+/// The message of a later turn: the compaction re-send,
 /// the prompt guidance, or both joined.
 pub fn later_turn_message(
     resend: Option<HiddenMessage>,
@@ -120,29 +117,29 @@ pub fn later_turn_message(
 /// The latches of one extension instance.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InstanceLatches {
-    /// SES-10: the session's first turn has been taken.
+    /// The session's first turn has been taken.
     first_turn_taken: bool,
-    /// SES-15: the briefing the first turn received.
+    /// The briefing the first turn received.
     briefing: Option<String>,
-    /// SES-15: a compaction happened since the last turn.
+    /// A compaction happened since the last turn.
     compacted: bool,
-    /// FAIL-4: this session already showed a panic warning.
+    /// This session already showed a panic warning.
     panic_reported: bool,
     /// CFG: the configuration notice was shown (once per instance).
     config_warned: bool,
-    /// NAT-2/NAT-6: the instance is on the native path.
+    /// The instance is on the native path.
     native: bool,
-    /// NAT-5: why `registerMcpServer` refused, told at each session start.
+    /// Why `registerMcpServer` refused, told at each session start.
     refusal: Option<String>,
-    /// NAT-6: the native registration was withdrawn for want of a connector.
+    /// The native registration was withdrawn for want of a connector.
     withdrawn: bool,
-    /// CFG-19: the native registration was withdrawn because it came from a
+    /// The native registration was withdrawn because it came from a
     /// project sidecar that this untrusted folder does not honour.
     left_untrusted: bool,
 }
 
 impl InstanceLatches {
-    /// An instance on the native path or not (NAT-2).
+    /// An instance on the native path or not.
     pub fn new(native: bool) -> Self {
         Self {
             native,
@@ -150,7 +147,7 @@ impl InstanceLatches {
         }
     }
 
-    /// NAT-5: `registerMcpServer` threw `reason`; the own client takes over.
+    /// `registerMcpServer` threw `reason`; the own client takes over.
     pub fn refuse_native(&mut self, reason: String) {
         self.native = false;
         self.refusal = Some(reason);
@@ -161,8 +158,8 @@ impl InstanceLatches {
         self.native
     }
 
-    /// STAT-2: the path as the latches know it: native, refused (NAT-5) or
-    /// withdrawn for want of a connector (NAT-6). `None` when the instance
+    /// The path as the latches know it: native, refused or
+    /// withdrawn for want of a connector. `None` when the instance
     /// took the own client at factory time; the status then reads why from
     /// the configuration.
     pub fn path_taken(&self) -> Option<PathWhy> {
@@ -179,7 +176,7 @@ impl InstanceLatches {
             .then_some(PathWhy::Own(OwnClientReason::NoMcpConnector))
     }
 
-    /// CFG-19: the native registration is made at load, before trust is
+    /// The native registration is made at load, before trust is
     /// known, from the configuration that honours the project sidecar. When
     /// the configuration in effect for this session no longer matches it
     /// (`registration_holds` false, see
@@ -196,7 +193,7 @@ impl InstanceLatches {
     }
 
     /// SES-6, CFG, NAT-5, NAT-6: what a `session_start` does. `parked_turn`
-    /// is true while a turn waits on the barrier (SES-4): that turn is this
+    /// is true while a turn waits on the barrier: that turn is this
     /// session's first, so the latch stays set.
     pub fn begin_session(
         &mut self,
@@ -225,7 +222,7 @@ impl InstanceLatches {
                 plan.start_own_client = false;
                 return plan;
             }
-            // NAT-6 steps 1-2: no connector; withdraw and latch the own client.
+            // No connector; withdraw and latch the own client.
             self.native = false;
             self.withdrawn = true;
             plan.withdraw_server = true;
@@ -236,12 +233,12 @@ impl InstanceLatches {
         plan
     }
 
-    /// SES-15: a compaction happened.
+    /// A compaction happened.
     pub fn on_compact(&mut self) {
         self.compacted = true;
     }
 
-    /// SES-10, SES-15, HOOK-15: what this `before_agent_start` does, decided
+    /// What this `before_agent_start` does, decided
     /// before any suspension point so two concurrent first turns cannot both
     /// run the session hook.
     pub fn plan_turn(
@@ -278,7 +275,7 @@ impl InstanceLatches {
         }
     }
 
-    /// SES-15: the first turn's briefing, kept for a compaction re-send.
+    /// The first turn's briefing, kept for a compaction re-send.
     pub fn set_briefing(&mut self, briefing: Option<String>) {
         self.briefing = briefing;
     }
@@ -288,7 +285,7 @@ impl InstanceLatches {
         self.briefing.as_deref()
     }
 
-    /// FAIL-4: the warning for `panics` (drained since the last call), shown
+    /// The warning for `panics` (drained since the last call), shown
     /// at most once per session.
     pub fn panic_notice(&mut self, panics: &[String]) -> Option<String> {
         let first = panics.first()?;

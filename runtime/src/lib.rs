@@ -16,6 +16,7 @@
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.
+//! - [`extension`]: the extension itself, one method per Pi event it handles.
 //! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
 //! - [`status`]: the footer status and the `/gortex` block (STAT-*).
 //! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
@@ -27,6 +28,7 @@ pub mod cli;
 pub mod config;
 pub mod diff;
 pub mod doctor;
+pub mod extension;
 pub mod hook;
 pub mod instance;
 pub mod json_type;

@@ -1,12 +1,12 @@
-//! The first turn's readiness barrier (SES-3..6, SES-11): one per extension
+//! The first turn's readiness barrier: one per extension
 //! instance, holding a turn that arrives before the `session_start` that
 //! registers the tools has ended.
 //!
 //! The barrier is a sequence of *epochs*, each standing for one readiness
-//! promise of the 0.4.0 design. It is armed at construction (SES-3). Each
+//! promise of the 0.4.0 design. It is armed at construction. Each
 //! `session_start` arms a fresh epoch unless a turn is parked on the current,
-//! unreleased one, which it then adopts (SES-4), and takes a ticket that it
-//! hands back on every exit path (SES-5). A ticket releases the epoch it
+//! unreleased one, which it then adopts, and takes a ticket that it
+//! hands back on every exit path. A ticket releases the epoch it
 //! began on, except when that epoch is still current and a newer
 //! `session_start` adopted it: then only the newest invocation releases it,
 //! so a stale start never releases a turn parked for a newer session.
@@ -15,7 +15,7 @@
 //! settling end of the turn's promise), handed back when its epoch is
 //! released ([`ReadinessBarrier::end_session`]) or when its cap expires
 //! ([`expire`]), never both. The cap runs on tokio's clock, which never
-//! keeps the host's event loop alive (SES-11, SES-17).
+//! keeps the host's event loop alive.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -49,7 +49,7 @@ pub struct ReadinessBarrier<W> {
 }
 
 impl<W> Default for ReadinessBarrier<W> {
-    /// SES-3: armed at construction, so a turn that arrives before the first
+    /// Armed at construction, so a turn that arrives before the first
     /// `session_start` waits for it.
     fn default() -> Self {
         Self {
@@ -69,12 +69,12 @@ impl<W> ReadinessBarrier<W> {
         self.released >= self.epoch
     }
 
-    /// SES-4, SES-6: true while a turn waits on the current, unreleased epoch.
+    /// True while a turn waits on the current, unreleased epoch.
     pub fn has_parked_turn(&self) -> bool {
         !self.is_settled() && self.parked.iter().any(|turn| turn.epoch == self.epoch)
     }
 
-    /// SES-4/5: a `session_start` begins. Arms a fresh epoch unless a turn
+    /// A `session_start` begins. Arms a fresh epoch unless a turn
     /// is parked on the current one (adopted), and returns this invocation's
     /// ticket for [`Self::end_session`].
     pub fn begin_session(&mut self) -> u32 {
@@ -86,7 +86,7 @@ impl<W> ReadinessBarrier<W> {
         self.newest
     }
 
-    /// SES-5: the invocation with `ticket` ended (on any exit path). Returns
+    /// The invocation with `ticket` ended (on any exit path). Returns
     /// the waiters of the turns it released: none for an unknown or
     /// already-ended ticket, or for a stale invocation whose epoch a newer
     /// one adopted.
@@ -109,7 +109,7 @@ impl<W> ReadinessBarrier<W> {
             .collect()
     }
 
-    /// SES-11: a turn starts waiting. `Err(waiter)` when the current epoch is
+    /// A turn starts waiting. `Err(waiter)` when the current epoch is
     /// released already (the turn does not wait); otherwise the turn's id,
     /// for [`Self::give_up`].
     pub fn park(&mut self, waiter: W) -> Result<u64, W> {
@@ -126,17 +126,17 @@ impl<W> ReadinessBarrier<W> {
         Ok(id)
     }
 
-    /// SES-11: the turn with `id` stops waiting (its cap expired): its
+    /// The turn with `id` stops waiting (its cap expired): its
     /// waiter, or `None` when a release already handed it back. A turn that
     /// gave up is no longer parked, so the next `session_start` arms a fresh
-    /// epoch (SES-4).
+    /// epoch.
     pub fn give_up(&mut self, id: u64) -> Option<W> {
         let at = self.parked.iter().position(|turn| turn.id == id)?;
         Some(self.parked.swap_remove(at).waiter)
     }
 }
 
-/// SES-11: the cap of the parked turn `id`. After `cap`, takes the turn out
+/// The cap of the parked turn `id`. After `cap`, takes the turn out
 /// of `barrier` and returns its waiter, or `None` when it was released first.
 pub async fn expire<W>(barrier: &Mutex<ReadinessBarrier<W>>, id: u64, cap: Duration) -> Option<W> {
     tokio::time::sleep(cap).await;

@@ -9,20 +9,20 @@ use serde_json::Value;
 
 use crate::version::{skew_warning, version_from_briefing, SkewWarning};
 
-/// SES-13 part 1 when the own client failed: `<error>` is the bridge error.
+/// Part 1 when the own client failed: `<error>` is the bridge error.
 pub fn bridge_down_text(bridge_error: &str) -> String {
     format!(
         "[Gortex] graph tools are unavailable this session ({bridge_error}). Tell the user to run /reload to retry the connection."
     )
 }
 
-/// SES-13 part 1 when the turn began before the tools were registered.
+/// Part 1 when the turn began before the tools were registered.
 pub const STILL_REGISTERING_TEXT: &str = "[Gortex] graph tools were still registering when this turn began, so a tool named below may not be callable yet. If one is missing, say so and tell the user to retry, or to run /reload if it stays missing. Don't fall back to native tools.";
 
 /// The joiner of first-turn parts.
 pub const PART_JOINER: &str = "\n\n";
 
-/// The `customType` of every message the extension adds (SES-14, HOOK-11).
+/// The `customType` of every message the extension adds.
 pub const MESSAGE_CUSTOM_TYPE: &str = "gortex";
 
 /// What the first turn knows when it assembles its message.
@@ -30,19 +30,19 @@ pub const MESSAGE_CUSTOM_TYPE: &str = "gortex";
 pub struct FirstTurn<'a> {
     /// The bridge error, if the own client failed (cleared by the glue after).
     pub bridge_error: Option<&'a str>,
-    /// Whether the readiness wait (SES-11, NAT-9) succeeded.
+    /// Whether the readiness wait succeeded.
     pub ready: bool,
-    /// The pending version warning's model text (MCP-23), cleared after.
+    /// The pending version warning's model text, cleared after.
     pub version_warning: Option<&'a str>,
     /// The session hook's `orientation` (cached by the glue either way).
     pub orientation: Option<&'a str>,
-    /// Whether a briefing already sits in the context (SES-14).
+    /// Whether a briefing already sits in the context.
     pub briefing_in_context: bool,
-    /// HOOK-15 guidance for this prompt, joined after the orientation.
+    /// Guidance for this prompt, joined after the orientation.
     pub prompt_context: Option<&'a str>,
 }
 
-/// The hidden `gortex` message (WIRE-23), the `message` of
+/// The hidden `gortex` message, the `message` of
 /// `before_agent_start`'s return value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -77,7 +77,7 @@ fn non_empty(text: Option<&str>) -> Option<&str> {
     text.filter(|text| !text.is_empty())
 }
 
-/// SES-13: the first-turn message, or `None` when there are no parts.
+/// The first-turn message, or `None` when there are no parts.
 ///
 /// Order: bridge-down text (else, when not ready, the still-registering
 /// text), the version warning, the orientation unless a briefing is already
@@ -108,13 +108,13 @@ pub fn first_turn_message(turn: &FirstTurn<'_>) -> Option<HiddenMessage> {
     ))
 }
 
-/// SES-13 as text only (the content of [`first_turn_message`]).
+/// As text only (the content of [`first_turn_message`]).
 #[cfg(any(test, feature = "test-support"))]
 pub fn first_turn_text(turn: &FirstTurn<'_>) -> Option<String> {
     first_turn_message(turn).map(|message| message.content)
 }
 
-/// SES-14: whether `buildContextEntries()` holds a briefing: an entry with
+/// Whether `buildContextEntries()` holds a briefing: an entry with
 /// `type` `custom_message`, `customType` `gortex` and `details.briefing`
 /// exactly `true`. Anything that is not an array of such entries (Pi could
 /// not tell) means no.
@@ -129,7 +129,7 @@ pub fn briefing_in_context(entries: &Value) -> bool {
     })
 }
 
-/// SES-15: the message a turn after compaction returns, if any. The glue
+/// The message a turn after compaction returns, if any. The glue
 /// clears its compaction flag whatever this returns; the hook is not run
 /// again and warnings are not repeated.
 pub fn compaction_resend(
@@ -143,7 +143,7 @@ pub fn compaction_resend(
     non_empty(cached_briefing).map(|briefing| HiddenMessage::new(briefing.to_string(), true))
 }
 
-/// NAT-10 and NAT-11: the skew report the native path derives from the
+/// The skew report the native path derives from the
 /// briefing's readiness line (protocol never checked), or `None`.
 pub fn skew_from_briefing(orientation: &str) -> Option<SkewWarning> {
     let version = version_from_briefing(orientation);

@@ -1,4 +1,4 @@
-//! The bridge's state in the user's words (STAT-1..3): the compact footer
+//! The bridge's state in the user's words: the compact footer
 //! status Pi shows under the editor, the block `/gortex` prints, and which
 //! of the two `/gortex` commands runs and how its reply reads.
 //!
@@ -39,7 +39,7 @@ impl BridgeState {
     }
 }
 
-/// STAT-4: the footer's first word: `indexing` while connected to a daemon
+/// The footer's first word: `indexing` while connected to a daemon
 /// whose last briefing reported warming up or enrichment still running.
 fn state_word(state: BridgeState, readiness: Option<Readiness>) -> &'static str {
     match (state, readiness) {
@@ -48,7 +48,7 @@ fn state_word(state: BridgeState, readiness: Option<Readiness>) -> &'static str 
     }
 }
 
-/// STAT-4: the `/gortex` index line.
+/// The `/gortex` index line.
 fn readiness_text(readiness: Option<Readiness>) -> &'static str {
     match readiness {
         Some(Readiness::Ready) => "ready",
@@ -63,7 +63,7 @@ fn readiness_text(readiness: Option<Readiness>) -> &'static str {
     }
 }
 
-/// CFG-20: who starts the daemon, for the `/gortex` block.
+/// Who starts the daemon, for the `/gortex` block.
 fn daemon_owner_text(daemon_autostart: bool) -> &'static str {
     if daemon_autostart {
         "pi-gortex starts the daemon when none runs (daemon_autostart)"
@@ -75,14 +75,14 @@ fn daemon_owner_text(daemon_autostart: bool) -> &'static str {
 /// Which tool channel is in use, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathWhy {
-    /// Pi's built-in MCP owns the connection (NAT-2).
+    /// Pi's built-in MCP owns the connection.
     Native,
-    /// The extension's own client, chosen at factory time (NAT-2).
+    /// The extension's own client, chosen at factory time.
     Own(OwnClientReason),
-    /// Pi threw from `registerMcpServer` (NAT-5).
+    /// Pi threw from `registerMcpServer`.
     Refused(String),
     /// The native server came from a project sidecar that an untrusted
-    /// folder does not honour, so it was withdrawn (CFG-19).
+    /// folder does not honour, so it was withdrawn.
     ProjectUntrusted,
 }
 
@@ -176,7 +176,7 @@ impl HookStats {
     }
 }
 
-/// One configuration value and the layer it came from (CFG-2).
+/// One configuration value and the layer it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigEntry {
     /// The sidecar key.
@@ -223,15 +223,15 @@ pub struct StatusSnapshot {
     pub resolved_bin: Option<PathBuf>,
     /// The daemon's version (handshake, or the briefing on the native path).
     pub daemon_version: Option<String>,
-    /// What the last session briefing said about the index (STAT-4).
+    /// What the last session briefing said about the index.
     pub readiness: Option<Readiness>,
-    /// Whether pi-gortex starts the daemon (CFG-20).
+    /// Whether pi-gortex starts the daemon.
     pub daemon_autostart: bool,
     /// The graph tools Pi has now.
     pub tools: Vec<ToolEntry>,
-    /// The hook posture (CFG-7).
+    /// The hook posture.
     pub hook_mode: String,
-    /// Whether tool calls go through the hook (CFG-10).
+    /// Whether tool calls go through the hook.
     pub enforce: bool,
     /// This session's hook calls.
     pub hook: HookStats,
@@ -250,7 +250,7 @@ fn with_v(version: &str) -> String {
     }
 }
 
-/// STAT-1: the footer status, e.g. `gortex: connected · native · v0.61.2`.
+/// The footer status, e.g. `gortex: connected · native · v0.61.2`.
 pub fn footer(snapshot: &StatusSnapshot) -> String {
     let mut text = format!(
         "gortex: {} · {}",
@@ -306,7 +306,7 @@ fn tools_line(tools: &[ToolEntry]) -> String {
     line
 }
 
-/// STAT-2: the `/gortex` block.
+/// The `/gortex` block.
 pub fn render(snapshot: &StatusSnapshot) -> String {
     let mut out = format!("Gortex bridge: {}\n", snapshot.state.as_str());
     let daemon = match &snapshot.resolved_bin {
@@ -381,7 +381,7 @@ pub fn render(snapshot: &StatusSnapshot) -> String {
     out
 }
 
-/// STAT-2/3: what `/gortex <args>` asks for.
+/// What `/gortex <args>` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
     /// `/gortex`: the status block and a fresh footer.
@@ -390,7 +390,7 @@ pub enum Command {
     Doctor,
 }
 
-/// STAT-2/3: `doctor` (surrounding blanks ignored) runs the doctor; any
+/// `doctor` (surrounding blanks ignored) runs the doctor; any
 /// other arguments show the status block.
 pub fn command(args: &str) -> Command {
     if args.trim() == "doctor" {
@@ -400,14 +400,14 @@ pub fn command(args: &str) -> Command {
     }
 }
 
-/// STAT-3: the doctor's command line for the session's working directory.
+/// The doctor's command line for the session's working directory.
 pub fn doctor_argv(cwd: &str) -> Vec<String> {
     ["pi-gortex", "doctor", "--cwd", cwd]
         .map(str::to_string)
         .into()
 }
 
-/// STAT-3: what `/gortex doctor` shows: its report (standard output, then
+/// What `/gortex doctor` shows: its report (standard output, then
 /// standard error, trailing blanks cut), at warning level when it failed.
 pub fn doctor_reply(output: &CliOutput) -> CommandReply {
     let text = format!("{}{}", output.stdout, output.stderr);
@@ -422,7 +422,7 @@ pub fn doctor_reply(output: &CliOutput) -> CommandReply {
     }
 }
 
-/// STAT-1/2: what `/gortex` shows: the block (trailing blanks cut), with
+/// What `/gortex` shows: the block (trailing blanks cut), with
 /// the footer it refreshes.
 pub fn status_reply(view: StatusView) -> CommandReply {
     CommandReply {

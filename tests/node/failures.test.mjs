@@ -239,16 +239,13 @@ describe(`the core failing on Pi ${PI_VERSION}`, () => {
     const ws = workspace();
     const s = await start(ws, { env: OWN });
     const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${ADDON_FILE}`);
-    // A ToolCallEvent whose toolCallId is a number: the export answers its fail-open value...
-    assert.equal(
-      addon.watchEdit(0, 0, { toolCallId: 7, toolName: "edit", input: {}, cwd: ws.cwd, sessionId: "" }),
-      false,
-    );
+    // A ToolWait whose budget is a string: the export answers its fail-open value (the wait is met)...
+    assert.equal(addon.toolsReady({ budgetMs: "soon", pollMs: 1 }, []), true);
     await s.sessionStart();
     // ...and the session hears about it once, naming the shape that failed.
     const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
     assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
-    assert.match(warnings[0].message, /could not read a ToolCallEvent/);
+    assert.match(warnings[0].message, /could not read a ToolWait/);
     await s.shutdown();
   });
 });

@@ -145,26 +145,6 @@ describe("host.ts: what the glue reads from Pi", () => {
     assert.equal(host.resultText({}), "");
   });
 
-  test("HOOK-9: toolCallEvent fills missing ids and input, and keeps a string parent only", () => {
-    const pi = { cwd: "/pi" };
-    const ctx = { cwd: "/ctx", sessionManager: { sessionId: "s1" } };
-    assert.deepEqual(host.toolCallEvent(pi, {}, ctx), {
-      toolCallId: "",
-      toolName: "",
-      input: {},
-      cwd: "/ctx",
-      sessionId: "s1",
-    });
-    const full = host.toolCallEvent(
-      pi,
-      { toolCallId: "c1", toolName: "read", input: { path: "a" }, parentToolCallId: "p1" },
-      ctx,
-    );
-    assert.equal(full.parentToolCallId, "p1");
-    assert.deepEqual(full.input, { path: "a" });
-    assert.equal("parentToolCallId" in host.toolCallEvent(pi, { parentToolCallId: 4 }, ctx), false);
-  });
-
   test("NAT-9: awaitTools polls until the core says ready, or gives up at the budget", async () => {
     let polls = 0;
     const names = [];

@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import { EXPECTED_NATIVE_HANDLERS } from "./lib/handlers.mjs";
 
 const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
-const { registerToolEvents } = await glue("watcher.ts");
+const { registerToolEvents } = await glue("tool_events.ts");
 const { applyCatalogue } = await glue("tools.ts");
 const { afterStep, registerStatusCommand, showFooter } = await glue("status.ts");
 const { createInstance } = await glue("instance.ts");
@@ -21,21 +21,26 @@ const boom = () => {
 };
 const INSTANCE = 7;
 
-/** An addon whose every export records its arguments and answers from `answers`. */
+/**
+ * An addon whose every export, and every method of the Extension objects it makes, records its
+ * arguments and answers from `answers` (keyed by the export's or the method's name).
+ */
 function addonDouble(answers = {}) {
   const calls = [];
-  const addon = new Proxy(
-    {},
-    {
-      get:
-        (_target, name) =>
-        (...args) => {
-          calls.push([name, ...args]);
-          const answer = answers[name];
-          return typeof answer === "function" ? answer(...args) : answer;
-        },
-    },
-  );
+  const recorder =
+    (name) =>
+    (...args) => {
+      calls.push([name, ...args]);
+      const answer = answers[name];
+      return typeof answer === "function" ? answer(...args) : answer;
+    };
+  const extension = new Proxy({}, { get: (_target, name) => recorder(name) });
+  // A constructor Pi's glue calls with `new`: it records the call and answers the recording object.
+  function Extension(...args) {
+    calls.push(["new Extension", ...args]);
+    return extension;
+  }
+  const addon = new Proxy({}, { get: (_target, name) => (name === "Extension" ? Extension : recorder(name)) });
   return { addon, calls, of: (name) => calls.filter((call) => call[0] === name).map((call) => call.slice(1)) };
 }
 
@@ -77,194 +82,133 @@ const ctxOf = (extra = {}) => {
     ...extra,
   };
 };
-const bridgeOf = (pi, addon) => ({ pi, addon, generation: GEN, instance: INSTANCE });
+const bridgeOf = (pi, addon) => ({
+  pi,
+  addon,
+  extension: new addon.Extension(GEN, INSTANCE),
+  generation: GEN,
+  instance: INSTANCE,
+});
 
-describe("watcher.ts: the tool event handlers", () => {
-  test("issue 16: a tool_call that claims nothing is answered synchronously, with no argument copy", () => {
-    const { addon, of } = addonDouble({ watchToolCall: false });
+describe("tool_events.ts: the tool event handlers", () => {
+  test("a tool_call the core answers with null is answered synchronously; the event goes as Pi gave it", () => {
+    const { addon, of } = addonDouble({ toolCall: null });
     const pi = piDouble();
     registerToolEvents(bridgeOf(pi, addon), false);
-    assert.equal(handlersOf(pi, "tool_call").length, 1, "no enforcement handler with enforce off");
-    const [fast] = handlersOf(pi, "tool_call");
-    const answer = fast({ toolCallId: "c1", toolName: "grep", input: { big: "x" }, parentToolCallId: 5 }, ctxOf());
-    assert.equal(answer, undefined, "not a promise");
-    assert.deepEqual(of("watchToolCall"), [[GEN, INSTANCE, "c1", "grep", undefined]]);
-    assert.deepEqual(of("watchEdit"), []);
-    fast({}, ctxOf());
-    assert.deepEqual(of("watchToolCall")[1], [GEN, INSTANCE, "", "", undefined], "missing ids read as empty");
+    assert.equal(handlersOf(pi, "tool_call").length, 1, "one handler whether or not the hook is enforced");
+    const [handler] = handlersOf(pi, "tool_call");
+    const event = { toolCallId: "c1", toolName: "grep", input: { big: "x" }, parentToolCallId: 5 };
+    assert.equal(handler(event, ctxOf()), undefined, "not a promise");
+    assert.equal(of("toolCall").length, 1);
+    assert.equal(of("toolCall")[0][0], event, "Pi's own object, not a copy");
+    assert.deepEqual(of("toolCall")[0].slice(1), ["/ctx-cwd", "sess"]);
+    handler({}, ctxOf({ cwd: undefined, sessionManager: undefined }));
+    assert.deepEqual(of("toolCall")[1].slice(1), ["/pi-cwd", ""], "HOOK-9: pi.cwd, then no session id");
   });
 
-  test("DIFF-17: a claimed call sends its event once, and its snapshot is awaited only when asked", async () => {
-    const { addon, of } = addonDouble({ watchToolCall: true, watchEdit: (_g, _i, event) => event.toolCallId === "e1" });
+  test("HOOK-10/11/16: the core's action blocks with the reason, steers with a steer message, fails open", async () => {
+    const actions = {
+      b: { action: "block", reason: "use gortex" },
+      s: { action: "steer", message: { customType: "gortex", content: "hint" } },
+      p: { action: "none" },
+    };
+    const { addon } = addonDouble({
+      toolCall: (event) =>
+        event.toolCallId === "x"
+          ? Promise.reject(new Error("hook bridge failed"))
+          : event.toolCallId === "t"
+            ? boom()
+            : Promise.resolve(actions[event.toolCallId]),
+    });
     const pi = piDouble();
     registerToolEvents(bridgeOf(pi, addon), false);
-    const [fast] = handlersOf(pi, "tool_call");
-    const event = { toolCallId: "e1", toolName: "edit", input: { path: "a" }, parentToolCallId: "p" };
-    assert.equal(await fast(event, ctxOf()), undefined);
-    assert.deepEqual(of("watchToolCall"), [[GEN, INSTANCE, "e1", "edit", "p"]]);
-    assert.deepEqual(of("watchEdit"), [
-      [
-        GEN,
-        INSTANCE,
-        {
-          toolCallId: "e1",
-          toolName: "edit",
-          input: { path: "a" },
-          parentToolCallId: "p",
-          cwd: "/ctx-cwd",
-          sessionId: "sess",
-        },
-      ],
+    const [handler] = handlersOf(pi, "tool_call");
+    assert.deepEqual(await handler({ toolCallId: "b", toolName: "read" }, ctxOf()), {
+      block: true,
+      reason: "use gortex",
+    });
+    assert.equal(await handler({ toolCallId: "s", toolName: "read" }, ctxOf()), undefined);
+    assert.deepEqual(pi.record.sent, [
+      { message: { customType: "gortex", content: "hint" }, options: { deliverAs: "steer" } },
     ]);
-    assert.deepEqual(of("watchSnapshot"), [[GEN, "e1"]]);
-    await fast({ toolCallId: "w2", toolName: "write" }, ctxOf());
-    assert.equal(of("watchSnapshot").length, 1, "no snapshot when watchEdit says none is needed");
+    assert.equal(await handler({ toolCallId: "p", toolName: "read" }, ctxOf()), undefined);
+    assert.equal(await handler({ toolCallId: "x", toolName: "read" }, ctxOf()), undefined, "a rejection");
+    assert.equal(handler({ toolCallId: "t", toolName: "read" }, ctxOf()), undefined, "a throw");
+    assert.equal(pi.record.sent.length, 1, "only the steer sent a message");
   });
 
-  test("DIFF-17 read-ahead: native only, each tool call of an assistant message goes to the core, synchronously", () => {
+  test("DIFF-17 read-ahead: native only, the assistant message goes to the core once, synchronously", () => {
     const own = piDouble();
-    registerToolEvents(bridgeOf(own, addonDouble().addon), false, false);
+    registerToolEvents(bridgeOf(own, addonDouble().addon), false);
     assert.deepEqual(handlersOf(own, "message_end"), [], "no read-ahead on the own client");
-    const { addon, of } = addonDouble({ prefetchEdit: (_g, _i, id) => (id === "bad" ? boom() : undefined) });
+    const { addon, of } = addonDouble({ messageEnd: (event) => (event.message === "bad" ? boom() : undefined) });
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false, true);
+    registerToolEvents(bridgeOf(pi, addon), true);
     const [readAhead] = handlersOf(pi, "message_end");
-    const args = { operation: "file", path: "a.go" };
-    const content = [
-      { type: "text", text: "editing" },
-      { type: "toolCall", id: "bad", name: "mcp__gortex__edit", arguments: {} },
-      { type: "toolCall", id: "e1", name: "mcp__gortex__edit", arguments: args },
-      { type: "toolCall", id: 2, name: undefined },
-    ];
-    assert.equal(readAhead({ message: { role: "assistant", content } }, ctxOf()), undefined, "not a promise");
-    assert.deepEqual(of("prefetchEdit"), [
-      [GEN, INSTANCE, "bad", "mcp__gortex__edit", {}, "/ctx-cwd"],
-      [GEN, INSTANCE, "e1", "mcp__gortex__edit", args, "/ctx-cwd"],
-      [GEN, INSTANCE, "2", "undefined", undefined, "/ctx-cwd"],
-    ]);
-    for (const message of [{ role: "toolResult", content }, { role: "assistant", content: "text" }, undefined])
-      assert.equal(readAhead({ message }, ctxOf()), undefined);
-    assert.equal(of("prefetchEdit").length, 3, "only an assistant message's tool calls are read ahead");
+    const event = {
+      message: { role: "assistant", content: [{ type: "toolCall", id: "e1", name: "mcp__gortex__edit" }] },
+    };
+    assert.equal(readAhead(event, ctxOf()), undefined, "not a promise");
+    assert.equal(readAhead({ message: "bad" }, ctxOf()), undefined, "DIFF-22: a throw is swallowed");
+    assert.deepEqual(of("messageEnd")[0], [event, "/ctx-cwd"]);
+    assert.equal(of("messageEnd").length, 2);
   });
 
-  test("DIFF-22: a throwing watchEdit or watchSnapshot costs the diff, never the call", async () => {
-    for (const answers of [
-      { watchEdit: boom },
-      { watchEdit: true, watchSnapshot: () => Promise.reject(new Error("x")) },
-    ]) {
-      const { addon } = addonDouble({ watchToolCall: true, ...answers });
-      const pi = piDouble();
-      registerToolEvents(bridgeOf(pi, addon), false);
-      assert.equal(await handlersOf(pi, "tool_call")[0]({ toolCallId: "e" }, ctxOf()), undefined);
-    }
-    const { addon } = addonDouble({ watchToolCall: boom });
-    const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false);
-    assert.equal(handlersOf(pi, "tool_call")[0]({ toolCallId: "e" }, ctxOf()), undefined);
-  });
-
-  test("issue 16: a tool_result that needs nothing is answered synchronously without its text", () => {
-    const { addon, of } = addonDouble({ resultNeedsWork: false });
+  test("a tool_result the core answers with null is answered synchronously", () => {
+    const { addon, of } = addonDouble({ toolResult: null });
     const pi = piDouble();
     registerToolEvents(bridgeOf(pi, addon), false);
     const [result] = handlersOf(pi, "tool_result");
-    const content = [{ type: "text", text: "long" }];
-    assert.equal(result({ toolCallId: "r1", toolName: "read", content, isError: 1 }, ctxOf()), undefined);
-    assert.equal(result({ toolCallId: "r2", toolName: "read", content }, ctxOf()), undefined);
-    assert.deepEqual(of("resultNeedsWork"), [
-      [GEN, INSTANCE, "r1", "read", true],
-      [GEN, INSTANCE, "r2", "read", false],
-    ]);
-    assert.deepEqual(of("watchToolResult"), []);
+    const event = { toolCallId: "r1", toolName: "read", content: [{ type: "text", text: "long" }], isError: 1 };
+    assert.equal(result(event, ctxOf()), undefined);
+    assert.deepEqual(of("toolResult"), [[event, "/ctx-cwd"]]);
   });
 
-  test("DIFF-19/NAT-15: a result that needs work sends its text and ids, waits for tools, merges details", async () => {
+  test("DIFF-19/NAT-15: a result action's details replace Pi's, after waiting for the promoted tools", async () => {
     const answers = {
-      resultNeedsWork: true,
-      watchToolResult: (_g, event) =>
-        event.toolCallId === "d"
-          ? { details: { diffs: [] } }
-          : event.toolCallId === "t"
-            ? { awaitTools: { budgetMs: 5000, pollMs: 1, names: ["mcp__gortex__x"] } }
-            : {},
+      toolResult: (event) =>
+        Promise.resolve(
+          event.toolCallId === "d"
+            ? { details: { diffs: [] } }
+            : event.toolCallId === "t"
+              ? { awaitTools: { budgetMs: 5000, pollMs: 1, names: ["mcp__gortex__x"] } }
+              : {},
+        ),
       toolsReady: (_wait, names) => names.includes("mcp__gortex__x"),
     };
-    const { addon, of } = addonDouble(answers);
+    const { addon } = addonDouble(answers);
     let polls = 0;
     const pi = piDouble({ getAllTools: () => (++polls > 2 ? ["mcp__gortex__x"] : []) });
     registerToolEvents(bridgeOf(pi, addon), false);
     const [result] = handlersOf(pi, "tool_result");
-    const content = [
-      { type: "text", text: "a" },
-      { type: "text", text: "b" },
-    ];
-    assert.deepEqual(
-      await result({ toolCallId: "d", toolName: "mcp__gortex__edit", content, details: { server: "g" } }, ctxOf()),
-      {
-        details: { diffs: [] },
-      },
-    );
-    assert.deepEqual(of("watchToolResult")[0], [
-      GEN,
-      {
-        toolCallId: "d",
-        toolName: "mcp__gortex__edit",
-        isError: false,
-        cwd: "/ctx-cwd",
-        details: { server: "g" },
-        text: "a\nb",
-      },
-    ]);
+    assert.deepEqual(await result({ toolCallId: "d", toolName: "mcp__gortex__edit" }, ctxOf()), {
+      details: { diffs: [] },
+    });
     assert.equal(await result({ toolCallId: "t", toolName: "mcp__gortex__tools_search" }, ctxOf()), undefined);
     assert.equal(polls, 3, "held until the promoted tool appeared");
-    assert.equal(of("watchToolResult")[1][1].details, null, "absent details cross as null");
-    assert.equal(of("watchToolResult")[1][1].isError, false);
-    assert.equal(await result({ toolCallId: "n", toolName: "edit", isError: true }, ctxOf()), undefined);
-    assert.equal(of("watchToolResult")[2][1].isError, true);
-    const failing = addonDouble({ resultNeedsWork: true, watchToolResult: () => Promise.reject(new Error("x")) });
+    assert.equal(await result({ toolCallId: "n", toolName: "edit" }, ctxOf()), undefined);
+    const failing = addonDouble({ toolResult: () => Promise.reject(new Error("x")) });
     const pi2 = piDouble();
     registerToolEvents(bridgeOf(pi2, failing.addon), false);
     assert.equal(await handlersOf(pi2, "tool_result")[0]({ toolCallId: "f" }, ctxOf()), undefined, "DIFF-22");
   });
 
-  test("DIFF-20: tool_execution_end releases the call; turn_start, agent_end and session_shutdown clear", async () => {
+  test("DIFF-20: tool_execution_end releases the call; turn_start and agent_end clear", async () => {
     const { addon, of } = addonDouble();
     const pi = piDouble();
     registerToolEvents(bridgeOf(pi, addon), false);
-    await emit(pi, "tool_execution_end", { toolCallId: "x1" });
-    assert.deepEqual(of("watchToolEnd"), [[GEN, "x1"]]);
-    for (const event of ["turn_start", "agent_end", "session_shutdown"]) await emit(pi, event, {});
-    assert.deepEqual(of("watchReset"), [[GEN], [GEN], [GEN]]);
+    const end = { toolCallId: "x1" };
+    await emit(pi, "tool_execution_end", end);
+    assert.deepEqual(of("toolExecutionEnd"), [[end]]);
+    for (const event of ["turn_start", "agent_end"]) await emit(pi, event, {});
+    assert.deepEqual(of("turnStart"), [[]]);
+    assert.deepEqual(of("agentEnd"), [[]]);
     assert.equal(handlersOf(pi, "turn_end").length, 0, "decision 006");
-  });
-
-  test("HOOK-10/11/16: enforcement blocks with the reason, steers with a steer message, fails open", async () => {
-    const actions = {
-      b: { action: "block", reason: "use gortex" },
-      s: { action: "steer", message: { customType: "gortex", content: "hint" } },
-      p: { action: "proceed" },
-    };
-    const { addon, of } = addonDouble({
-      watchToolCall: false,
-      enforceToolCall: (_g, _i, event) =>
-        event.toolCallId === "x" ? Promise.reject(new Error("hook bridge failed")) : actions[event.toolCallId],
-    });
-    const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), true);
-    const [enforce] = handlersOf(pi, "tool_call");
-    assert.equal(handlersOf(pi, "tool_call").length, 2);
-    assert.deepEqual(await enforce({ toolCallId: "b", toolName: "read" }, ctxOf()), {
-      block: true,
-      reason: "use gortex",
-    });
-    assert.equal(await enforce({ toolCallId: "s", toolName: "read" }, ctxOf()), undefined);
-    assert.deepEqual(pi.record.sent, [
-      { message: { customType: "gortex", content: "hint" }, options: { deliverAs: "steer" } },
-    ]);
-    assert.equal(await enforce({ toolCallId: "p", toolName: "read" }, ctxOf()), undefined);
-    assert.equal(await enforce({ toolCallId: "x", toolName: "read" }, ctxOf()), undefined);
-    assert.equal(pi.record.sent.length, 1, "only the steer sent a message");
-    assert.equal(of("enforceToolCall")[0][2].sessionId, "sess");
+    const throwing = addonDouble({ toolExecutionEnd: boom, turnStart: boom, agentEnd: boom });
+    const quiet = piDouble();
+    registerToolEvents(bridgeOf(quiet, throwing.addon), false);
+    for (const event of ["tool_execution_end", "turn_start", "agent_end"])
+      assert.deepEqual(await emit(quiet, event, {}), [undefined], `${event} fails open`);
   });
 });
 
@@ -490,7 +434,7 @@ describe("instance.ts: the SES-18 wiring", () => {
       createInstance: INSTANCE,
       resolveConfig: config,
       choosePath: native,
-      stopOwnClient: () => Promise.reject(new Error("SES-16: a failed stop is swallowed")),
+      sessionShutdown: () => Promise.reject(new Error("SES-16: a failed stop is swallowed")),
     });
     const servers = [];
     const pi = piDouble({ registerMcpServer: (name, cfg) => servers.push([name, cfg]) });
@@ -503,7 +447,31 @@ describe("instance.ts: the SES-18 wiring", () => {
     await emit(pi, "session_compact", {});
     await emit(pi, "session_shutdown", {});
     assert.deepEqual(of("onCompact"), [[GEN, INSTANCE]]);
-    assert.deepEqual(of("stopOwnClient"), [[GEN, INSTANCE]]);
+    assert.deepEqual(of("new Extension"), [[GEN, INSTANCE]]);
+    assert.deepEqual(of("sessionShutdown"), [[]]);
+  });
+
+  test("each tool event, the compaction and the shutdown cross into the core once", async () => {
+    const native = { native: true, serverName: "gortex", serverConfig: {}, toolPrefix: "mcp__gortex__" };
+    const { addon, calls } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: native });
+    const pi = piDouble({ registerMcpServer: () => undefined });
+    await createInstance(pi, addon, GEN);
+    const message = { role: "assistant", content: [{ type: "toolCall", id: "c", name: "mcp__gortex__edit" }] };
+    const events = {
+      message_end: { message },
+      tool_call: { toolCallId: "c", toolName: "mcp__gortex__edit", input: { path: "a" } },
+      tool_result: { toolCallId: "c", toolName: "mcp__gortex__edit", content: [] },
+      tool_execution_end: { toolCallId: "c" },
+      turn_start: {},
+      agent_end: {},
+      session_compact: {},
+      session_shutdown: {},
+    };
+    for (const [event, payload] of Object.entries(events)) {
+      const before = calls.length;
+      await emit(pi, event, payload, ctxOf());
+      assert.equal(calls.length - before, 1, `${event}: ${JSON.stringify(calls.slice(before).map((c) => c[0]))}`);
+    }
   });
 
   test("NAT-5: a throwing registerMcpServer is a refusal the core hears, with the error's message", async () => {

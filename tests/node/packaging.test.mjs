@@ -334,8 +334,9 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.ok(extension, "discovered");
     const handlers = [...extension.handlers.keys()];
     assert.deepEqual(handlers, EXPECTED_HANDLERS, "SES-18 order, no context handler");
-    assert.equal(extension.handlers.get("tool_call").length, 2, "enforcement, then the diff watcher");
-    assert.equal(extension.handlers.get("session_shutdown").length, 2);
+    // One handler per event: the core judges a call and claims its files in one answer.
+    assert.equal(extension.handlers.get("tool_call").length, 1, "enforcement and the edit diff in one call");
+    assert.equal(extension.handlers.get("session_shutdown").length, 1);
     await s.sessionStart();
     assert.ok(s.toolNames().includes("gortex_read"));
     await s.shutdown();

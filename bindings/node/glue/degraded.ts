@@ -1,8 +1,8 @@
-// PKG-4: the extension when the native core failed to load. It still holds
+// The extension when the native core failed to load. It still holds
 // the first turn's place in the protocol: the model is told once, per
 // session, that graph tools are unavailable and how to retry (SES-13's text,
 // kept here because the core that normally owns it is missing). The user is
-// told too, once per load and at error level (PKG-10): which platform this
+// told too, once per load and at error level: which platform this
 // is, which ones have a core, what to do, and that read discipline is off.
 // /reload cannot fix a missing core, so the user's text does not offer it.
 import type { Ctx, PiLike } from "./host.ts";

@@ -1,8 +1,8 @@
 // The slice of Pi's ExtensionAPI the glue touches (pi-host.md PI-2..6), typed
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
-// is feature-detected before use (PKG-2), and every call Pi may refuse is
-// wrapped so its error is swallowed (FAIL-3).
-import type { Addon, ContextEntry, SessionBegin, ToolCallEvent, ToolWait } from "./boundary.ts";
+// is feature-detected before use, and every call Pi may refuse is
+// wrapped so its error is swallowed.
+import type { Addon, ContextEntry, Extension, SessionBegin, ToolWait } from "./boundary.ts";
 
 export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
 
@@ -53,14 +53,14 @@ export interface PiLike {
 }
 
 /** One instance's handle on the core: what every handler forwards with. */
-export type Bridge = { pi: PiLike; addon: Addon; generation: number; instance: number };
+export type Bridge = { pi: PiLike; addon: Addon; extension: Extension; generation: number; instance: number };
 
 /** Runs `work`, swallowing any error (FAIL-3). */
 export function swallow<T>(work: () => T): T | undefined {
   try {
     return work();
   } catch {
-    // FAIL-3: the answer is "nothing" (undefined).
+    // The answer is "nothing" (undefined).
   }
 }
 
@@ -115,18 +115,6 @@ export function resultText(result: ToolEventLike): string {
   return texts.map((item) => item.text).join("\n");
 }
 
-/** One Pi `tool_call` event with the HOOK-9 context, in the boundary's shape. */
-export function toolCallEvent(pi: PiLike, event: ToolEventLike, ctx: Ctx): ToolCallEvent {
-  return {
-    toolCallId: String(event.toolCallId ?? ""),
-    toolName: String(event.toolName ?? ""),
-    input: event.input ?? {},
-    ...(typeof event.parentToolCallId === "string" ? { parentToolCallId: event.parentToolCallId } : {}),
-    cwd: cwdOf(pi, ctx),
-    sessionId: sessionIdOf(ctx),
-  };
-}
-
 /** NAT-9/NAT-15: polls `getAllTools()` within the core's budget until the core says the wait is met. */
 export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise<boolean> {
   const deadline = Date.now() + wait.budgetMs;
@@ -139,7 +127,7 @@ export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise
 }
 
 /**
- * A short poll interval a handler awaits (NAT-9, NAT-15). It keeps the loop
+ * A short poll interval a handler awaits. It keeps the loop
  * alive for at most its bounded poll, so a handler mid-poll is never cut off
  * by an otherwise idle host.
  */

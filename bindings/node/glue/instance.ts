@@ -1,4 +1,4 @@
-// One extension instance (SES-2): created per factory call, wired to Pi's
+// One extension instance: created per factory call, wired to Pi's
 // events in the SES-18 order. Every latch and decision lives in the core
 // (the instance's latches and readiness barrier, keyed by its handle); these
 // handlers read Pi, forward to the addon and apply its answer.
@@ -7,21 +7,21 @@ import type { Bridge, Ctx, PiLike } from "./host.ts";
 import { awaitTools, contextEntries, cwdOf, notifyAll, sessionBegin, sessionIdOf, swallow, textOf } from "./host.ts";
 import { nativeRendererResolver } from "./render.ts";
 import { afterStep, refreshReadiness, registerStatusCommand, showFooter } from "./status.ts";
+import { registerToolEvents } from "./tool_events.ts";
 import { applyCatalogue } from "./tools.ts";
-import { registerToolEvents } from "./watcher.ts";
 
 /** SES-4..9, NAT-5, NAT-6: the plan comes from the core; this applies it. */
 function sessionStart(bridge: Bridge, serverName: string) {
   const { pi, addon, generation, instance } = bridge;
   return async (_event: unknown, ctx: Ctx) => {
-    // SES-4/5: the core's readiness barrier; the ticket goes back on every exit path.
+    // The core's readiness barrier; the ticket goes back on every exit path.
     const ticket = addon.openSession(generation, instance);
     try {
-      // CFG-19: Pi's trust answer goes to the core, which narrows the config.
+      // Pi's trust answer goes to the core, which narrows the config.
       const begin = sessionBegin(pi, ctx);
       const plan = addon.beginSession(generation, instance, begin);
       notifyAll(ctx, plan.notices);
-      // NAT-6 steps 1-2: withdraw the registration; the core latched the own client.
+      // Withdraw the registration; the core latched the own client.
       // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
       if (plan.withdrawServer) swallow(() => pi.unregisterMcpServer?.(serverName));
       if (!plan.startOwnClient) return;
@@ -31,7 +31,7 @@ function sessionStart(bridge: Bridge, serverName: string) {
       notifyAll(ctx, [started.userWarning]);
       applyCatalogue(bridge, started.catalogue);
     } catch {
-      // FAIL-1: the session goes on without the bridge.
+      // The session goes on without the bridge.
     } finally {
       addon.closeSession(generation, instance, ticket);
       afterStep(bridge, ctx);
@@ -48,7 +48,7 @@ function beforeAgentStart(bridge: Bridge) {
       const turn = { prompt: textOf(event.prompt), messageType: textOf(event.messageType) };
       const plan = addon.planTurn(generation, instance, turn);
       if (plan.turn === "none") return undefined;
-      // SES-11: the core's capped wait on its readiness barrier.
+      // The core's capped wait on its readiness barrier.
       let ready = plan.readyWaitMs === undefined || (await addon.awaitReady(generation, instance, plan.readyWaitMs));
       if (plan.nativeWait) ready = await awaitTools(bridge, plan.nativeWait);
       const entries = plan.readContext ? contextEntries(ctx) : undefined;
@@ -58,7 +58,7 @@ function beforeAgentStart(bridge: Bridge) {
       if (plan.turn === "first") afterStep(bridge, ctx);
       return result.message ? { message: result.message } : undefined;
     } catch {
-      // FAIL-1: the turn goes on without the bridge (the handler answers undefined).
+      // The turn goes on without the bridge (the handler answers undefined).
     }
   };
 }
@@ -80,17 +80,21 @@ function registerNative({ pi, addon, generation, instance }: Bridge): PathChoice
 
 export async function createInstance(pi: PiLike, addon: Addon, generation: number): Promise<void> {
   const instance = addon.createInstance();
-  const bridge: Bridge = { pi, addon, generation, instance };
-  // SES-3: the core arms the instance's readiness barrier as it resolves the configuration.
-  const config = await addon.resolveConfig(generation, instance, process.cwd());
+  const extension = new addon.Extension(generation, instance);
+  const bridge: Bridge = { pi, addon, extension, generation, instance };
+  // The core arms the instance's readiness barrier as it resolves the configuration.
+  await addon.resolveConfig(generation, instance, process.cwd());
   const path = registerNative(bridge);
   registerStatusCommand(bridge);
   pi.on("session_start", sessionStart(bridge, path.serverName));
   pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
   pi.on("before_agent_start", beforeAgentStart(bridge));
-  // SES-16: only this instance's client; a second shutdown finds nothing.
-  pi.on("session_shutdown", async () => void (await addon.stopOwnClient(generation, instance).catch(() => undefined)));
-  registerToolEvents(bridge, config.enforce, path.native);
+  // Only this instance's client; a second shutdown finds nothing.
+  pi.on(
+    "session_shutdown",
+    async () => void (await swallow(() => extension.sessionShutdown())?.catch(() => undefined)),
+  );
+  registerToolEvents(bridge, path.native);
   // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

@@ -1,4 +1,4 @@
-// Tool renderers (REN-1..7). The call line's pieces come from the core;
+// Tool renderers. The call line's pieces come from the core;
 // this file only styles them and delegates to Pi's own components.
 import { createReadToolDefinition, renderDiff } from "@earendil-works/pi-coding-agent";
 import { Container, Spacer, Text, truncateToWidth } from "@earendil-works/pi-tui";

@@ -1,4 +1,4 @@
-// The bridge's state for the user (STAT-1..3): the footer status
+// The bridge's state for the user: the footer status
 // (`setStatus("gortex", …)`), `/gortex` (the status block) and
 // `/gortex doctor` (the doctor report, run in process). The core keeps the
 // path the instance took, picks the command and words the answer; the glue
@@ -44,7 +44,7 @@ async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<vo
     if (reply.footer) showFooter(bridge, ctx, reply.footer);
     swallow(() => ctx.ui.notify(reply.text, reply.level));
   } catch {
-    // FAIL-1: a command never breaks the session.
+    // A command never breaks the session.
   }
 }
 

@@ -6,13 +6,13 @@ use serde_json::{Map, Value};
 
 pub use pi_gortex_schema::host::{
     CallLine, CallLineRead, CatalogueUpdate, CliOutput, GortexCommand, HiddenMessage,
-    HiddenMessageDetails, HostConfig, OwnStartResult, OwnStartResultStatus, PathChoice,
-    PathRequest, SessionBegin, SessionPlan, StatusRequest, StatusView, ToolCallAction,
-    ToolCallEvent, ToolExecuteRequest, ToolExecuteResult, ToolRegistration, ToolWait, TurnEvent,
-    TurnPlan, TurnPlanTurn, TurnRequest, TurnResult, WatchResultAction, WatchToolResult,
+    HiddenMessageDetails, HostConfig, PathChoice, PathRequest, SessionBegin, SessionPlan,
+    StatusRequest, StatusView, ToolCallAction, ToolCallEvent, ToolExecuteRequest,
+    ToolExecuteResult, ToolWait, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
+    WatchResultAction, WatchToolResult,
 };
 
-/// The runtime's hidden message in the boundary shape (WIRE-23).
+/// The runtime's hidden message in the boundary shape.
 pub fn hidden_message(message: pi_gortex_runtime::session::HiddenMessage) -> HiddenMessage {
     HiddenMessage {
         content: message.content,
@@ -44,7 +44,7 @@ pub fn failed_execution(text: String) -> ToolExecuteResult {
 }
 
 /// A synchronous export whose answer is a boundary value: `work` runs under
-/// the panic guard (FAIL-4), `fallback` answers for a panic or an unreadable
+/// the panic guard, `fallback` answers for a panic or an unreadable
 /// request, and whichever answers is serialised once, here.
 pub fn guarded_answer<T: serde::Serialize>(
     fallback: impl Fn() -> T,

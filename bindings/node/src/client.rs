@@ -1,235 +1,52 @@
-//! The own MCP client's session life (SES-7..9, SES-16) and tool execution
-//! (TOOL-6, MCP-30) on top of the runtime's `OwnClientBridge`.
-//!
-//! The client slot belongs to the module generation (SES-1): `/new`, resume
-//! and fork build a new instance against the cached module, and that instance
-//! must see and stop the previous instance's child. Each slot entry records
-//! the instance that claimed it, so shutdown stops only its own (SES-16).
+//! The own MCP client's start (its orchestration is the runtime's,
+//! `pi_gortex_runtime::extension`) and its tool execution on top of the
+//! runtime's `OwnClientBridge`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use std::path::Path;
+
+use napi::bindgen_prelude::{FromNapiValue, JsValue, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
-use pi_gortex_runtime::config;
-use pi_gortex_runtime::mcp::bridge::{
-    throttled, BridgeConfig, OwnClientBridge, SentCall, PROGRESS_GAP,
-};
+use pi_gortex_runtime::diff;
+use pi_gortex_runtime::mcp::bridge::{throttled, OwnClientBridge, SentCall, PROGRESS_GAP};
 use pi_gortex_runtime::mcp::client::ProgressHandler;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::boundary::{
-    failed_execution, from_js, object, to_js, CatalogueUpdate, OwnStartResult,
-    OwnStartResultStatus, ToolExecuteRequest, ToolExecuteResult, ToolRegistration,
+    failed_execution, from_js, object, to_js, CatalogueUpdate, ToolExecuteRequest,
+    ToolExecuteResult,
 };
 use crate::generation;
 use crate::guard;
 use crate::settle::Promised;
-use crate::state::{lock, GenerationState};
+use pi_gortex_runtime::extension::{self as core, catalogue_update, lock, ModuleState};
 
-/// A weak thread-safe callback into JS: it never keeps Node alive (SES-17).
+/// A weak thread-safe callback into JS: it never keeps Node alive.
 pub type WeakCallback = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 
-/// Converts runtime changes into the boundary shape and updates the TOOL-5
-/// registry the hook consults (HOOK-5).
-fn catalogue_update(state: &GenerationState, changes: CatalogueChanges) -> CatalogueUpdate {
-    let register: Vec<(String, String)> = changes
-        .register
-        .iter()
-        .map(|tool| (tool.name.clone(), tool.daemon_name.clone()))
-        .collect();
-    state.update_registry(&register, &changes.deactivate, &changes.activate);
-    let metadata = state.takes_tool_metadata();
-    CatalogueUpdate {
-        register: changes
-            .register
-            .into_iter()
-            .map(|tool| tool.for_host(metadata))
-            .map(|tool| ToolRegistration {
-                name: tool.name,
-                daemon_name: tool.daemon_name,
-                description: tool.description,
-                parameters: object(tool.parameters),
-                annotations: tool.annotations,
-                output_schema: tool.output_schema.map(object),
-            })
-            .collect(),
-        deactivate: changes.deactivate,
-        activate: changes.activate,
-    }
-}
-
-fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
-    OwnStartResult {
-        status,
-        error: None,
-        user_warning: None,
-        catalogue: CatalogueUpdate {
-            activate: Vec::new(),
-            deactivate: Vec::new(),
-            register: Vec::new(),
-        },
-    }
-}
-
-/// The bridge error of a start that panicked (the panic itself is reported
-/// once per session through FAIL-4).
-const START_PANICKED: &str = "pi-gortex internal error while starting the gortex bridge";
-/// The bridge error of a start for an instance whose configuration was
-/// never resolved (the factory's resolution failed or timed out).
-const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
-
-/// SES-9 for every way a start can fail: records the bridge error the first
-/// turn tells the model (SES-13) and the last error `/gortex` shows
-/// (STAT-2), and answers `Failed` with it.
-fn start_failed(state: &GenerationState, error: String) -> Value {
-    state.set_bridge_error(error.clone());
-    state.status().record_down(error.clone());
-    let mut result = start_result(OwnStartResultStatus::Failed);
-    result.error = Some(error);
-    to_js(&result)
-}
-
-/// Test-only shortening of the handshake and tool-call timeouts, so the
-/// end-to-end fault matrix can show a hung handshake and the wedged-child kill
-/// (MCP-13, MCP-14) in the real Pi CLI without waiting 60 s or 600 s. Only the
-/// user's own environment can set these (a repository cannot), and they can
-/// only change how long a request waits, never what runs.
-fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig) {
-    let millis = |name: &str| {
-        env.get(name)
-            .and_then(|value| value.trim().parse::<u64>().ok())
-            .filter(|ms| *ms > 0)
-            .map(std::time::Duration::from_millis)
-    };
-    if let Some(initialize) = millis("PI_GORTEX_TEST_INIT_TIMEOUT_MS") {
-        config.timeouts.initialize = initialize;
-    }
-    if let Some(call) = millis("PI_GORTEX_TEST_CALL_TIMEOUT_MS") {
-        config.timeouts.call = call;
-    }
-}
-
-/// SES-7 steps 3..11 for one own-client `session_start`. `on_catalogue`
-/// receives every later debounced re-sync (`CatalogueUpdate`).
+/// One own-client `session_start`: `onCatalogue` receives every later
+/// debounced re-sync that changes something (`CatalogueUpdate`).
 #[napi(
     ts_args_type = "generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void",
     ts_return_type = "Promise<host.OwnStartResult>"
 )]
 pub async fn start_own_client(generation: u32, instance: u32, on_catalogue: WeakCallback) -> Value {
-    let on_catalogue = move |update: Value| {
-        on_catalogue.call(update, ThreadsafeFunctionCallMode::NonBlocking);
+    let core = core::Extension::new(generation::get(generation), instance);
+    let on_catalogue = move |update: CatalogueUpdate| {
+        on_catalogue.call(to_js(&update), ThreadsafeFunctionCallMode::NonBlocking);
     };
-    guarded_start(generation, start(generation, instance, on_catalogue)).await
-}
-
-/// SES-9: a panic anywhere in a start (contained here) is a
-/// failed start like any other: the model and `/gortex` see why.
-async fn guarded_start(generation: u32, work: impl std::future::Future<Output = Value>) -> Value {
-    guard::guard_async(
-        move || start_failed(&generation::get(generation), START_PANICKED.to_string()),
-        work,
+    let panicked = core.clone();
+    let result = guard::guard_async(
+        move || panicked.start_panicked(),
+        core.start_own_client(on_catalogue),
     )
-    .await
-}
-
-/// The body of [`start_own_client`]; `on_catalogue` receives each later
-/// re-sync in the boundary shape.
-async fn start(
-    generation: u32,
-    instance: u32,
-    on_catalogue: impl Fn(Value) + Send + Sync + 'static,
-) -> Value {
-    let state = generation::get(generation);
-    let Some(config) = state.config(instance) else {
-        return start_failed(&state, NO_CONFIG.to_string());
-    };
-    state.clear_registry();
-    state.status().record_connecting();
-    let env: HashMap<String, String> = config::process_env();
-    let mut bridge_config = BridgeConfig::new(config.bin.clone());
-    // MCP-2: an explicit working directory, the session's, for
-    // `daemon start` and `gortex mcp` alike.
-    bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
-    // CFG-20: with autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
-    bridge_config.launch_daemon = config.daemon_autostart;
-    bridge_config.extra_env =
-        config::child_env(&config.tools_preset, config.daemon_autostart, &env)
-            .into_iter()
-            .map(|(k, v)| (k.into(), v.into()))
-            .collect();
-    apply_test_timeouts(&env, &mut bridge_config);
-    let bridge = OwnClientBridge::new(bridge_config);
-    // SES-7 steps 5-6: claim the slot and take out the previous
-    // client in one locked step, before the first suspension point.
-    let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
-    if let Some(previous) = previous {
-        previous.bridge.stop().await;
-    }
-    let listener_state = Arc::downgrade(&state);
-    bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
-        let Some(state) = listener_state.upgrade() else {
-            return;
-        };
-        let update = catalogue_update(&state, changes);
-        if !(update.register.is_empty()
-            && update.deactivate.is_empty()
-            && update.activate.is_empty())
-        {
-            on_catalogue(to_js(&update));
-        }
-    })));
-    let outcome = bridge.start().await;
-    if !state.client().slot.holds(claim) {
-        // SES-8: superseded; the error stays untouched.
-        bridge.stop().await;
-        return to_js(&start_result(OwnStartResultStatus::Superseded));
-    }
-    match outcome {
-        Err(error) => {
-            bridge.stop().await;
-            if state.client().slot.release(claim).is_some() {
-                return start_failed(&state, error.to_string());
-            }
-            let mut result = start_result(OwnStartResultStatus::Failed);
-            result.error = Some(error.to_string());
-            to_js(&result)
-        }
-        Ok(report) => {
-            let mut result = start_result(OwnStartResultStatus::Started);
-            if let Some(skew) = report.skew {
-                state.set_version_warning(skew.model_text);
-                result.user_warning = Some(skew.user_text);
-            }
-            result.catalogue = catalogue_update(&state, report.catalogue_changes);
-            let first: Vec<String> = result
-                .catalogue
-                .register
-                .iter()
-                .map(|t| t.name.clone())
-                .collect();
-            state
-                .status()
-                .record_started(&report.server_version, &first);
-            to_js(&result)
-        }
-    }
-}
-
-/// SES-16: stops the client in the slot if this instance claimed it.
-#[napi]
-pub async fn stop_own_client(generation: u32, instance: u32) {
-    guard::guard_async(|| (), async move {
-        let state = generation::get(generation);
-        let owned = state.client().slot.take_owned_by(instance);
-        if let Some(entry) = owned {
-            entry.bridge.stop().await;
-        }
-    })
-    .await
+    .await;
+    to_js(&result)
 }
 
 /// What the synchronous half of `executeTool` left for the asynchronous one.
@@ -238,7 +55,7 @@ enum Execution {
     Done(Value),
     /// The request is with the daemon; only its reply is awaited.
     Sent {
-        state: Arc<GenerationState>,
+        state: Arc<ModuleState>,
         bridge: OwnClientBridge,
         call: SentCall,
         call_id: String,
@@ -246,7 +63,7 @@ enum Execution {
     },
     /// An edit's diff window, a respawn or an abort comes first.
     Full {
-        state: Arc<GenerationState>,
+        state: Arc<ModuleState>,
         bridge: OwnClientBridge,
         request: ToolExecuteRequest,
         token: CancellationToken,
@@ -254,7 +71,7 @@ enum Execution {
     },
 }
 
-/// TOOL-6: executes one own-client tool call. Never rejects: a failure is
+/// Executes one own-client tool call. Never rejects: a failure is
 /// `{ok:false, text}` for the glue to throw.
 ///
 /// A call that needs no diff window is written to the daemon
@@ -262,7 +79,7 @@ enum Execution {
 /// on it while the runtime's thread wakes to await the reply, instead of
 /// the request waiting for that wake-up first.
 ///
-/// MCP-34: `onProgress` receives the text of each (throttled) progress
+/// `onProgress` receives the text of each (throttled) progress
 /// notification of the call, as Pi's own MCP shows it.
 #[napi(
     ts_args_type = "generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void",
@@ -287,7 +104,7 @@ fn internal_error() -> Value {
     to_js(&failed_execution("gortex: internal error".to_string()))
 }
 
-/// MCP-34: Pi's update text for a progress notification (its `message`, else
+/// Pi's update text for a progress notification (its `message`, else
 /// `Progress <progress>[/<total>]`), throttled for Pi's interface.
 fn progress_handler(on_progress: WeakCallback) -> ProgressHandler {
     let forward: ProgressHandler = Arc::new(move |params| {
@@ -321,7 +138,7 @@ fn begin_execution(
             "gortex {name}: MCP bridge is not connected"
         ))));
     };
-    // MCP-30: an abort that came first (while Pi's file locks were taken)
+    // An abort that came first (while Pi's file locks were taken)
     // left a cancelled token here; the call is then never sent.
     let token = lock(&state.client().aborts)
         .entry(request.call_id.clone())
@@ -425,7 +242,41 @@ async fn finish_execution(execution: Execution) -> Value {
     to_js(&result)
 }
 
-/// TOOL-10: Pi's active tools after a listing's withdrawals and returns,
+/// The glue's locks: the candidate files of an own-client
+/// call, `[]` when it is not an edit.
+///
+/// `args` stays a JavaScript value until the name says the tool can edit:
+/// most calls are not edits, and converting their arguments would be the
+/// larger part of this per-call check.
+#[napi(ts_args_type = "generation: number, name: string, args: unknown, cwd: string")]
+pub fn edit_candidates(
+    env: &Env,
+    generation: u32,
+    name: String,
+    args: Unknown<'_>,
+    cwd: String,
+) -> Vec<String> {
+    guard::guard_sync(Vec::new, || {
+        let state = generation::get(generation);
+        let Some(daemon) = state.daemon_name(&name) else {
+            return Vec::new();
+        };
+        if !diff::classify::may_edit(&daemon) {
+            return Vec::new();
+        }
+        // SAFETY: `args` is a live value of this call's `env`.
+        let Ok(args) = (unsafe { Value::from_napi_value(env.raw(), args.raw()) }) else {
+            return Vec::new();
+        };
+        diff::edit_candidates(&daemon, &args, Path::new(&cwd))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    })
+}
+
+/// Pi's active tools after a listing's withdrawals and returns,
 /// order kept (`CatalogueChanges::apply_to_active`).
 #[napi(ts_args_type = "active: Array<string>, update: host.CatalogueUpdate")]
 pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
@@ -445,7 +296,7 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
     )
 }
 
-/// MCP-30: Pi aborted the call with this id. Before `executeTool` has
+/// Pi aborted the call with this id. Before `executeTool` has
 /// registered the call (it waits for Pi's file locks first), the abort is
 /// kept as a cancelled token that the execution then finds.
 #[napi]
@@ -465,96 +316,4 @@ pub fn abort_call(generation: u32, call_id: String) {
             }
         },
     )
-}
-
-#[cfg(test)]
-mod start_failures {
-    //! Every way a start fails leaves the bridge error the
-    //! first turn gives the model (SES-13) and the last error `/gortex`
-    //! shows (STAT-2).
-    use super::*;
-    use pi_gortex_runtime::config::ConfigInputs;
-    use pi_gortex_runtime::status::BridgeState;
-
-    /// What the model and `/gortex` would see after a start answered `result`.
-    fn seen(generation: u32, result: &Value) -> (Option<String>, Option<String>, Option<String>) {
-        let state = generation::get(generation);
-        let record = state.status();
-        assert_eq!(record.state, Some(BridgeState::Down), "/gortex says down");
-        let answered = result["error"].as_str().map(str::to_string);
-        assert_eq!(result["status"], "failed");
-        let last = record.last_error.clone();
-        drop(record);
-        (answered, state.take_bridge_error(), last)
-    }
-
-    /// A generation whose instance 1 resolved `env` from an empty folder.
-    fn generation_with(env: &[(&str, &str)]) -> u32 {
-        let generation = generation::create();
-        let dir = std::env::temp_dir();
-        let inputs = ConfigInputs {
-            env: env
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            cwd: dir.clone(),
-            home: dir.join("pi-gortex-no-home"),
-        };
-        let config = Arc::new(config::resolve(&inputs));
-        generation::get(generation).add_instance(1, config.clone(), config, dir);
-        generation
-    }
-
-    fn assert_all_agree(seen: (Option<String>, Option<String>, Option<String>)) -> String {
-        let (answered, bridge_error, last_error) = seen;
-        let error = answered.expect("the start answered an error");
-        assert!(!error.is_empty());
-        assert_eq!(
-            bridge_error.as_deref(),
-            Some(error.as_str()),
-            "the model's bridge error"
-        );
-        assert_eq!(
-            last_error.as_deref(),
-            Some(error.as_str()),
-            "/gortex's last error"
-        );
-        error
-    }
-
-    #[tokio::test]
-    async fn a_start_that_panics_sets_the_bridge_error() {
-        let generation = generation::create();
-        let result = guarded_start(generation, async { panic!("forced in a test") }).await;
-        let error = assert_all_agree(seen(generation, &result));
-        assert_eq!(error, START_PANICKED);
-        guard::take_recorded();
-    }
-
-    #[tokio::test]
-    async fn a_start_without_configuration_sets_the_bridge_error() {
-        let generation = generation::create();
-        let result = start(generation, 7, |_| {}).await;
-        assert_eq!(assert_all_agree(seen(generation, &result)), NO_CONFIG);
-    }
-
-    /// The error a start with `env` failed with, once all three agree on it.
-    async fn failed_start_with(env: &[(&str, &str)]) -> String {
-        let generation = generation_with(env);
-        let result = start(generation, 1, |_| {}).await;
-        assert_all_agree(seen(generation, &result))
-    }
-
-    #[tokio::test]
-    async fn a_start_whose_binary_is_absent_sets_the_bridge_error() {
-        let error = failed_start_with(&[("GORTEX_BIN", "/nonexistent/pi-gortex/gortex")]).await;
-        assert!(error.contains("spawn"), "{error}");
-    }
-
-    #[tokio::test]
-    async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
-        // CFG-18: an empty PATH resolves nothing; the bare name is never run.
-        let error = failed_start_with(&[("PATH", "")]).await;
-        assert!(error.contains("gortex"), "{error}");
-    }
 }

@@ -1,4 +1,4 @@
-//! Configuration at load (CFG-1): resolved once per factory call through the
+//! Configuration at load: resolved once per factory call through the
 //! runtime and kept with the instance, so later handlers need not resend it.
 
 use std::sync::Arc;
@@ -12,7 +12,7 @@ use crate::boundary::{to_js, HostConfig};
 use crate::{generation, guard};
 
 /// What the glue sees when resolution itself failed: the built-in defaults
-/// with enforcement off, so a core fault never blocks a call (FAIL-1).
+/// with enforcement off, so a core fault never blocks a call.
 fn fallback_config() -> HostConfig {
     HostConfig {
         bin: config::DEFAULT_BIN.to_string(),
@@ -29,17 +29,17 @@ fn fallback_config() -> HostConfig {
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Resolves the configuration for an instance and returns `HostConfig`.
-/// `cwd` is the process working directory the factory sees (CFG-1).
+/// `cwd` is the process working directory the factory sees.
 #[napi(ts_return_type = "Promise<host.HostConfig>")]
 pub async fn resolve_config(generation: u32, instance: u32, cwd: String) -> Value {
     guard::guard_async(|| to_js(&fallback_config()), async move {
-        // CFG-16: the sidecar reads run on tokio's blocking pool, never on the
+        // The sidecar reads run on tokio's blocking pool, never on the
         // JS thread or a tokio worker, bounded in time; O_NONBLOCK already
         // keeps a FIFO from blocking, this covers a hung mount.
         let inputs = ConfigInputs::from_process().with_cwd(cwd);
         let session_cwd = inputs.cwd.clone();
         let read = tokio::task::spawn_blocking(move || {
-            // CFG-19: trust is known only at session_start; both now, off
+            // Trust is known only at session_start; both now, off
             // the JS thread, and the session start picks one.
             (
                 config::resolve_with_trust(&inputs, true),

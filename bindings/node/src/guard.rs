@@ -1,4 +1,4 @@
-//! Panic containment for every export (FAIL-4, PKG-5).
+//! Panic containment for every export.
 //!
 //! A Rust panic must never reach Node and must never print: Pi is a TUI and
 //! its print/JSON output is machine-read. The panic hook therefore only

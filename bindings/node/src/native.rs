@@ -1,5 +1,5 @@
-//! The native-versus-own-client choice (NAT-1..5) and the small native-path
-//! helpers the glue needs (NAT-8, NAT-9).
+//! The native-versus-own-client choice and the small native-path
+//! helpers the glue needs.
 
 use std::collections::HashMap;
 
@@ -9,8 +9,8 @@ use pi_gortex_runtime::native::{self, HostCapabilities, ToolPath};
 use serde_json::Value;
 
 use crate::boundary::{from_js, guarded_answer, object, to_js, PathChoice, PathRequest};
-use crate::state::lock;
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::lock;
 
 fn own(reason: &str) -> PathChoice {
     PathChoice {
@@ -22,8 +22,8 @@ fn own(reason: &str) -> PathChoice {
     }
 }
 
-/// NAT-2 at factory time: `PathChoice` for `PathRequest`. The connector
-/// check (NAT-6) runs later, in `session_start`, so it is assumed present.
+/// At factory time: `PathChoice` for `PathRequest`. The connector
+/// check runs later, in `session_start`, so it is assumed present.
 #[napi(
     ts_args_type = "generation: number, instance: number, request: host.PathRequest",
     ts_return_type = "host.PathChoice"
@@ -39,7 +39,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
             let Some(me) = state.instance(instance) else {
                 return own("internal_error");
             };
-            // The factory's resolution (CFG-19: the session start withdraws
+            // The factory's resolution (the session start withdraws
             // this registration if the one in effect disagrees).
             let config = me.config_at_load();
             state.set_takes_tool_metadata(pi_gortex_runtime::catalogue::takes_tool_metadata(
@@ -52,7 +52,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
                 native_mcp: config.native_mcp,
                 bin_resolves: config.native_mcp
                     && request.has_register_mcp_server
-                    // CFG-18: resolved once, to the absolute path handed to Pi.
+                    // Resolved once, to the absolute path handed to Pi.
                     && config.bin_path.is_some(),
             };
             let choice = match native::choose_path(&caps) {
@@ -82,7 +82,7 @@ pub fn choose_path(generation: u32, instance: u32, request: Value) -> Value {
     )
 }
 
-/// NAT-5: `registerMcpServer` threw `reason`; the instance takes the own
+/// `registerMcpServer` threw `reason`; the instance takes the own
 /// client and tells the user at each session start.
 #[napi]
 pub fn refuse_native(generation: u32, instance: u32, reason: String) {

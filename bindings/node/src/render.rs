@@ -1,4 +1,4 @@
-//! The data of a tool's call line (REN-1..4). The glue only styles it: the
+//! The data of a tool's call line. The glue only styles it: the
 //! label in bold, the rest plain, or hands `read` to Pi's read renderer.
 
 use napi_derive::napi;
@@ -12,9 +12,9 @@ const SUBJECT_KEYS: [&str; 5] = ["target", "query", "question", "task", "path"];
 const HIDDEN_KEYS: [&str; 4] = ["output", "view", "context", "to"];
 const FLATTENED: [&str; 2] = ["options", "arguments"];
 const SCOPE_KEYS: [&str; 6] = ["repo", "project", "path", "scope", "kind", "lang"];
-/// REN-2: collapsed values are cut to 60 characters (59 + `…`).
+/// Collapsed values are cut to 60 characters (59 + `…`).
 const MAX_VALUE_CHARS: usize = 60;
-/// REN-2 "set": not null, not `""`, and an object has at least one key.
+/// A "set" value: not null, not `""`, and an object has at least one key.
 fn is_set(value: &Value) -> bool {
     match value {
         Value::Null => false,
@@ -24,7 +24,7 @@ fn is_set(value: &Value) -> bool {
     }
 }
 
-/// An object subject is unwrapped to its first set value (REN-1 step 3).
+/// An object subject is unwrapped to its first set value.
 fn unwrap_subject(value: &Value) -> &Value {
     match value {
         Value::Object(map) => map.values().find(|v| is_set(v)).unwrap_or(value),
@@ -36,7 +36,7 @@ fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// REN-2 text of a value, cut when collapsed.
+/// The text of a value, cut when collapsed.
 fn show(value: &Value, expanded: bool) -> String {
     let raw = match value {
         Value::String(text) => text.clone(),
@@ -67,7 +67,7 @@ fn first_set<'a>(
         .find_map(|key| args.get(*key).filter(|v| is_set(v)).map(|v| (*key, v)))
 }
 
-/// REN-1 step 5: the remaining pairs, scope keys first.
+/// The remaining pairs, scope keys first.
 fn pairs(args: &Map<String, Value>, skip: &[&str], expanded: bool) -> Vec<String> {
     let mut flat: Vec<(&str, &Value)> = Vec::new();
     for (key, value) in args {
@@ -107,7 +107,7 @@ fn positive(value: Option<&Value>) -> Option<f64> {
         .filter(|n| n.is_finite() && *n > 0.0)
 }
 
-/// REN-4: the daemon `read` of a file, drawn by Pi's read renderer.
+/// The daemon `read` of a file, drawn by Pi's read renderer.
 fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadCall> {
     if daemon_name != "read" {
         return None;
@@ -133,7 +133,7 @@ fn empty_line() -> CallLine {
     }
 }
 
-/// REN-1..4: the call line of a tool whose daemon name is `daemon_name`.
+/// The call line of a tool whose daemon name is `daemon_name`.
 pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine {
     let empty = Map::new();
     let args = args.as_object().unwrap_or(&empty);
@@ -151,7 +151,7 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
         .chain(subject.iter())
         .map(|(k, _)| *k)
         .collect();
-    // REN-1: operation, subject, `to <target>`, then the pairs, one space apart.
+    // Operation, subject, `to <target>`, then the pairs, one space apart.
     let mut pieces: Vec<String> = Vec::new();
     pieces.extend(operation.map(|(_, v)| show(v, expanded)));
     pieces.extend(subject.map(|(_, v)| show(unwrap_subject(v), expanded)));
@@ -163,7 +163,7 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
     }
 }
 
-/// REN-1..4 for the glue: `CallLine`.
+/// The call line the glue draws: `CallLine`.
 #[napi(
     ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
     ts_return_type = "host.CallLine"

@@ -20,10 +20,10 @@ use crate::boundary::{
     TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
 use crate::settle::{self, Promised};
-use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::{lock, InstanceState, ModuleState};
 
-/// What the glue does when the core cannot answer: nothing more (FAIL-1).
+/// What the glue does when the core cannot answer: nothing more.
 fn no_session() -> SessionPlan {
     SessionPlan {
         notices: Vec::new(),
@@ -50,7 +50,7 @@ fn no_turn() -> TurnPlan {
     }
 }
 
-/// SES-4/5: a `session_start` begins on the readiness barrier (adopting the
+/// A `session_start` begins on the readiness barrier (adopting the
 /// epoch a turn is parked on, else arming a fresh one). The glue hands the
 /// ticket back to `closeSession` on every exit path; 0 when there is no
 /// instance.
@@ -65,7 +65,7 @@ pub fn open_session(generation: u32, instance: u32) -> u32 {
     )
 }
 
-/// SES-5: the `session_start` with `ticket` ended. Releases the turns
+/// The `session_start` with `ticket` ended. Releases the turns
 /// parked on its epoch, here on Pi's thread, unless a newer `session_start`
 /// adopted that epoch.
 #[napi]
@@ -78,16 +78,16 @@ pub fn close_session(env: &Env, generation: u32, instance: u32, ticket: u32) {
             };
             let released = lock(&me.readiness).end_session(ticket);
             for turn in released {
-                turn.resolve_now(env, Value::Bool(true));
+                turn.resolve_now(env, true);
             }
         },
     )
 }
 
-/// SES-11: a first turn waits for readiness, for at most `capMs` (the
+/// A first turn waits for readiness, for at most `capMs` (the
 /// plan's `readyWaitMs`): true when the `session_start` it waits for ended
 /// in time, false at the cap. The promise is weak, so a parked turn never
-/// keeps the host alive (SES-17); a release resolves it on Pi's thread.
+/// keeps the host alive; a release resolves it on Pi's thread.
 #[napi(ts_return_type = "Promise<boolean>")]
 pub fn await_ready(env: &Env, generation: u32, instance: u32, cap_ms: u32) -> Promised<'_> {
     let (turn, promise) = settle::weak_promise(env)?;
@@ -95,16 +95,16 @@ pub fn await_ready(env: &Env, generation: u32, instance: u32, cap_ms: u32) -> Pr
         || (),
         || {
             let Some(me) = generation::get(generation).instance(instance) else {
-                return turn.resolve_now(env, Value::Bool(true));
+                return turn.resolve_now(env, true);
             };
             let id = match lock(&me.readiness).park(turn) {
                 Ok(id) => id,
-                Err(turn) => return turn.resolve_now(env, Value::Bool(true)),
+                Err(turn) => return turn.resolve_now(env, true),
             };
             let cap = Duration::from_millis(cap_ms.into());
             settle::spawn(async move {
                 if let Some(turn) = readiness::expire(&me.readiness, id, cap).await {
-                    turn.settle(Value::Bool(false));
+                    turn.settle(false);
                 }
             });
         },
@@ -112,7 +112,7 @@ pub fn await_ready(env: &Env, generation: u32, instance: u32, cap_ms: u32) -> Pr
     Ok(promise)
 }
 
-/// SES-4..6, NAT-5, NAT-6 and the configuration notice: what this
+/// The plan of a session start, with the configuration notice: what this
 /// `session_start` does. Clears the bridge error and version warning.
 #[napi(
     ts_args_type = "generation: number, instance: number, begin: host.SessionBegin",
@@ -128,14 +128,14 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
         else {
             return no_session();
         };
-        // CFG-19: a Pi without the trust API keeps the factory's config.
+        // A Pi without the trust API keeps the factory's config.
         let config = match begin.project_trusted {
             Some(trusted) => me.apply_trust(trusted),
             None => me.config(),
         };
         let holds = config::native_registration_holds(&me.config_at_load(), &config);
         let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
-        // SES-6: a turn parked on the epoch this start adopted is its first.
+        // A turn parked on the epoch this start adopted is its first.
         let parked_turn = lock(&me.readiness).has_parked_turn();
         let mut latches = lock(&me.latches);
         let withdraw = latches.leave_stale_native(holds);
@@ -152,7 +152,7 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
     })
 }
 
-/// SES-15: a compaction happened.
+/// A compaction happened.
 #[napi]
 pub fn on_compact(generation: u32, instance: u32) {
     guard::guard_sync(
@@ -165,7 +165,7 @@ pub fn on_compact(generation: u32, instance: u32) {
     )
 }
 
-/// SES-10, SES-15, HOOK-15: the plan of one `before_agent_start`, taken
+/// The plan of one `before_agent_start`, taken
 /// before any await so two concurrent first turns cannot both run.
 #[napi(
     ts_args_type = "generation: number, instance: number, event: host.TurnEvent",
@@ -183,7 +183,7 @@ pub fn plan_turn(generation: u32, instance: u32, event: Value) -> Value {
     })
 }
 
-/// NAT-9/NAT-15: whether Pi's tool names satisfy a wait.
+/// Whether Pi's tool names satisfy a wait.
 #[napi(ts_args_type = "wait: host.ToolWait, names: Array<string>")]
 pub fn tools_ready(wait: Value, names: Vec<String>) -> bool {
     guard::guard_sync(
@@ -192,7 +192,7 @@ pub fn tools_ready(wait: Value, names: Vec<String>) -> bool {
     )
 }
 
-/// FAIL-4: the warning for panics caught since the last call, once per session.
+/// The warning for panics caught since the last call, once per session.
 #[napi]
 pub fn panic_notice(generation: u32, instance: u32) -> Option<String> {
     guard::guard_sync(
@@ -206,7 +206,7 @@ pub fn panic_notice(generation: u32, instance: u32) -> Option<String> {
     )
 }
 
-/// HOOK-15: the prompt guidance for this turn, when the plan carries a prompt.
+/// The prompt guidance for this turn, when the plan carries a prompt.
 async fn prompt_guidance(
     argv: &[String],
     prompt: Option<&str>,
@@ -217,11 +217,11 @@ async fn prompt_guidance(
     hook::prompt_guidance(&run.decision).map(str::to_string)
 }
 
-/// SES-12/13 (+NAT-10): runs the session hook once and assembles the hidden
+/// Runs the session hook once and assembles the hidden
 /// message. Takes (clears) the generation's bridge error and version warning
-/// (FAIL-5) and caches the briefing (SES-15).
+/// and caches the briefing.
 async fn first_turn(
-    state: &GenerationState,
+    state: &ModuleState,
     me: &InstanceState,
     request: &TurnRequest,
     briefing_in_context: bool,
@@ -264,7 +264,7 @@ async fn first_turn(
     }
 }
 
-/// SES-15 (+HOOK-15): the compaction re-send and the prompt guidance.
+/// The compaction re-send and the prompt guidance.
 async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool) -> TurnResult {
     let briefing = lock(&me.latches).briefing().map(str::to_string);
     let resend =
@@ -297,7 +297,7 @@ pub async fn run_turn(generation: u32, instance: u32, request: Value) -> Value {
         else {
             return to_js(&no_result());
         };
-        // SES-14: only read when the plan asked for the entries.
+        // Only read when the plan asked for the entries.
         let entries = request
             .context_entries
             .as_ref()

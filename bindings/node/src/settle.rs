@@ -4,8 +4,8 @@
 //! napi-rs's `async fn` export makes, for every call, a new thread-safe
 //! function (its own libuv handle and env cleanup hook), an `Error` with a
 //! captured stack trace and a reference to it, and spawns two tasks. On the
-//! hot path (an own-client tool call is ~40 µs end to end) that is a large
-//! share of the work on Pi's thread. Here a call costs one `napi_create_promise`
+//! hot path (an own-client tool call) that is a large share of the work on
+//! Pi's thread. Here a call costs one `napi_create_promise`
 //! and one spawned task (or one blocking-pool job, for work that blocks, such
 //! as the hook's exchange); the answer comes back through a thread-safe function
 //! created once, which keeps Node's loop alive only while a promise is pending
@@ -13,12 +13,12 @@
 //! must not: SES-17).
 //!
 //! A *weak* promise ([`weak_promise`]) never holds the loop open: the
-//! readiness wait (SES-11) is a capped wait, not I/O, and must keep the host
+//! readiness wait is a capped wait, not I/O, and must keep the host
 //! alive no more than the unref'd timer of the 0.4.0 design did. Because an
 //! answer sent through the unref'd channel may then never be delivered, a
 //! weak promise whose answer is known on the JavaScript thread (the barrier
 //! is already released, or a `session_start` releases it there) is resolved
-//! on that thread at once ([`WeakSettle::resolve_now`]); only the cap's
+//! on that thread at once (`ParkedTurn::resolve_now`); only the cap's
 //! answer comes through the channel, like a timer that fires only while
 //! something else keeps the host running.
 //!
@@ -33,11 +33,10 @@ use std::ffi::c_void;
 use std::future::Future;
 use std::ptr;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
 use napi::{sys, Env, Error, Status};
-use pi_gortex_runtime::diff::snapshot::race_time_limit;
+use pi_gortex_runtime::extension::{Parked, ParkedTurn};
 use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
@@ -192,7 +191,7 @@ fn channel(env: sys::napi_env) -> napi::Result<Arc<Channel>> {
             ),
             "napi_create_threadsafe_function",
         )?;
-        // Idle, it must not keep the host alive (SES-17).
+        // Idle, it must not keep the host alive.
         check(
             sys::napi_unref_threadsafe_function(env, tsfn),
             "napi_unref_threadsafe_function",
@@ -287,7 +286,7 @@ unsafe extern "C" fn call_js(
 
 /// Resolves `deferred` with `value`, on the JavaScript thread of `env`.
 fn resolve(env: sys::napi_env, deferred: sys::napi_deferred, value: Value) {
-    // A panic must not unwind into Node (FAIL-4); `null` then settles it.
+    // A panic must not unwind into Node; `null` then settles it.
     let resolved = std::panic::catch_unwind(|| unsafe { Value::to_napi_value(env, value) })
         .ok()
         .and_then(Result::ok)
@@ -299,45 +298,6 @@ fn resolve(env: sys::napi_env, deferred: sys::napi_deferred, value: Value) {
     // SAFETY: `deferred` came from `napi_create_promise` on this env and is
     // resolved exactly once (a Settler sends or resolves once).
     unsafe { sys::napi_resolve_deferred(env, deferred, resolved) };
-}
-
-/// A promise of `work`'s value, computed on one of the runtime's blocking
-/// threads and settled from there: Pi's thread, that thread, and back, with
-/// no runtime worker in between. `work` must not panic (wrap it in
-/// `guard::guard_sync`); if it does, the promise resolves to `null`.
-pub fn spawn_blocking_promise<F>(env: &Env, work: F) -> Promised<'_>
-where
-    F: FnOnce() -> Value + Send + 'static,
-{
-    let (settler, promise) = new_promise(env, false)?;
-    let task = move || settler.settle(work());
-    let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        napi::bindgen_prelude::spawn_blocking(task);
-    }));
-    if spawned.is_err() {
-        crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
-    }
-    Ok(promise)
-}
-
-/// Settles `settler` with `finish(work())` under a time limit, with no
-/// runtime task on the way (`diff::snapshot::race_time_limit`): `work` runs
-/// on one of the runtime's blocking threads, which then settles the promise
-/// itself (Pi's thread, that thread, and back: two thread wake-ups, where a
-/// task that awaits a blocking job and then settles makes four). When `work`
-/// has not returned within `limit`, the promise settles with `finish(None)`
-/// and the late answer is dropped. Neither closure may panic (wrap them in
-/// `guard`); if one does, or the runtime is unavailable, the promise
-/// resolves to `null`.
-pub fn settle_blocking_within<R, W, F>(settler: PromiseSettler, limit: Duration, work: W, finish: F)
-where
-    R: Send + 'static,
-    W: FnOnce() -> R + Send + 'static,
-    F: FnOnce(Option<R>) -> Value + Send + 'static,
-{
-    let done = move |answer: Option<R>| settler.settle(finish(answer));
-    // Not started: `done`, and the settler in it, were dropped, which answers `null`.
-    within_runtime(|| race_time_limit(limit, work, done));
 }
 
 /// Runs `start` inside napi's runtime (for work that spawns on it from Pi's
@@ -424,7 +384,7 @@ where
 
 /// Spawns `task` on napi's runtime. A spawn that panics (no runtime) drops
 /// the task, and with it any settler inside, which then answers `null`; the
-/// panic itself must not reach Node (FAIL-4).
+/// panic itself must not reach Node.
 pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         napi::bindgen_prelude::spawn(task);
@@ -434,37 +394,22 @@ pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     }
 }
 
-/// The settling end of a weak promise: pending, it never holds Node's loop
-/// open; dropped unsettled, it answers `null` through the channel. A trait
-/// object, so that state holding one (an instance's parked turns) refers to
-/// Node's API only where a promise is made: the crate's unit tests, which
-/// link without Node, build that state too.
-pub trait WeakSettle: Send + std::fmt::Debug {
-    /// Resolves the promise at once. Only on the JavaScript thread of `env`,
-    /// the thread the promise was made on (an export's own `env`).
-    fn resolve_now(self: Box<Self>, env: &Env, value: Value);
-
-    /// Settles from any thread, through the channel: delivered while
-    /// something else keeps the host running, else never (the host exited).
-    fn settle(self: Box<Self>, value: Value);
-}
-
-/// A weak promise's settling end, boxed.
-pub type WeakSettler = Box<dyn WeakSettle>;
-
-/// A weak promise and its settling end (SES-11, SES-17).
-pub fn weak_promise(env: &Env) -> napi::Result<(WeakSettler, PromiseRaw<'_, Value>)> {
+/// A weak promise and its settling end.
+pub fn weak_promise(env: &Env) -> napi::Result<(Parked, PromiseRaw<'_, Value>)> {
     let (settler, promise) = new_promise(env, true)?;
     Ok((Box::new(settler), promise))
 }
 
-impl WeakSettle for Settler {
-    fn resolve_now(self: Box<Self>, env: &Env, value: Value) {
-        Settler::resolve_now(*self, env.raw(), value);
+impl ParkedTurn for Settler {
+    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
+        match thread.downcast_ref::<Env>() {
+            Some(env) => Settler::resolve_now(*self, env.raw(), Value::Bool(ready)),
+            None => Settler::settle(*self, Value::Bool(ready)),
+        }
     }
 
-    fn settle(self: Box<Self>, value: Value) {
-        Settler::settle(*self, value);
+    fn settle(self: Box<Self>, ready: bool) {
+        Settler::settle(*self, Value::Bool(ready));
     }
 }
 

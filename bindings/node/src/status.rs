@@ -1,8 +1,8 @@
-//! The bridge's state for the footer and `/gortex` (STAT-1, STAT-2), and the
+//! The bridge's state for the footer and `/gortex`, and the
 //! `pi-gortex` command line for the npm package's Node entry.
 //!
 //! The other exports record what they see into the generation's
-//! [`crate::state::StatusRecord`] (the client's start, the native first turn, every hook
+//! [`pi_gortex_runtime::extension::StatusRecord`] (the client's start, the native first turn, every hook
 //! call); [`gortex_status`] joins it with what only the glue knows
 //! (`StatusRequest`) into the runtime's `StatusSnapshot`, which the runtime
 //! words; [`gortex_command`] answers `/gortex` and `/gortex doctor` as the
@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use crate::boundary::{from_js, to_js, CliOutput, GortexCommand, StatusRequest, StatusView};
 use crate::settle::{self, Promised};
-use crate::state::{lock, GenerationState, InstanceState};
 use crate::{generation, guard};
+use pi_gortex_runtime::extension::{lock, InstanceState, ModuleState};
 
 fn path_why(
     config: &ResolvedConfig,
@@ -40,11 +40,7 @@ fn path_why(
     })
 }
 
-fn snapshot(
-    state: &GenerationState,
-    me: &InstanceState,
-    request: &StatusRequest,
-) -> StatusSnapshot {
+fn snapshot(state: &ModuleState, me: &InstanceState, request: &StatusRequest) -> StatusSnapshot {
     let config = &me.config();
     // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
     let env: HashMap<String, String> = pi_gortex_runtime::config::process_env();
@@ -101,9 +97,9 @@ fn snapshot(
     }
 }
 
-/// STAT-4: asks the session hook for a fresh briefing when one is due
+/// Asks the session hook for a fresh briefing when one is due
 /// (the last one reported indexing); true when the readiness changed.
-async fn refresh(state: &GenerationState, me: &InstanceState, cwd: &str) -> bool {
+async fn refresh(state: &ModuleState, me: &InstanceState, cwd: &str) -> bool {
     if !state.status().begin_refresh() {
         return false;
     }
@@ -112,7 +108,7 @@ async fn refresh(state: &GenerationState, me: &InstanceState, cwd: &str) -> bool
     state.status().end_refresh(hook::orientation(&run.decision))
 }
 
-/// STAT-4: the footer's `indexing` clears without a cost on every turn:
+/// The footer's `indexing` clears without a cost on every turn:
 /// only while the last briefing reported indexing does a turn ask the
 /// session hook again, off the turn (the glue does not await it), and at
 /// most one such call runs. Resolves true when the readiness changed. The
@@ -127,7 +123,7 @@ pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String)
             let me = state.instance(instance);
             let due = me.is_some() && state.status().readiness.is_some_and(|r| r.is_indexing());
             let (Some(me), true) = (me, due) else {
-                return done.resolve_now(env, Value::Bool(false));
+                return done.resolve_now(env, false);
             };
             settle::spawn(async move {
                 let failed = || {
@@ -135,14 +131,14 @@ pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String)
                     false
                 };
                 let changed = guard::guard_async(failed, refresh(&state, &me, &cwd)).await;
-                done.settle(Value::Bool(changed));
+                done.settle(changed);
             });
         },
     );
     Ok(promise)
 }
 
-/// What the glue shows when the status itself failed (FAIL-4).
+/// What the glue shows when the status itself failed.
 fn unavailable() -> StatusView {
     StatusView {
         footer: "gortex: down".into(),
@@ -150,7 +146,7 @@ fn unavailable() -> StatusView {
     }
 }
 
-/// STAT-1/STAT-2 for an instance, with Pi's tools as the glue read them.
+/// The status of an instance, with Pi's tools as the glue read them.
 fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -> StatusView {
     let state = generation::get(generation);
     let (Some(request), Some(me)) = (request, state.instance(instance)) else {
@@ -163,7 +159,7 @@ fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -
     }
 }
 
-/// STAT-1/STAT-2: the footer status and the `/gortex` block.
+/// The footer status and the `/gortex` block.
 #[napi(
     ts_args_type = "generation: number, instance: number, request: host.StatusRequest",
     ts_return_type = "host.StatusView"
@@ -175,7 +171,7 @@ pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
     )
 }
 
-/// STAT-2/3: one `/gortex` command: the status block with a fresh footer,
+/// One `/gortex` command: the status block with a fresh footer,
 /// or the doctor run in process (`CommandReply`).
 #[napi(
     ts_args_type = "generation: number, instance: number, command: host.GortexCommand",

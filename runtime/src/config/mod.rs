@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use agent_dir::agent_dir;
-pub use binary::{ensure_absolute, resolve_bin, BinCandidate, BinResolution};
+pub use binary::{
+    ensure_absolute, has_separator, resolve_bin, resolve_binary, resolve_binary_on,
+    skipped_relative_binaries, BinCandidate, BinResolution, Platform, DEFAULT_PATHEXT,
+};
 pub use preset::{child_env, preset_env, AUTOSTART_ENV, FORWARDED_PRESETS};
 pub use sidecar::{parse_sidecar, read_sidecar, Scope, SidecarLayer, SidecarValues};
 pub use sidecar_file::{read_capped, SidecarFileError, SIDECAR_MAX_BYTES};

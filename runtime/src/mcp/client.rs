@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use pi_gortex_schema::mcp::{
@@ -27,7 +27,7 @@ use super::error::McpError;
 use super::framing::MAX_FRAME_BYTES;
 use super::handshake::{self, HandshakeInfo};
 pub use super::routing::RawResponse;
-use super::supervisor::{ChildParts, Supervisor};
+use super::supervisor::{ChildOwner, ChildParts, Supervisor};
 use super::transport::child_process::{self, ChildSpec};
 use super::transport::outbound::{Outbound, MAX_BACKLOG_BYTES};
 use crate::sync::lock;
@@ -532,6 +532,34 @@ impl SentRequest {
     }
 }
 
+impl ChildOwner for Shared {
+    fn child_exited(&self, generation: u64, reason: McpError) {
+        self.mark_exited(generation, reason);
+    }
+
+    fn respond(&self, id: u64, outcome: Result<RawResponse, (Option<i64>, String)>) {
+        self.settle(id, move || {
+            outcome.map_err(|(code, message)| McpError::Rpc { code, message })
+        });
+    }
+
+    fn list_changed(&self) {
+        self.notify_list_changed();
+    }
+
+    fn progress(&self, params: &ProgressNotificationParams) {
+        self.notify_progress(params);
+    }
+
+    fn noise_line(&self) {
+        self.noise_lines.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn panic_requested(&self) -> bool {
+        self.debug_supervisor_panic.load(Ordering::SeqCst)
+    }
+}
+
 impl Shared {
     /// The ready connection, `None` when one must be (re)spawned.
     fn ready_connection(&self) -> Result<Option<Arc<Connection>>, McpError> {
@@ -675,12 +703,13 @@ impl Shared {
         });
         let writer = tokio::spawn(flusher);
         let supervisor = Supervisor {
-            shared: Arc::downgrade(self),
+            shared: Arc::downgrade(self) as Weak<dyn ChildOwner>,
             generation,
             outbound,
             frames_seen,
             max_frame_bytes: self.config.max_frame_bytes,
-            timeouts: self.config.timeouts,
+            kill_grace: self.config.timeouts.kill_grace,
+            exit_drain: self.config.timeouts.exit_drain,
         };
         tokio::spawn(supervisor.run(ChildParts {
             child: spawned.child,

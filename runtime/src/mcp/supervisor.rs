@@ -14,15 +14,16 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
+use pi_gortex_schema::mcp::ProgressNotificationParams;
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStdout;
 use tokio::sync::{oneshot, watch};
 
-use super::client::{Shared, Timeouts};
 use super::error::McpError;
 use super::framing::{Frame, FrameDecoder, FramingError};
-use super::routing::{route, Routed};
+use super::routing::{route, RawResponse, Routed};
 use super::transport::child_process;
 use super::transport::outbound::Outbound;
 use super::transport::stderr_tail::StderrTail;
@@ -37,15 +38,35 @@ pub(super) struct ChildParts {
     pub(super) reaped_tx: watch::Sender<bool>,
 }
 
+/// The client that owns a child, as its supervisor reports to it. The
+/// supervisor holds it weakly: a client that is gone ends the child.
+pub(super) trait ChildOwner: Send + Sync {
+    /// The child `generation` has ended; its pending requests fail with `reason`.
+    fn child_exited(&self, generation: u64, reason: McpError);
+    /// The response to the request `id`: its result, or the error's code and message.
+    fn respond(&self, id: u64, outcome: Result<RawResponse, (Option<i64>, String)>);
+    /// The daemon's tool list changed.
+    fn list_changed(&self);
+    /// A progress notification for a request that asked for them.
+    fn progress(&self, params: &ProgressNotificationParams);
+    /// A stdout line that was not a JSON-RPC message.
+    fn noise_line(&self);
+    /// Test-only: the supervisor is to panic on its next inbound chunk.
+    fn panic_requested(&self) -> bool;
+}
+
 /// The task that owns one child: reads and routes its stdout, notices its
 /// exit, and kills it on request or when the client is gone.
 pub(super) struct Supervisor {
-    pub(super) shared: Weak<Shared>,
+    pub(super) shared: Weak<dyn ChildOwner>,
     pub(super) generation: u64,
     pub(super) outbound: Arc<Outbound>,
     pub(super) frames_seen: Arc<AtomicU64>,
     pub(super) max_frame_bytes: usize,
-    pub(super) timeouts: Timeouts,
+    /// How long a terminated child has to exit before it is killed.
+    pub(super) kill_grace: Duration,
+    /// How long an exited child's last output is still awaited.
+    pub(super) exit_drain: Duration,
 }
 
 enum Ending {
@@ -55,7 +76,7 @@ enum Ending {
 
 /// Marks the client exited when the supervisor unwinds from a panic.
 struct SettleOnPanic {
-    shared: Weak<Shared>,
+    shared: Weak<dyn ChildOwner>,
     generation: u64,
 }
 
@@ -66,7 +87,7 @@ impl Drop for SettleOnPanic {
         }
         if let Some(shared) = self.shared.upgrade() {
             let reason = McpError::TaskPanicked { task: "supervisor" };
-            shared.mark_exited(self.generation, reason);
+            shared.child_exited(self.generation, reason);
         }
     }
 }
@@ -121,17 +142,16 @@ impl Supervisor {
         match ending {
             Ending::Kill => {
                 drop(parts.stdout);
-                child_process::terminate_and_reap(&mut parts.child, self.timeouts.kill_grace).await;
+                child_process::terminate_and_reap(&mut parts.child, self.kill_grace).await;
             }
             Ending::Exited(status) => {
-                let _ =
-                    tokio::time::timeout(self.timeouts.exit_drain, &mut parts.stderr_drain).await;
+                let _ = tokio::time::timeout(self.exit_drain, &mut parts.stderr_drain).await;
                 let reason = McpError::Exited {
                     how: child_process::describe_status(status),
                     stderr_tail: parts.stderr_tail.text(),
                 };
                 if let Some(shared) = self.shared.upgrade() {
-                    shared.mark_exited(self.generation, reason);
+                    shared.child_exited(self.generation, reason);
                 }
             }
         }
@@ -141,7 +161,7 @@ impl Supervisor {
 
     fn mark_exited(&self, reason: McpError) {
         if let Some(shared) = self.shared.upgrade() {
-            shared.mark_exited(self.generation, reason);
+            shared.child_exited(self.generation, reason);
         }
     }
 
@@ -168,7 +188,7 @@ impl Supervisor {
                 }
             }
         };
-        let _ = tokio::time::timeout(self.timeouts.exit_drain, drain).await;
+        let _ = tokio::time::timeout(self.exit_drain, drain).await;
     }
 
     /// Feeds one chunk. `false` means the connection must be killed: the
@@ -177,30 +197,28 @@ impl Supervisor {
         let Some(shared) = self.shared.upgrade() else {
             return false;
         };
-        if shared.debug_supervisor_panic.load(Ordering::SeqCst) {
+        if shared.panic_requested() {
             panic!("supervisor panic forced by debug_force_task_panic");
         }
-        let pushed = decoder.push(chunk, |frame| self.dispatch(&shared, frame));
+        let pushed = decoder.push(chunk, |frame| self.dispatch(&*shared, frame));
         match pushed {
             Ok(()) => true,
             Err(FramingError::FrameTooLarge { limit }) => {
-                shared.mark_exited(self.generation, McpError::FrameTooLarge { limit });
+                shared.child_exited(self.generation, McpError::FrameTooLarge { limit });
                 false
             }
         }
     }
 
     /// Routes one frame (MCP-8..MCP-11) and applies the outcome.
-    fn dispatch(&self, shared: &Shared, frame: Frame<'_>) {
+    fn dispatch(&self, shared: &dyn ChildOwner, frame: Frame<'_>) {
         match route(frame) {
             Routed::Noise => {
-                shared.noise_lines.fetch_add(1, Ordering::Relaxed);
+                shared.noise_line();
             }
             Routed::Response { id, outcome } => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                shared.settle(id, move || {
-                    outcome.map_err(|(code, message)| McpError::Rpc { code, message })
-                });
+                shared.respond(id, outcome);
             }
             Routed::Reply(reply) => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
@@ -208,11 +226,11 @@ impl Supervisor {
             }
             Routed::ListChanged => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                shared.notify_list_changed();
+                shared.list_changed();
             }
             Routed::Progress(params) => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);
-                shared.notify_progress(&params);
+                shared.progress(&params);
             }
             Routed::Ignored => {
                 self.frames_seen.fetch_add(1, Ordering::SeqCst);

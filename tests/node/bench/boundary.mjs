@@ -93,11 +93,12 @@ async function execFileSyncOf040() {
 async function decisionCost() {
   const addonFile = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
   const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
-  const generation = addon.createGeneration();
+  const extension = new addon.Extension(addon.createGeneration(), addon.createInstance());
   // The per-call fast path: decided from the tool's name and ids alone.
-  for (let i = 0; i < 10000; i += 1) addon.watchToolCall(generation, 0, "call_1", "read", undefined);
+  const event = { toolCallId: "call_1", toolName: "read", input: { path: "src/a.go" } };
+  for (let i = 0; i < 10000; i += 1) extension.toolCall(event, "/w", "");
   const began = performance.now();
-  for (let i = 0; i < DECISIONS; i += 1) addon.watchToolCall(generation, 0, "call_1", "read", undefined);
+  for (let i = 0; i < DECISIONS; i += 1) extension.toolCall(event, "/w", "");
   const addonUs = ((performance.now() - began) * 1000) / DECISIONS;
 
   // The same decision through Pi's runner: every handler the extension registers for

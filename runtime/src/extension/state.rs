@@ -1,82 +1,86 @@
-//! What one module generation holds (SES-1) and what one instance holds
-//! (SES-2): the generation's shared state behind private fields, and the one
-//! `lock` helper every module uses. The exports (client, watcher, status,
-//! session, ...) depend on this module and this module only on the runtime:
-//! exports → state → runtime.
+//! What one import of the extension module holds and what one instance (one
+//! factory call) holds. Pi re-imports the module on `/reload`; the instances
+//! of one import (`/new`, resume, fork) share its client slot, tool registry,
+//! edit tracking and status record.
 //!
-//! Lock order, when two are held at once: `registry` before `known` (client),
-//! and `instances` is only held long enough to clone one instance out. Every
-//! other lock (the client slot, aborts, the watcher, its tickets, the status
-//! record, an instance's latches, its readiness barrier) is taken alone, for
-//! one statement or one short block, never while another is held.
+//! Every lock is taken for one statement or one short block. The only pair
+//! ever held together is `registry` then `known`, in that order.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use pi_gortex_runtime::config::ResolvedConfig;
-use pi_gortex_runtime::diff::{
-    self, Boundary, ClaimTicket, EditDetails, NativeWatcher, PendingCompare,
-};
-use pi_gortex_runtime::instance::InstanceLatches;
-use pi_gortex_runtime::mcp::bridge::OwnClientBridge;
-use pi_gortex_runtime::readiness::ReadinessBarrier;
-use pi_gortex_runtime::status::{BridgeState, HookStats, HookTally};
-use pi_gortex_runtime::version::{readiness_from_briefing, Readiness};
+use crate::config::ResolvedConfig;
+use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
+use crate::instance::InstanceLatches;
+use crate::mcp::bridge::OwnClientBridge;
+use crate::readiness::ReadinessBarrier;
+use crate::status::{BridgeState, HookStats, HookTally};
+use crate::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::settle::WeakSettler;
+pub use crate::sync::lock;
 
-/// The runtime's one poison-ignoring lock: a panic elsewhere (already
-/// contained by the guard) must not disable the bridge.
-pub use pi_gortex_runtime::sync::lock;
+/// The binding's end of a first turn parked on the readiness barrier: it
+/// answers the turn's promise with whether the session became ready.
+pub trait ParkedTurn: Send + std::fmt::Debug {
+    /// Answers at once, on the thread that parked the turn; `thread` is the
+    /// binding's handle on it (napi's `Env`).
+    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool);
+
+    /// Answers from any thread.
+    fn settle(self: Box<Self>, ready: bool);
+}
+
+/// A parked turn, boxed.
+pub type Parked = Box<dyn ParkedTurn>;
 
 /// The Rust-side state of one factory call: its configuration and every
 /// latch the instance keeps between Pi events.
 #[derive(Debug)]
 pub struct InstanceState {
-    /// The configuration in effect: the factory's (CFG-1), narrowed to
-    /// `untrusted` while the host reports the project untrusted (CFG-19).
+    /// The configuration in effect: the factory's, narrowed to
+    /// `untrusted` while the host reports the project untrusted.
     config: Mutex<Arc<ResolvedConfig>>,
     /// The factory's resolution with the project sidecar honoured: what the
     /// native registration was made from.
     trusted: Arc<ResolvedConfig>,
-    /// The same resolution with the project sidecar left out (CFG-19).
+    /// The same resolution with the project sidecar left out.
     untrusted: Arc<ResolvedConfig>,
-    /// The session latches (SES-4..15, NAT-5/6, FAIL-4).
+    /// The session latches.
     pub latches: Mutex<InstanceLatches>,
-    /// The first turn's readiness barrier (SES-3..6, SES-11), armed here,
+    /// The first turn's readiness barrier, armed here,
     /// when the factory resolves the instance's configuration: before any
     /// handler is registered. A parked turn is its promise's settling end.
-    pub readiness: Mutex<ReadinessBarrier<WeakSettler>>,
+    pub readiness: Mutex<ReadinessBarrier<Parked>>,
     /// The session cwd the factory saw: the children's working directory,
-    /// so they never inherit whatever the host's cwd is later (MCP-2).
+    /// so they never inherit whatever the host's cwd is later.
     pub cwd: std::path::PathBuf,
 }
 
-/// The SES-1 state of one generation.
+/// The state one import of the extension module shares between its instances.
 #[derive(Default)]
-pub struct GenerationState {
-    /// CFG-19: the trust notices this generation gave (one per folder, not
-    /// one per session: `/new` makes a new session, not a new generation).
+pub struct ModuleState {
+    /// The trust notices this import gave (one per folder, not
+    /// one per session: `/new` makes a new session, not a new import).
     trust_noticed: Mutex<std::collections::HashSet<String>>,
-    /// SES-9 bridge error, reported once on the first turn (SES-13, FAIL-5).
+    /// The bridge error of a failed start, reported once on the first turn.
     bridge_error: Mutex<Option<String>>,
     /// Pending MCP-23 model line, delivered once with the first-turn text.
     version_warning: Mutex<Option<String>>,
-    /// TOOL-5 registry: registered Pi name to daemon name.
+    /// The tool registry: registered Pi name to daemon name.
     registry: Mutex<HashMap<String, String>>,
-    /// Instances created from this generation, by id.
+    /// Instances created from this import, by id.
     instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
-    /// The own client's slot and in-flight calls (SES-7, SES-16, MCP-30).
+    /// The own client's slot and in-flight calls.
     client: ClientState,
-    /// The edit watcher and shell tracker (DIFF-15..20).
-    watcher: WatcherState,
-    /// What the footer status and `/gortex` report (STAT-1, STAT-2).
+    /// The shell tracker and the native edits' claims.
+    edits: Mutex<NativeWatcher>,
+    /// What the footer status and `/gortex` report.
     status: Mutex<StatusRecord>,
-    /// Whether the host's tool API takes MCP metadata, learned at factory time (MCP-36).
+    /// Whether the host's tool API takes MCP metadata, learned at factory time.
     takes_tool_metadata: std::sync::atomic::AtomicBool,
 }
 
@@ -91,7 +95,7 @@ impl InstanceState {
         self.trusted.clone()
     }
 
-    /// CFG-19: puts the resolution for the host's trust answer in effect
+    /// Puts the resolution for the host's trust answer in effect
     /// and returns it.
     pub fn apply_trust(&self, trusted: bool) -> Arc<ResolvedConfig> {
         let chosen = if trusted {
@@ -104,14 +108,14 @@ impl InstanceState {
     }
 }
 
-impl GenerationState {
-    /// Records what the host's tool API takes; every instance of a generation shares one host.
+impl ModuleState {
+    /// Records what the host's tool API takes; every instance of an import shares one host.
     pub fn set_takes_tool_metadata(&self, takes: bool) {
         self.takes_tool_metadata
             .store(takes, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Whether registrations may carry MCP metadata (MCP-36).
+    /// Whether registrations may carry MCP metadata.
     pub fn takes_tool_metadata(&self) -> bool {
         self.takes_tool_metadata
             .load(std::sync::atomic::Ordering::Relaxed)
@@ -122,9 +126,9 @@ impl GenerationState {
         &self.client
     }
 
-    /// The edit watcher and its pending claims.
-    pub fn watcher(&self) -> &WatcherState {
-        &self.watcher
+    /// The shell tracker and the native edits' claims, locked.
+    pub fn edits(&self) -> MutexGuard<'_, NativeWatcher> {
+        lock(&self.edits)
     }
 
     /// The status record, locked.
@@ -132,27 +136,27 @@ impl GenerationState {
         lock(&self.status)
     }
 
-    /// DIFF-16 steps 1, 3, 4: the shell window opened and the before side
+    /// The shell window opened and the before side
     /// read. `None` when the call is not an edit with candidates.
     pub async fn open_own_window(&self, name: &str, args: &Value, cwd: &str) -> Option<OwnWindow> {
         let daemon = self.daemon_name(name)?;
         let cwd = PathBuf::from(cwd);
         let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
-        let window = lock(&self.watcher.native).shell.open_window();
+        let window = self.edits().shell.open_window();
         let pending = PendingCompare::open(paths, window, Boundary::for_cwd(&cwd)).await;
         Some(OwnWindow { cwd, pending })
     }
 
-    /// DIFF-16 step 7: the after side read, compared, DIFF-15 applied.
+    /// The after side read, compared, DIFF-15 applied.
     pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
         let after = window.pending.read_after().await;
         // The shell set is copied out so the comparison runs unlocked.
-        let shell = lock(&self.watcher.native).shell.clone();
+        let shell = self.edits().shell.clone();
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
     /// Records an instance's two resolutions (with and without the project
-    /// sidecar) and session cwd (CFG-1, CFG-19). The first is in effect
+    /// sidecar) and session cwd. The first is in effect
     /// until a session start reports the project untrusted.
     pub fn add_instance(
         &self,
@@ -172,7 +176,7 @@ impl GenerationState {
         lock(&self.instances).insert(instance, Arc::new(state));
     }
 
-    /// CFG-19: true the first time this generation gives `notice`.
+    /// True the first time this import gives `notice`.
     pub fn first_trust_notice(&self, notice: &str) -> bool {
         lock(&self.trust_noticed).insert(notice.to_string())
     }
@@ -192,7 +196,7 @@ impl GenerationState {
         self.instance(instance).map(|state| state.cwd.clone())
     }
 
-    /// Whether an instance is on the native path (NAT-2, NAT-6).
+    /// Whether an instance is on the native path.
     pub fn is_native(&self, instance: u32) -> bool {
         self.instance(instance)
             .is_some_and(|state| lock(&state.latches).is_native())
@@ -203,7 +207,7 @@ impl GenerationState {
         lock(&self.bridge_error).take()
     }
 
-    /// Records the bridge error of a failed start (SES-9).
+    /// Records the bridge error of a failed start.
     pub fn set_bridge_error(&self, error: String) {
         *lock(&self.bridge_error) = Some(error);
     }
@@ -213,18 +217,18 @@ impl GenerationState {
         lock(&self.version_warning).take()
     }
 
-    /// Records the version warning of a skewed handshake (MCP-23).
+    /// Records the version warning of a skewed handshake.
     pub fn set_version_warning(&self, warning: String) {
         *lock(&self.version_warning) = Some(warning);
     }
 
-    /// The daemon name of a registered tool (TOOL-5), also what the diff
+    /// The daemon name of a registered tool, also what the diff
     /// code classifies an own-client edit by.
     pub fn daemon_name(&self, registered: &str) -> Option<String> {
         lock(&self.registry).get(registered).cloned()
     }
 
-    /// The TOOL-5 registry as (Pi name, daemon name) pairs (STAT-2).
+    /// The TOOL-5 registry as (Pi name, daemon name) pairs.
     pub fn registry_entries(&self) -> Vec<(String, String)> {
         lock(&self.registry)
             .iter()
@@ -232,12 +236,12 @@ impl GenerationState {
             .collect()
     }
 
-    /// Empties the registry when a new client starts (SES-7).
+    /// Empties the registry when a new client starts.
     pub fn clear_registry(&self) {
         lock(&self.registry).clear();
     }
 
-    /// Applies one listing's changes to the registry (TOOL-5, HOOK-5):
+    /// Applies one listing's changes to the registry:
     /// registered tools enter it, withdrawn ones leave, re-activated ones
     /// come back under the daemon name they were registered with.
     pub fn update_registry(
@@ -263,16 +267,16 @@ impl GenerationState {
     }
 }
 
-/// The generation's client slot entry: who claimed it and the bridge.
+/// The client slot's entry: who claimed it and the bridge.
 #[derive(Clone)]
 pub struct SlotEntry {
     pub owner: u32,
     pub bridge: OwnClientBridge,
-    /// Distinguishes claims, so a superseded start can tell (SES-8).
+    /// Distinguishes claims, so a superseded start can tell.
     pub claim: u64,
 }
 
-/// The generation's one client slot (SES-7, SES-8, SES-16). Every change is
+/// The import's one client slot. Every change is
 /// one locked step: a start claims the slot and takes out its predecessor
 /// together, so an older start still stopping its predecessor can never
 /// displace the claim of a newer one.
@@ -309,7 +313,7 @@ impl ClientSlot {
         entry.take()
     }
 
-    /// Takes the entry out if `owner` claimed it (SES-16).
+    /// Takes the entry out if `owner` claimed it.
     pub fn take_owned_by(&self, owner: u32) -> Option<SlotEntry> {
         let mut entry = lock(&self.entry);
         entry.as_ref().filter(|e| e.owner == owner)?;
@@ -322,38 +326,27 @@ impl ClientSlot {
     }
 }
 
-/// Client-related generation state.
+/// The own client of an import: its slot and calls.
 #[derive(Default)]
 pub struct ClientState {
     pub slot: ClientSlot,
-    /// In-flight executions by Pi tool call id, for aborts (MCP-30).
+    /// In-flight executions by Pi tool call id, for aborts.
     pub aborts: Mutex<HashMap<String, CancellationToken>>,
-    /// Daemon names of every tool registered this generation, so a relisted
+    /// Daemon names of every tool registered by this import, so a relisted
     /// (re-activated) tool re-enters the TOOL-5 registry.
     pub known: Mutex<HashMap<String, String>>,
 }
 
-/// The watcher state of one generation (SES-1).
-#[derive(Default)]
-pub struct WatcherState {
-    pub native: Mutex<NativeWatcher>,
-    /// Native Gortex edits claimed at `tool_call` whose before snapshot
-    /// `watchSnapshot` still has to take, by tool call id. Kept apart so the
-    /// files are read without holding `native`, which the event loop's
-    /// synchronous exports also lock.
-    pub tickets: Mutex<HashMap<String, ClaimTicket>>,
-}
-
-/// What the exports saw, per generation.
+/// What the events saw, per import.
 #[derive(Debug, Default)]
 pub struct StatusRecord {
     /// `None` until a start or a first turn said otherwise.
     pub state: Option<BridgeState>,
     /// The daemon's version, from the handshake or the briefing.
     pub daemon_version: Option<String>,
-    /// What the last session briefing said about the index (STAT-4).
+    /// What the last session briefing said about the index.
     pub readiness: Option<Readiness>,
-    /// A readiness refresh is running (STAT-4): at most one at a time.
+    /// A readiness refresh is running: at most one at a time.
     pub refreshing: bool,
     /// The last bridge failure; unlike the SES-9 error it is not cleared
     /// when reported, only when a new session starts.
@@ -365,7 +358,7 @@ pub struct StatusRecord {
 }
 
 impl StatusRecord {
-    /// SES-6: a new session starts a fresh tally and forgets the last error.
+    /// A new session starts a fresh tally and forgets the last error.
     pub fn begin_session(&mut self) {
         self.hook = HookStats::default();
         self.last_error = None;
@@ -389,8 +382,8 @@ impl StatusRecord {
         self.last_error = Some(error);
     }
 
-    /// The native first turn: the version from the briefing (NAT-10), and
-    /// whether Pi's tools appeared (NAT-9).
+    /// The native first turn: the version from the briefing, and
+    /// whether Pi's tools appeared.
     pub fn record_native_first_turn(&mut self, version: Option<String>, ready: bool) {
         if let Some(version) = version.filter(|v| !v.is_empty()) {
             self.daemon_version = Some(version);
@@ -402,7 +395,7 @@ impl StatusRecord {
         }
     }
 
-    /// STAT-4: the readiness a session briefing reported; a briefing
+    /// The readiness a session briefing reported; a briefing
     /// without a known readiness line leaves the last one in place.
     pub fn record_briefing(&mut self, orientation: Option<&str>) {
         if let Some(readiness) = orientation.and_then(readiness_from_briefing) {
@@ -410,7 +403,7 @@ impl StatusRecord {
         }
     }
 
-    /// STAT-4: claims a readiness refresh, due only while the last briefing
+    /// Claims a readiness refresh, due only while the last briefing
     /// reported indexing and no other refresh runs.
     pub fn begin_refresh(&mut self) -> bool {
         let due = self.readiness.is_some_and(Readiness::is_indexing) && !self.refreshing;
@@ -418,7 +411,7 @@ impl StatusRecord {
         due
     }
 
-    /// STAT-4: a refresh ended with this briefing; true when the readiness changed.
+    /// A refresh ended with this briefing; true when the readiness changed.
     pub fn end_refresh(&mut self, orientation: Option<&str>) -> bool {
         self.refreshing = false;
         let before = self.readiness;
@@ -432,7 +425,7 @@ impl StatusRecord {
     }
 }
 
-/// An own-client snapshot window opened before a call (DIFF-16 steps 3-4):
+/// An own-client snapshot window opened before a call:
 /// the runtime's pending comparison and the cwd its paths are shown against.
 pub struct OwnWindow {
     cwd: PathBuf,
@@ -442,7 +435,7 @@ pub struct OwnWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_gortex_runtime::mcp::bridge::BridgeConfig;
+    use crate::mcp::bridge::BridgeConfig;
 
     fn bridge() -> OwnClientBridge {
         OwnClientBridge::new(BridgeConfig::new("gortex"))
@@ -456,7 +449,7 @@ mod tests {
         let (older, _) = slot.claim(1, bridge());
         let (newer, displaced) = slot.claim(2, bridge());
         assert_eq!(displaced.map(|e| e.owner), Some(1));
-        // When the older start resumes it finds itself superseded (SES-8) and
+        // When the older start resumes it finds itself superseded and
         // has no step that could put its bridge back.
         assert!(!slot.holds(older));
         assert!(slot.release(older).is_none());

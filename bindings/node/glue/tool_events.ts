@@ -1,0 +1,52 @@
+// The tool events: each goes to the core's Extension in one call, which
+// reads from the event only what the call needs and answers null when there
+// is nothing to apply. The glue supplies what only Pi's objects know (cwd,
+// session id, the tool list a tools_search waits for) and applies the
+// answer. A throwing tool_call handler makes Pi block the call, so every
+// handler fails open.
+import type { Bridge, Ctx, ToolEventLike } from "./host.ts";
+import { awaitTools, cwdOf, sessionIdOf, swallow } from "./host.ts";
+
+type ToolCallAnswer = Awaited<ReturnType<Bridge["extension"]["toolCall"]>>;
+type ToolResultAnswer = Awaited<ReturnType<Bridge["extension"]["toolResult"]>>;
+
+async function applyToolCall({ pi }: Bridge, pending: Promise<ToolCallAnswer>) {
+  try {
+    const action = await pending;
+    if (action?.action === "block") return { block: true, reason: action.reason };
+    if (action?.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
+  } catch {
+    // The hook's failure lets the call proceed.
+  }
+  return undefined;
+}
+
+async function applyToolResult(bridge: Bridge, pending: Promise<ToolResultAnswer>) {
+  try {
+    const action = await pending;
+    if (action?.awaitTools) await awaitTools(bridge, action.awaitTools);
+    if (action?.details) return { details: action.details };
+  } catch {
+    // A failed diff leaves the result as Pi has it.
+  }
+  return undefined;
+}
+
+export function registerToolEvents(bridge: Bridge, native: boolean): void {
+  const { pi, extension } = bridge;
+  if (native)
+    pi.on("message_end", (event: object, ctx: Ctx) => void swallow(() => extension.messageEnd(event, cwdOf(pi, ctx))));
+  pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {
+    const pending = swallow(() => extension.toolCall(event, cwdOf(pi, ctx), sessionIdOf(ctx)));
+    return pending ? applyToolCall(bridge, pending) : undefined;
+  });
+  pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
+    const pending = swallow(() => extension.toolResult(event, cwdOf(pi, ctx)));
+    return pending ? applyToolResult(bridge, pending) : undefined;
+  });
+  pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
+  // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler
+  // present, Pi builds the whole session's context twice per turn (docs/decisions/006-no-turn-end-handler.md).
+  pi.on("turn_start", () => void swallow(() => extension.turnStart()));
+  pi.on("agent_end", () => void swallow(() => extension.agentEnd()));
+}

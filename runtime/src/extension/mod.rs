@@ -1,0 +1,94 @@
+//! The extension as Rust sees it: one [`Extension`] per factory call, with
+//! one method per Pi event it handles. Each method takes the event in its
+//! boundary shape and answers one action that says everything the glue
+//! applies, so an event crosses the language boundary once.
+//!
+//! State shared by the instances of one import of the extension module
+//! lives in [`ModuleState`]; what one factory call keeps lives in
+//! [`InstanceState`].
+//!
+//! An answer that needs a file read or a child process is [`Answer::Later`]:
+//! the binding starts it inside its async runtime and hands it the way back
+//! to Pi's thread. Everything decided from the event alone is
+//! [`Answer::Now`], with no thread hop.
+
+mod own_client;
+mod state;
+mod tool_events;
+
+use std::sync::Arc;
+
+pub use own_client::catalogue_update;
+pub use state::{
+    lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
+    SlotEntry, StatusRecord,
+};
+pub use tool_events::{PlannedCall, ResultIds, ToolCallIds};
+
+/// The way an answer goes back to Pi's thread; called once, from any thread.
+/// Dropped uncalled, the binding answers its fail-open value.
+pub type Reply<T> = Box<dyn FnOnce(T) + Send>;
+
+/// An event's answer: known now, or started later with the way back.
+pub enum Answer<T> {
+    /// Decided on the caller's thread.
+    Now(T),
+    /// Needs work off Pi's thread. The binding runs the closure inside its
+    /// tokio runtime (it may spawn there) and passes the reply; the closure
+    /// may also reply before it returns.
+    Later(Box<dyn FnOnce(Reply<T>) + Send>),
+}
+
+impl<T> std::fmt::Debug for Answer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Answer::Now(_) => "Answer::Now",
+            Answer::Later(_) => "Answer::Later",
+        })
+    }
+}
+
+/// One factory call of the extension: its import's shared state and its id
+/// among that import's instances.
+#[derive(Clone)]
+pub struct Extension {
+    module: Arc<ModuleState>,
+    instance: u32,
+}
+
+impl Extension {
+    /// The instance `instance` of the import whose state is `module`.
+    pub fn new(module: Arc<ModuleState>, instance: u32) -> Self {
+        Extension { module, instance }
+    }
+
+    /// The import's shared state.
+    pub fn module(&self) -> &Arc<ModuleState> {
+        &self.module
+    }
+
+    /// This instance's state, once the factory resolved its configuration.
+    pub fn instance(&self) -> Option<Arc<InstanceState>> {
+        self.module.instance(self.instance)
+    }
+
+    /// `session_shutdown`'s stop: the own client, if this instance holds
+    /// the slot; a client another instance started is left alone.
+    pub async fn stop_own_client(&self) {
+        let owned = self.module.client().slot.take_owned_by(self.instance);
+        if let Some(entry) = owned {
+            entry.bridge.stop().await;
+        }
+    }
+
+    /// Whether this instance took the native path.
+    fn is_native(&self) -> bool {
+        self.module.is_native(self.instance)
+    }
+}
+
+/// Runs `work`, answering `fallback()` if it panics. The binding's panic
+/// hook records the message; here it only must not cross a thread's edge.
+fn caught<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> T {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| fallback())
+}

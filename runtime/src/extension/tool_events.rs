@@ -1,0 +1,394 @@
+//! The tool events. `tool_call`: the hook's read discipline first, when it
+//! is in effect (a block ends the call there), then a native edit's claim
+//! and the before side of its files. `tool_result`: that edit's diff, and
+//! the hold of a `tools_search` until its promoted tools are listed. The
+//! assistant message's `message_end` reads an edit's files ahead; the end of
+//! a call, a turn or a run releases what the calls held.
+//!
+//! Each method decides from the ids first and reads the rest of the event
+//! only when the call needs it: most calls are neither edits nor searches.
+//! Every path fails open: a fault costs the diff or the hook's answer, never
+//! the call.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
+use pi_gortex_schema::mcp::ToolsSearchResult;
+use serde_json::Value;
+
+use super::{caught, Answer, Extension, ModuleState, Reply};
+use crate::config::ResolvedConfig;
+use crate::diff::snapshot::{race_time_limit, SkipReason};
+use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
+use crate::hook::{self, EnvelopeContext, HookOutcome};
+use crate::status::HookTally;
+use crate::{instance, native};
+
+/// What a `tool_call` is first decided from: its ids alone.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCallIds<'a> {
+    pub tool_call_id: &'a str,
+    pub tool_name: &'a str,
+    /// Set for a code-mode sub-call; those are never claimed.
+    pub parent_tool_call_id: Option<&'a str>,
+}
+
+/// What a `tool_result` is first decided from.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultIds<'a> {
+    pub tool_call_id: &'a str,
+    pub tool_name: &'a str,
+    pub is_error: bool,
+}
+
+/// One planned call of an assistant message, as the read-ahead reads it.
+#[derive(Debug, Clone)]
+pub struct PlannedCall {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    pub arguments: Value,
+}
+
+/// Called once a claim's before side is stored (or was never needed).
+type Done = Box<dyn FnOnce() + Send>;
+
+impl Extension {
+    /// `tool_call`. `event` (the whole event with its session context) is
+    /// read only when the hook judges the call or the call claims files.
+    pub fn tool_call(
+        &self,
+        ids: ToolCallIds<'_>,
+        event: impl FnOnce() -> Option<ToolCallEvent>,
+    ) -> Answer<ToolCallAction> {
+        let enforcing = self.instance().map(|me| me.config()).filter(|c| c.enforce);
+        let Some(config) = enforcing else {
+            if !self.may_claim(ids) {
+                return Answer::Now(ToolCallAction::None);
+            }
+            let Some(event) = event() else {
+                return Answer::Now(ToolCallAction::None);
+            };
+            let this = self.clone();
+            return Answer::Later(Box::new(move |reply| {
+                this.claim(&event, Box::new(move || reply(ToolCallAction::None)));
+            }));
+        };
+        let Some(event) = event() else {
+            return Answer::Now(ToolCallAction::None);
+        };
+        let this = self.clone();
+        // The hook's exchange blocks a pool thread, never Pi's; the claim
+        // follows on the same thread, so the answer wakes Pi once.
+        Answer::Later(Box::new(move |reply| {
+            tokio::task::spawn_blocking(move || this.judge_then_claim(&config, event, reply));
+        }))
+    }
+
+    fn judge_then_claim(
+        &self,
+        config: &ResolvedConfig,
+        event: ToolCallEvent,
+        reply: Reply<ToolCallAction>,
+    ) {
+        let action = caught(|| ToolCallAction::None, || self.enforce(config, &event));
+        if matches!(action, ToolCallAction::Block { .. }) {
+            return reply(action);
+        }
+        let ids = ToolCallIds {
+            tool_call_id: &event.tool_call_id,
+            tool_name: &event.tool_name,
+            parent_tool_call_id: event.parent_tool_call_id.as_deref(),
+        };
+        if !self.may_claim(ids) {
+            return reply(action);
+        }
+        self.claim(&event, Box::new(move || reply(action)));
+    }
+
+    /// The hook's answer for one call, recorded for `/gortex`.
+    fn enforce(&self, config: &ResolvedConfig, event: &ToolCallEvent) -> ToolCallAction {
+        let context = EnvelopeContext {
+            cwd: event.cwd.clone(),
+            session_id: event.session_id.clone(),
+        };
+        // The own client's registry tells a graph tool from Pi's own.
+        let daemon_name = self.module.daemon_name(&event.tool_name);
+        let envelope =
+            hook::envelope_for_tool_call(&event.tool_name, &event.input, &context, |_| {
+                daemon_name.as_deref()
+            });
+        let started = Instant::now();
+        let run = hook::run_blocking(&config.hook_argv, &envelope);
+        let (action, tally) = match hook::outcome(&run.decision) {
+            HookOutcome::Block { reason } => (ToolCallAction::Block { reason }, HookTally::Block),
+            HookOutcome::Steer { text } => (
+                ToolCallAction::Steer {
+                    message: instance::steer_message(text),
+                },
+                HookTally::Steer,
+            ),
+            HookOutcome::None => (ToolCallAction::None, HookTally::None),
+        };
+        self.module.status().record_hook(tally, started.elapsed());
+        action
+    }
+
+    /// Tracks a shell call; true when the call may claim files: on the
+    /// native path, Pi's own edit or write, or a Gortex tool whose name can
+    /// edit (a search or a read never does, so its arguments stay unread).
+    fn may_claim(&self, ids: ToolCallIds<'_>) -> bool {
+        let native = self.is_native();
+        self.module
+            .edits()
+            .shell
+            .on_tool_call(ids.tool_name, ids.tool_call_id);
+        native
+            && ids.parent_tool_call_id.is_none()
+            && (matches!(ids.tool_name, "edit" | "write")
+                || native::bare_tool_name(ids.tool_name).is_some_and(diff::classify::may_edit))
+    }
+
+    /// Claims the call's files and stores their before side, from a
+    /// read-ahead when one has them, else read now; `done` runs after.
+    fn claim(&self, event: &ToolCallEvent, done: Done) {
+        let call = ToolCall {
+            tool_call_id: &event.tool_call_id,
+            tool_name: &event.tool_name,
+            input: &event.input,
+            parent_tool_call_id: event.parent_tool_call_id.as_deref(),
+        };
+        let native = self.is_native();
+        let ticket = self.module.edits().begin_tool_call(
+            call,
+            native,
+            Path::new(&event.cwd),
+            diff::edit_candidates,
+        );
+        let Some(ticket) = ticket else {
+            return done();
+        };
+        let mut done = Some(done);
+        let waiter = || -> PrefetchWaiter {
+            let done = done.take();
+            Box::new(move || {
+                if let Some(done) = done {
+                    done();
+                }
+            })
+        };
+        let used = self.module.edits().use_prefetch(ticket, waiter);
+        // Taken by the waiter, `done` runs when the read-ahead completes the claim.
+        let Some(done) = done else {
+            return;
+        };
+        match used {
+            PrefetchUse::Missing(ticket) => read_before(self.module.clone(), ticket, done),
+            PrefetchUse::Completed | PrefetchUse::Waiting => done(),
+        }
+    }
+
+    /// `message_end` of an assistant message: the files of the native edits
+    /// it plans are read now, before any call of its batch runs.
+    pub fn message_end(&self, calls: Vec<PlannedCall>, cwd: String) -> Answer<()> {
+        if calls.is_empty() || !self.is_native() {
+            return Answer::Now(());
+        }
+        let module = self.module.clone();
+        Answer::Later(Box::new(move |reply| {
+            for call in calls {
+                read_ahead(&module, call, Path::new(&cwd));
+            }
+            reply(());
+        }))
+    }
+
+    /// Whether an assistant message's planned call is read ahead, from its
+    /// name alone: the binding reads its arguments only then.
+    pub fn reads_ahead(&self, tool_name: &str) -> bool {
+        native::bare_tool_name(tool_name).is_some_and(diff::classify::may_edit)
+    }
+
+    /// `tool_result`. `event` (the result's text, details and cwd) is read
+    /// only for a claimed edit that succeeded or a native `tools_search`.
+    pub fn tool_result(
+        &self,
+        ids: ResultIds<'_>,
+        event: impl FnOnce() -> Option<WatchToolResult>,
+    ) -> Answer<WatchResultAction> {
+        let native = self.is_native();
+        {
+            let mut edits = self.module.edits();
+            // A call of the batch has run: a file read ahead may have changed.
+            edits.drop_unclaimed_prefetches();
+            let search = is_tools_search(ids.tool_name) && !ids.is_error && native;
+            if !search {
+                if !edits.has_claim(ids.tool_call_id) {
+                    return Answer::Now(WatchResultAction::default());
+                }
+                if ids.is_error {
+                    edits.take_result(ids.tool_call_id, true);
+                    return Answer::Now(WatchResultAction::default());
+                }
+            }
+        }
+        let Some(event) = event() else {
+            return Answer::Now(WatchResultAction::default());
+        };
+        let mut action = WatchResultAction::default();
+        if is_tools_search(&event.tool_name) && !event.is_error {
+            let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
+            action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
+        }
+        let pending = self
+            .module
+            .edits()
+            .take_result(&event.tool_call_id, event.is_error);
+        let Some(pending) = pending else {
+            return Answer::Now(action);
+        };
+        let module = self.module.clone();
+        Answer::Later(Box::new(move |reply| {
+            let read = pending.after_reader();
+            race_time_limit(
+                diff::SNAPSHOT_TIME_LIMIT,
+                move || caught(|| None, || Some(read())),
+                move |read| {
+                    let after = read_or_skipped(read, |reason| pending.after_skipped(reason));
+                    let finished = caught(WatchResultAction::default, || {
+                        finish_result(&module, action, pending, event, &after)
+                    });
+                    reply(finished);
+                },
+            );
+        }))
+    }
+
+    /// `tool_execution_end`: a shell call has ended.
+    pub fn tool_execution_end(&self, tool_call_id: &str) {
+        self.module.edits().on_tool_execution_end(tool_call_id);
+    }
+
+    /// `turn_start`, `agent_end` and `session_shutdown`: the calls' claims
+    /// and read-aheads are dropped (Pi has no `turn_end` handler of ours:
+    /// with one, it builds the whole context twice per turn).
+    pub fn clear_calls(&self) {
+        self.module.edits().on_turn_end();
+    }
+}
+
+/// The before side of a claim, read on a pool thread within the time limit.
+fn read_before(module: Arc<ModuleState>, ticket: ClaimTicket, done: Done) {
+    let read = ticket.before_reader();
+    race_time_limit(
+        diff::SNAPSHOT_TIME_LIMIT,
+        move || caught(|| None, || Some(read())),
+        move |read| {
+            caught(
+                || (),
+                || {
+                    let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
+                    module.edits().complete_claim(ticket, before);
+                },
+            );
+            done();
+        },
+    );
+}
+
+/// One planned edit's files, read ahead; the answer completes the claim
+/// that may already wait for it.
+fn read_ahead(module: &Arc<ModuleState>, call: PlannedCall, cwd: &Path) {
+    let begun = module.edits().begin_prefetch(
+        &call.tool_call_id,
+        &call.tool_name,
+        &call.arguments,
+        cwd,
+        diff::edit_candidates,
+    );
+    let Some((paths, cwd)) = begun else {
+        return;
+    };
+    // The boundary's canonicalizing and repo-root walk run with the read, off Pi's thread.
+    let read = {
+        let paths = paths.clone();
+        move || {
+            let read = || diff::snapshot_all_in(&paths, &diff::Boundary::for_cwd(&cwd));
+            caught(|| None, || Some(read()))
+        }
+    };
+    let module = module.clone();
+    race_time_limit(diff::SNAPSHOT_TIME_LIMIT, read, move |read| {
+        let before = read_or_skipped(read, |reason| {
+            diff::snapshot::skipped_all(paths.clone(), reason)
+        });
+        let waiter = caught(
+            || None,
+            || module.edits().finish_prefetch(&call.tool_call_id, before),
+        );
+        if let Some(waiter) = waiter {
+            waiter();
+        }
+    });
+}
+
+/// A read's snapshots, or every file skipped: `Silent` when the read
+/// panicked, `TimedOut` when it ran past the time limit.
+fn read_or_skipped(
+    read: Option<Option<Snapshots>>,
+    skipped: impl FnOnce(SkipReason) -> Snapshots,
+) -> Snapshots {
+    match read {
+        Some(Some(snapshots)) => snapshots,
+        Some(None) => skipped(SkipReason::Silent),
+        None => skipped(SkipReason::TimedOut),
+    }
+}
+
+/// The diff of a claimed edit, merged into the details Pi already has.
+fn finish_result(
+    module: &ModuleState,
+    mut action: WatchResultAction,
+    pending: diff::PendingCompare,
+    event: WatchToolResult,
+    after: &Snapshots,
+) -> WatchResultAction {
+    // The shell set is copied out so the comparison runs unlocked.
+    let shell = module.edits().shell.clone();
+    let details = pending.finish(after, &shell, Path::new(&event.cwd));
+    if details.diffs.is_some() {
+        let existing = event.details.unwrap_or(Value::Null);
+        action.details = Some(object(diff::merge_details(&existing, &details)));
+    }
+    action
+}
+
+/// A JSON object, or an empty one for anything else.
+pub(super) fn object(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// The native daemon tool whose result is held until its promotions are listed.
+fn is_tools_search(pi_name: &str) -> bool {
+    native::bare_tool_name(pi_name) == Some("tools_search")
+}
+
+/// The `promoted` names of a `tools_search` result text. A payload that does
+/// not match the schema gives no names, so the result is simply not held.
+fn promoted_tools(text: &str) -> Vec<String> {
+    serde_json::from_str::<ToolsSearchResult>(text.trim())
+        .ok()
+        .and_then(|payload| payload.promoted)
+        .unwrap_or_default()
+        .iter()
+        .filter(|name| !name.is_empty())
+        .map(|name| native::native_tool_name(name))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

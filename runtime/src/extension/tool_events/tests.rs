@@ -1,0 +1,274 @@
+//! The tool events' orchestration without Node: answers collected through
+//! the same reply a binding passes, files and a hook that are real.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
+use serde_json::{json, Value};
+
+use super::{PlannedCall, ResultIds, ToolCallIds};
+use crate::config::{self, ConfigInputs};
+use crate::extension::{lock, Answer, Extension, ModuleState};
+use crate::instance::InstanceLatches;
+
+const EDIT: &str = "mcp__gortex__edit";
+
+/// An instance of a fresh import resolved in `dir`, on the native path or
+/// not, with the hook `hook` enforced when given.
+fn extension(dir: &Path, native: bool, hook: Option<Vec<String>>) -> Extension {
+    let inputs = ConfigInputs {
+        env: Default::default(),
+        cwd: dir.to_path_buf(),
+        home: dir.join("no-home"),
+    };
+    let mut resolved = config::resolve(&inputs);
+    resolved.enforce = hook.is_some();
+    resolved.hook_argv = hook.unwrap_or_default();
+    let resolved = Arc::new(resolved);
+    let module = Arc::new(ModuleState::default());
+    module.add_instance(1, resolved.clone(), resolved, dir.to_path_buf());
+    let extension = Extension::new(module, 1);
+    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
+    extension
+}
+
+/// The answer, waited for when it comes later; `None` when the reply was dropped.
+async fn answer<T: Send + 'static>(answer: Answer<T>) -> Option<T> {
+    match answer {
+        Answer::Now(value) => Some(value),
+        Answer::Later(start) => {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            start(Box::new(move |value| {
+                let _ = tx.send(value);
+            }));
+            rx.await.ok()
+        }
+    }
+}
+
+fn call_event(dir: &Path, id: &str, name: &str, input: Value) -> ToolCallEvent {
+    ToolCallEvent {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        input,
+        parent_tool_call_id: None,
+        cwd: dir.to_string_lossy().into_owned(),
+        session_id: "s".into(),
+    }
+}
+
+fn ids<'a>(event: &'a ToolCallEvent) -> ToolCallIds<'a> {
+    ToolCallIds {
+        tool_call_id: &event.tool_call_id,
+        tool_name: &event.tool_name,
+        parent_tool_call_id: event.parent_tool_call_id.as_deref(),
+    }
+}
+
+fn edit_input() -> Value {
+    json!({"operation": "file", "target": {"file": "main.go"}, "match": "hello", "replacement": "howdy"})
+}
+
+fn result_event(dir: &Path, id: &str, name: &str) -> WatchToolResult {
+    WatchToolResult {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        is_error: false,
+        cwd: dir.to_string_lossy().into_owned(),
+        details: Some(json!({"server": "gortex"})),
+        text: Some("done".into()),
+    }
+}
+
+async fn result_of(extension: &Extension, event: WatchToolResult) -> Option<WatchResultAction> {
+    let ids = ResultIds {
+        tool_call_id: &event.tool_call_id.clone(),
+        tool_name: &event.tool_name.clone(),
+        is_error: event.is_error,
+    };
+    answer(extension.tool_result(ids, || Some(event))).await
+}
+
+/// The `path` of each file diff in `details`.
+fn diffed(action: &WatchResultAction) -> Vec<String> {
+    let diffs = action
+        .details
+        .as_ref()
+        .and_then(|d| d.get("diffs"))
+        .cloned();
+    diffs
+        .and_then(|d| d.as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|d| d["path"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_that_cannot_edit_is_answered_now_and_its_event_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let extension = extension(dir.path(), true, None);
+    let ids = ToolCallIds {
+        tool_call_id: "c1",
+        tool_name: "mcp__gortex__search",
+        parent_tool_call_id: None,
+    };
+    let answer = extension.tool_call(ids, || panic!("the event was read"));
+    assert!(matches!(answer, Answer::Now(ToolCallAction::None)));
+    let result = ResultIds {
+        tool_call_id: "c1",
+        tool_name: "mcp__gortex__search",
+        is_error: false,
+    };
+    let answer = extension.tool_result(result, || panic!("the result was read"));
+    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_native_edit_is_claimed_at_its_call_and_its_result_carries_the_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let extension = extension(dir.path(), true, None);
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    let call = extension.tool_call(ids(&event), || Some(event.clone()));
+    assert!(
+        matches!(call, Answer::Later(_)),
+        "the before side is read off Pi's thread"
+    );
+    assert_eq!(answer(call).await, Some(ToolCallAction::None));
+    std::fs::write(dir.path().join("main.go"), "howdy\n").unwrap();
+    let action = result_of(&extension, result_event(dir.path(), "e1", EDIT))
+        .await
+        .unwrap();
+    assert_eq!(diffed(&action), vec!["main.go".to_string()]);
+    let details = action.details.unwrap();
+    assert_eq!(details["server"], "gortex", "Pi's own details are kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_own_client_path_claims_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let extension = extension(dir.path(), false, None);
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    let call = extension.tool_call(ids(&event), || panic!("the event was read"));
+    assert!(matches!(call, Answer::Now(ToolCallAction::None)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_read_ahead_gives_the_claim_its_before_side() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let extension = extension(dir.path(), true, None);
+    assert!(extension.reads_ahead(EDIT));
+    assert!(!extension.reads_ahead("mcp__gortex__search"));
+    let planned = PlannedCall {
+        tool_call_id: "e1".into(),
+        tool_name: EDIT.into(),
+        arguments: edit_input(),
+    };
+    let cwd = dir.path().to_string_lossy().into_owned();
+    answer(extension.message_end(vec![planned], cwd))
+        .await
+        .unwrap();
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    assert_eq!(
+        answer(extension.tool_call(ids(&event), || Some(event.clone()))).await,
+        Some(ToolCallAction::None)
+    );
+    std::fs::write(dir.path().join("main.go"), "howdy\n").unwrap();
+    let action = result_of(&extension, result_event(dir.path(), "e1", EDIT))
+        .await
+        .unwrap();
+    assert_eq!(diffed(&action), vec!["main.go".to_string()]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_edit_reads_no_result_and_its_end_releases_the_claim() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let extension = extension(dir.path(), true, None);
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    let failed = ResultIds {
+        tool_call_id: "e1",
+        tool_name: EDIT,
+        is_error: true,
+    };
+    let answer = extension.tool_result(failed, || panic!("the result was read"));
+    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+    extension.tool_execution_end("e1");
+    let again = ResultIds {
+        is_error: false,
+        ..failed
+    };
+    assert!(matches!(
+        extension.tool_result(again, || panic!("the claim is gone")),
+        Answer::Now(_)
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tools_search_is_held_for_its_promoted_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let extension = extension(dir.path(), true, None);
+    let mut event = result_event(dir.path(), "t1", "mcp__gortex__tools_search");
+    event.text = Some(r#"{"query":"q","promoted":["find_usages",""],"tools":[]}"#.into());
+    let action = result_of(&extension, event).await.unwrap();
+    let wait = action.await_tools.expect("held");
+    assert_eq!(
+        wait.names,
+        Some(vec!["mcp__gortex__find_usages".to_string()])
+    );
+    assert!(action.details.is_none());
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn the_hook_judges_first_and_a_block_claims_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let hook = dir.path().join("hook.sh");
+    let decision = r#"{"block":true,"reason":"use gortex"}"#;
+    std::fs::write(
+        &hook,
+        format!("#!/bin/sh\ncat >/dev/null\necho '{decision}'\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let argv = vec![hook.to_string_lossy().into_owned()];
+    let extension = extension(dir.path(), true, Some(argv));
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    assert_eq!(
+        action,
+        Some(ToolCallAction::Block {
+            reason: "use gortex".into()
+        })
+    );
+    assert_eq!(extension.module().status().hook.blocks, 1);
+    let result = ResultIds {
+        tool_call_id: "e1",
+        tool_name: EDIT,
+        is_error: false,
+    };
+    assert!(
+        matches!(
+            extension.tool_result(result, || panic!("no claim")),
+            Answer::Now(_)
+        ),
+        "a blocked call claims nothing"
+    );
+}
+
+#[test]
+fn promoted_names_are_read_from_the_result_text() {
+    let text = r#"{"query":"select:find_usages","promoted":["find_usages",""],"tools":[]}"#;
+    assert_eq!(
+        super::promoted_tools(text),
+        vec!["mcp__gortex__find_usages".to_string()]
+    );
+    assert!(super::promoted_tools("not json").is_empty());
+}
