@@ -95,6 +95,9 @@ impl Workspace {
             .lines()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
             .filter(|record| record["ev"] == "hook")
+            .inspect(|record| {
+                assert_eq!(record["upstream"], true, "Gortex's own handler decided");
+            })
             .collect()
     }
 
@@ -117,12 +120,10 @@ impl Drop for Workspace {
 #[tokio::test]
 async fn enrich_flag_turns_the_deny_into_guidance() {
     let ws = Workspace::new();
-    let envelope = envelope_for_tool_call(
-        "read",
-        &json!({"path":"src/app.go"}),
-        &ws.context(),
-        |_| None,
-    );
+    let envelope =
+        envelope_for_tool_call("read", &json!({"path":"src/app.go"}), &ws.context(), |_| {
+            None
+        });
     let deny = run(&ws.argv(HookMode::Deny), &envelope).await;
     assert_eq!(deny.failure, None);
     match outcome(&deny.decision) {
@@ -181,11 +182,7 @@ async fn graph_calls_get_the_empty_decision() {
 async fn session_start_returns_the_orientation() {
     let ws = Workspace::new();
     let cwd = ws.context().cwd;
-    let answer = run(
-        &ws.argv(HookMode::Deny),
-        &envelope_for_session_start(&cwd),
-    )
-    .await;
+    let answer = run(&ws.argv(HookMode::Deny), &envelope_for_session_start(&cwd)).await;
     assert_eq!(answer.failure, None);
     let records = ws.hook_records();
     assert_eq!(
