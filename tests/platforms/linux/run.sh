@@ -35,9 +35,15 @@ wrap_programs() { # dir, qemu command...
   shift
   for bin in pi-gortex fake-gortex; do
     [ -f "$dir/$bin" ] || continue
-    if head -c 4 "$dir/$bin" | grep -q ELF; then mv -f "$dir/$bin" "$dir/$bin.arm64"; fi
-    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$dir/$bin.arm64" >"$dir/$bin"
-    chmod +x "$dir/$bin"
+    # cargo puts its program back as a hard link to deps/; the link is moved aside (never
+    # written through), and the script replaces the name, not the file it named.
+    if head -c 4 "$dir/$bin" | grep -q ELF; then
+      rm -f "$dir/$bin.arm64"
+      mv -f "$dir/$bin" "$dir/$bin.arm64"
+    fi
+    printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$*" "$dir/$bin.arm64" >"$dir/$bin.wrapper"
+    chmod +x "$dir/$bin.wrapper"
+    mv -f "$dir/$bin.wrapper" "$dir/$bin"
   done
 }
 
@@ -110,7 +116,8 @@ node_suites() {
     skips+=(--test-skip-pattern "^${name}\$")
     echo "ExtensionRunner arm64-gnu: not run under qemu: $name ($reason)"
   done < <(known node)
-  cargo build -q -p fake-gortex
+  # FAKE_GORTEX_BIN: a host fake-gortex built elsewhere (the default is target/debug's).
+  [ -n "${FAKE_GORTEX_BIN:-}" ] || cargo build -q -p fake-gortex
   PI_GORTEX_TEST_PKG_DIR="$pkg" NODE22="$node" "$node" --test --test-concurrency=1 "${skips[@]}" \
     "$root"/tests/node/*.test.mjs >"$log" 2>&1
   local rc=$?
