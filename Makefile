@@ -274,5 +274,5 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine.
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
 test-platforms: test-platforms-linux test-windows test-windows-node
-test-platforms-linux: cross-cores node22 pi-hosts $(SDK_PEER) pack gortex-hook strace
+test-platforms-linux: cross-cores platform-fixtures node22 pi-hosts $(SDK_PEER) pack gortex-hook strace
 	tests/platforms/linux/run.sh $(CURDIR)/target/platforms
