@@ -257,10 +257,10 @@ fn expand_pi_name(name: &str) -> PathBuf {
             return home.join(rest);
         }
     }
-    if name.starts_with("file://") {
-        if let Some(path) = node_path::file_url_path(name) {
-            return path;
-        }
+    if let Some(rest) = name.strip_prefix("file://") {
+        // A URL Node refuses makes Pi's tool fail without writing; its path
+        // part is claimed then, which is harmless.
+        return node_path::file_url_path(name).unwrap_or_else(|| PathBuf::from(rest));
     }
     PathBuf::from(name)
 }

@@ -51,7 +51,7 @@ for line in sys.stdin:
 # ---------------------------------------------------------------- run
 # Windows paths for what the tests spawn: a Unix path is not absolute there.
 export FAKE_GORTEX_BIN
-FAKE_GORTEX_BIN=$(winepath -w "$root/target/$target/debug/fake-gortex.exe")
+FAKE_GORTEX_BIN=$(winepath -w "${CARGO_TARGET_DIR:-$root/target}/$target/debug/fake-gortex.exe")
 wineserver -p 60 || true # one server for every binary (already running is fine)
 
 passed=0 failed=0 ignored=0 failing=()
