@@ -57,7 +57,7 @@ $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh 
 gortex-hook: $(GORTEX_UPSTREAM_HOOK)
 
 # ---------------------------------------------------------------- test
-test: tools lint check-targets platform-fixtures test-codegen test-rust test-windows test-go test-ts test-node test-e2e
+test: tools lint check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
 
 # Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu
@@ -68,12 +68,16 @@ test: tools lint check-targets platform-fixtures test-codegen test-rust test-win
 WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
   test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
-  test_nat_resolve_binary test_windows_process_tree
-.PHONY: test-windows test-windows-all
+  test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths
+.PHONY: test-windows test-windows-all test-windows-node
 test-windows:
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh
 test-windows-all:
 	WINDOWS_TEST_BINARIES= tests/platforms/windows/run.sh
+# The addon built for x86_64-pc-windows-gnu and linked against node.exe, loaded by Node 22 for
+# Windows under wine; the ExtensionRunner smoke suite runs there (tests/platforms/windows/node/).
+test-windows-node: pi-hosts
+	tests/platforms/windows/node.sh
 
 
 # The core and its tests must type-check for every declared target (PKG-9): std comes from
@@ -268,6 +272,7 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 
 # Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine.
-test-platforms: test-platforms-linux test-windows
-test-platforms-linux: cross-cores node22 pi-hosts $(SDK_PEER) pack
+# PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
+test-platforms: test-platforms-linux test-windows test-windows-node
+test-platforms-linux: cross-cores platform-fixtures node22 pi-hosts $(SDK_PEER) pack gortex-hook strace
 	tests/platforms/linux/run.sh $(CURDIR)/target/platforms

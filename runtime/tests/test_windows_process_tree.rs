@@ -131,3 +131,39 @@ async fn a_hook_killed_at_its_timeout_takes_its_grandchild_with_it() {
         "grandchild {pid} outlived the killed hook"
     );
 }
+
+/// MCP-3/MCP-15: the owner of an MCP child goes away without stopping it (a
+/// dropped client, or a host that dies, whose handles the system closes):
+/// closing the job's handle alone must end the grandchild too.
+#[tokio::test]
+async fn a_dropped_mcp_child_takes_its_grandchild_with_it() {
+    use pi_gortex_runtime::mcp::transport::child_process::{spawn_piped, ChildSpec};
+
+    let dir = temp_dir();
+    let pid_file: PathBuf = dir.path().join("grandchild.pid");
+    let spec = ChildSpec {
+        program: std::env::current_exe().expect("current exe").into(),
+        args: vec![HELPER.into(), "--exact".into(), "--nocapture".into()],
+        extra_env: vec![
+            (ROLE.into(), "child".into()),
+            (PID_FILE.into(), pid_file.clone().into()),
+        ],
+        cwd: None,
+    };
+    let child = spawn_piped(&spec).expect("spawn the child");
+    // Up to a minute for wine to start the child and the grandchild.
+    let mut pid = None;
+    for _ in 0..600 {
+        if let Ok(text) = std::fs::read_to_string(&pid_file) {
+            pid = text.trim().parse::<u32>().ok();
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let pid = pid.expect("the child wrote the grandchild's pid");
+    drop(child);
+    assert!(
+        gone_within(pid, Duration::from_secs(30)),
+        "grandchild {pid} outlived its dropped owner"
+    );
+}

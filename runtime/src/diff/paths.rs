@@ -15,6 +15,8 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
+use crate::platform::node_path;
+
 /// DIFF-7 cache: cwd -> repo root. Cleared at session start (SES rules),
 /// because a `/new` may follow a `git init`.
 fn repo_root_cache() -> &'static Mutex<HashMap<PathBuf, PathBuf>> {
@@ -222,9 +224,11 @@ pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// Pi's `resolveToCwd(path, cwd)` for its own `edit` / `write` (DIFF-17):
-/// Unicode spaces become plain spaces, one leading `@` is dropped, `~` and
-/// `~/...` expand to the home directory, a `file://` URL becomes its path,
-/// and a relative path is resolved against `cwd`. A claim must name the
+/// Unicode spaces become plain spaces, one leading `@` is dropped, on
+/// Windows a shell drive path (`/c/x`) becomes `C:\x`, `~` and `~/...`
+/// (`~\...` on Windows) expand to the home directory, a `file://` URL
+/// becomes its path as `fileURLToPath` gives it, and a relative path is
+/// resolved against `cwd`. A claim must name the
 /// same file as Pi's tool writes.
 pub fn resolve_pi_path(raw: &str, cwd: &Path) -> PathBuf {
     // JS /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/
@@ -239,16 +243,26 @@ pub fn resolve_pi_path(raw: &str, cwd: &Path) -> PathBuf {
         .map(|c| if unicode_space(c) { ' ' } else { c })
         .collect();
     let name = spaced.strip_prefix('@').unwrap_or(&spaced);
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
-    let path = match (name, home) {
-        ("~", Some(home)) => home,
-        (n, Some(home)) if n.starts_with("~/") => home.join(&n[2..]),
-        (n, _) if n.starts_with("file:///") => PathBuf::from(&n["file://".len()..]),
-        (n, _) => PathBuf::from(n),
-    };
-    normalize(&cwd.join(path))
+    let name = node_path::shell_path(name);
+    normalize(&cwd.join(expand_pi_name(&name)))
+}
+
+/// Pi's `~` and `file://` forms; anything else is the name itself.
+fn expand_pi_name(name: &str) -> PathBuf {
+    if let Some(home) = node_path::home_dir() {
+        if name == "~" {
+            return home;
+        }
+        if let Some(rest) = node_path::tilde_rest(name) {
+            return home.join(rest);
+        }
+    }
+    if let Some(rest) = name.strip_prefix("file://") {
+        // A URL Node refuses makes Pi's tool fail without writing; its path
+        // part is claimed then, which is harmless.
+        return node_path::file_url_path(name).unwrap_or_else(|| PathBuf::from(rest));
+    }
+    PathBuf::from(name)
 }
 
 /// DIFF-14: `path` relative to `cwd` (with `..` where needed), or the
@@ -268,7 +282,7 @@ pub fn display_path(path: &Path, cwd: &Path) -> String {
 fn relative_to(path: &Path, from: &Path) -> PathBuf {
     let target: Vec<Component> = path.components().collect();
     let base: Vec<Component> = from.components().collect();
-    let shared = target.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let shared = node_path::shared_prefix_len(&target, &base);
     let mut out = PathBuf::new();
     for _ in shared..base.len() {
         out.push("..");

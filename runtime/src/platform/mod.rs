@@ -3,5 +3,6 @@
 //! names an OS call.
 
 pub mod no_follow;
+pub mod node_path;
 pub mod pipe_writer;
 pub mod process_tree;

@@ -6,7 +6,9 @@
 //! tokio's reactor. Windows: anonymous pipes have no non-blocking mode, so
 //! tokio hands each write to a blocking thread; a write accepted while none
 //! is in flight returns at once, and one made while a write is in flight is
-//! `WouldBlock` until that write finishes.
+//! `WouldBlock` until that write finishes. Handing a write to that thread
+//! needs the runtime, and a write may come from the host's own thread (the
+//! eager send of a call), so the writer keeps the runtime it was made in.
 
 pub use imp::PipeWriter;
 
@@ -47,21 +49,36 @@ mod imp {
 
     use tokio::io::AsyncWrite;
     use tokio::process::ChildStdin;
+    use tokio::runtime::Handle;
 
-    /// Tokio's stdin, whose writes run on a blocking thread one at a time.
+    /// Tokio's stdin, whose writes run on a blocking thread one at a time,
+    /// and the runtime that thread belongs to.
     #[derive(Debug)]
-    pub struct PipeWriter(Mutex<ChildStdin>);
+    pub struct PipeWriter {
+        stdin: Mutex<ChildStdin>,
+        runtime: Option<Handle>,
+    }
 
     impl PipeWriter {
-        /// Takes over `stdin`.
+        /// Takes over `stdin`. Made inside a tokio runtime, it can be written
+        /// from any thread.
         pub fn new(stdin: ChildStdin) -> std::io::Result<Self> {
-            Ok(Self(Mutex::new(stdin)))
+            Ok(Self {
+                stdin: Mutex::new(stdin),
+                runtime: Handle::try_current().ok(),
+            })
         }
 
         /// Hands `bytes` to the writing thread when it is idle; `WouldBlock`
-        /// while a write is in flight. A failed earlier write surfaces here.
+        /// while a write is in flight, or when called outside any runtime
+        /// from a writer made outside one. A failed earlier write surfaces here.
         pub fn try_write(&self, bytes: &[u8]) -> std::io::Result<usize> {
-            let mut stdin = crate::sync::lock(&self.0);
+            let _runtime = match (&self.runtime, Handle::try_current()) {
+                (_, Ok(_)) => None,
+                (Some(runtime), Err(_)) => Some(runtime.enter()),
+                (None, Err(_)) => return Err(std::io::ErrorKind::WouldBlock.into()),
+            };
+            let mut stdin = crate::sync::lock(&self.stdin);
             let mut context = Context::from_waker(Waker::noop());
             match Pin::new(&mut *stdin).poll_write(&mut context, bytes) {
                 Poll::Ready(result) => result,
@@ -72,7 +89,7 @@ mod imp {
         /// Waits until the write in flight, if any, has finished.
         pub async fn writable(&self) -> std::io::Result<()> {
             poll_fn(|context| {
-                let mut stdin = crate::sync::lock(&self.0);
+                let mut stdin = crate::sync::lock(&self.stdin);
                 Pin::new(&mut *stdin).poll_flush(context)
             })
             .await

@@ -106,37 +106,59 @@ mod imp {
 #[cfg(windows)]
 #[cfg_attr(mutants, mutants::skip)] // not compiled on Linux, where mutants run
 mod imp {
-    use process_wrap::tokio::{
-        CreationFlags, JobObject, KillOnDrop, TokioChildWrapper, TokioCommandWrap,
+    use std::io;
+    use std::os::windows::io::{AsRawHandle, FromRawHandle, OwnedHandle};
+
+    use windows::Win32::Foundation::{CloseHandle, HANDLE};
+    use windows::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
     };
-    use windows::Win32::System::Threading::{CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW};
+    use windows::Win32::System::JobObjects::{
+        AssignProcessToJobObject, CreateJobObjectW, JobObjectExtendedLimitInformation,
+        SetInformationJobObject, TerminateJobObject, JOBOBJECT_EXTENDED_LIMIT_INFORMATION,
+        JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
+    };
+    use windows::Win32::System::Threading::{
+        OpenThread, ResumeThread, CREATE_NEW_PROCESS_GROUP, CREATE_NO_WINDOW, CREATE_SUSPENDED,
+        THREAD_SUSPEND_RESUME,
+    };
 
     use super::Command;
 
     /// A spawned child inside a job object that kills every process in it
-    /// when the job's handle closes (on drop, or when the host dies).
+    /// when the job's handle closes: on drop, or when the host dies and the
+    /// system closes its handles.
     #[derive(Debug)]
     pub struct ChildTree {
-        tree: Box<dyn TokioChildWrapper>,
+        child: tokio::process::Child,
+        job: Job,
         id: Option<u32>,
     }
 
     impl ChildTree {
         /// Spawns `command` suspended, puts it in a new kill-on-close job
         /// object, then lets it run, so nothing it starts escapes the job.
-        pub fn spawn(command: Command) -> std::io::Result<Self> {
-            let mut wrap = TokioCommandWrap::from(command);
-            // CreationFlags first: the job object adds CREATE_SUSPENDED to it.
-            wrap.wrap(CreationFlags(CREATE_NEW_PROCESS_GROUP))
-                .wrap(JobObject)
-                .wrap(KillOnDrop);
-            let tree = wrap.spawn()?;
-            let id = tree.id();
-            Ok(Self { tree, id })
+        pub fn spawn(mut command: Command) -> io::Result<Self> {
+            // The job first: when it cannot be made, nothing is started.
+            let job = Job::kill_on_close()?;
+            command.creation_flags((CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED).0);
+            command.kill_on_drop(true);
+            let mut child = command.spawn()?;
+            let id = child.id();
+            let started = child
+                .raw_handle()
+                .ok_or_else(|| io::Error::other("the child has no process handle"))
+                .and_then(|process| job.assign(HANDLE(process)))
+                .and_then(|()| resume(id));
+            if let Err(error) = started {
+                let _ = child.start_kill();
+                return Err(error);
+            }
+            Ok(Self { child, job, id })
         }
 
         pub(super) fn child_mut(&mut self) -> &mut tokio::process::Child {
-            self.tree.inner_mut()
+            &mut self.child
         }
 
         /// The child's OS process id.
@@ -151,8 +173,90 @@ mod imp {
 
         /// Kills every process in the job now.
         pub fn kill(&mut self) {
-            let _ = self.tree.start_kill();
+            self.job.terminate();
+            let _ = self.child.start_kill();
         }
+    }
+
+    /// A job object handle; closing it (drop) kills what is in the job.
+    #[derive(Debug)]
+    struct Job(OwnedHandle);
+
+    impl Job {
+        fn kill_on_close() -> io::Result<Self> {
+            // SAFETY: no name and default security; the returned handle is
+            // owned here alone (not inheritable) and closed by OwnedHandle.
+            let job = unsafe { CreateJobObjectW(None, None) }.map_err(io::Error::other)?;
+            // SAFETY: `job` is a valid job handle just created.
+            let job = Job(unsafe { OwnedHandle::from_raw_handle(job.0) });
+            let mut limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION::default();
+            limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+            // SAFETY: the pointer and size describe `limits`, alive for the call.
+            unsafe {
+                SetInformationJobObject(
+                    job.handle(),
+                    JobObjectExtendedLimitInformation,
+                    std::ptr::from_ref(&limits).cast(),
+                    std::mem::size_of_val(&limits) as u32,
+                )
+            }
+            .map_err(io::Error::other)?;
+            Ok(job)
+        }
+
+        fn handle(&self) -> HANDLE {
+            HANDLE(self.0.as_raw_handle())
+        }
+
+        fn assign(&self, process: HANDLE) -> io::Result<()> {
+            // SAFETY: both handles are valid for the duration of the call.
+            unsafe { AssignProcessToJobObject(self.handle(), process) }.map_err(io::Error::other)
+        }
+
+        fn terminate(&self) {
+            // SAFETY: a valid job handle; a job already empty is no error.
+            let _ = unsafe { TerminateJobObject(self.handle(), 1) };
+        }
+    }
+
+    /// Resumes the threads of a process started suspended (its main thread):
+    /// std hands out no thread handle, so they are found by a thread snapshot.
+    fn resume(pid: Option<u32>) -> io::Result<()> {
+        let pid = pid.ok_or_else(|| io::Error::other("the child has no process id"))?;
+        // SAFETY: a snapshot of the system's threads, closed below.
+        let snapshot =
+            unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) }.map_err(io::Error::other)?;
+        let mut entry = THREADENTRY32 {
+            dwSize: std::mem::size_of::<THREADENTRY32>() as u32,
+            ..Default::default()
+        };
+        let mut result = Ok(());
+        // SAFETY: `entry` is a THREADENTRY32 with its size set, as the API asks.
+        let mut next = unsafe { Thread32First(snapshot, &mut entry) };
+        while next.is_ok() && result.is_ok() {
+            if entry.th32OwnerProcessID == pid {
+                result = resume_thread(entry.th32ThreadID);
+            }
+            // SAFETY: as above.
+            next = unsafe { Thread32Next(snapshot, &mut entry) };
+        }
+        // SAFETY: the snapshot handle is ours and closed once.
+        let _ = unsafe { CloseHandle(snapshot) };
+        result
+    }
+
+    fn resume_thread(thread_id: u32) -> io::Result<()> {
+        // SAFETY: a thread handle of ours, closed below.
+        let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, false, thread_id) }
+            .map_err(io::Error::other)?;
+        // SAFETY: a valid thread handle with THREAD_SUSPEND_RESUME.
+        let resumed = unsafe { ResumeThread(thread) };
+        // SAFETY: closed once.
+        let _ = unsafe { CloseHandle(thread) };
+        if resumed == u32::MAX {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Makes `command` independent of the host: no console window, its own

@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # `make test-windows`: the runtime's and fake-gortex's test binaries built for
 # x86_64-pc-windows-gnu and run under wine, each binary as it is (no cargo
-# inside wine). Installs what it needs: Debian's wine and mingw-w64, the
-# rustup target, a wine prefix under target/, and a stand-in for
-# bcryptprimitives.dll (processprng.c) that wine 8 lacks and Rust's std needs.
+# inside wine). The tools and the wine prefix come from prefix.sh.
 #
 # Environment: WINDOWS_TEST_FILTER (a test-name filter passed to every
 # binary), WINDOWS_TEST_BINARIES (space-separated binary name prefixes, e.g.
@@ -12,35 +10,10 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 here="$root/tests/platforms/windows"
-target=x86_64-pc-windows-gnu
 cd "$root"
 
-# ---------------------------------------------------------------- tools
-missing=()
-command -v wine >/dev/null || missing+=(wine wine64)
-command -v x86_64-w64-mingw32-gcc >/dev/null || missing+=(gcc-mingw-w64-x86-64-posix)
-if ((${#missing[@]})); then
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-rustup target add "$target" >/dev/null 2>&1
-
-# ---------------------------------------------------------------- prefix
-export WINEPREFIX="$root/target/wine-prefix"
-export WINEDEBUG=-all
-# No Mono or Gecko: nothing here needs them, and wine would try to download them.
-export WINEDLLOVERRIDES="mscoree,mshtml="
-if [[ ! -f "$WINEPREFIX/.pi-gortex-ready" ]]; then
-  wineboot -i >/dev/null 2>&1 || true
-  # Windows 10 as the reported version: Node 22 refuses older ones.
-  wine winecfg /v win10 >/dev/null 2>&1
-  wineserver -w
-  touch "$WINEPREFIX/.pi-gortex-ready"
-fi
-dll="$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll"
-if [[ ! -f "$dll" || "$here/processprng.c" -nt "$dll" ]]; then
-  x86_64-w64-mingw32-gcc -shared -O2 -o "$dll" "$here/processprng.c" "$here/processprng.def" -ladvapi32
-fi
+# shellcheck source=prefix.sh
+source "$here/prefix.sh"
 
 # ---------------------------------------------------------------- lint
 # The Windows side of every cfg gets the same clippy gate as the Linux side.
@@ -78,7 +51,7 @@ for line in sys.stdin:
 # ---------------------------------------------------------------- run
 # Windows paths for what the tests spawn: a Unix path is not absolute there.
 export FAKE_GORTEX_BIN
-FAKE_GORTEX_BIN=$(winepath -w "$root/target/$target/debug/fake-gortex.exe")
+FAKE_GORTEX_BIN=$(winepath -w "${CARGO_TARGET_DIR:-$root/target}/$target/debug/fake-gortex.exe")
 wineserver -p 60 || true # one server for every binary (already running is fine)
 
 passed=0 failed=0 ignored=0 failing=()

@@ -1,0 +1,153 @@
+//! Paths as Pi's Node reads them on this platform (DIFF-14, DIFF-17): the
+//! home directory of `os.homedir()`, the `~` forms and shell paths Pi's
+//! `normalizePath` accepts, `fileURLToPath`, and whether two path components
+//! are the same for `path.relative`. A claim or a shown path must name the
+//! file the way Pi's own tool names it, or an edit is diffed twice or not at all.
+//!
+//! Unix: `HOME`, `~/`, case-sensitive names. Windows: `USERPROFILE`, `~/` and
+//! `~\`, Git Bash / MSYS / Cygwin / WSL drive paths (`/c/x`, `/mnt/c/x`) as
+//! `C:\x`, `file:///C:/x` as `C:\x`, and names compared case-insensitively,
+//! as Node's `path.win32` compares them.
+
+use std::path::{Component, PathBuf};
+
+pub use imp::{home_dir, same_component, shell_path, tilde_rest};
+
+/// Node's `fileURLToPath` for a `file://` URL: the host must be empty or
+/// `localhost` (a Windows host names a UNC share), the path is
+/// percent-decoded, and an encoded separator is refused. `None` where Node
+/// throws (Pi's tool then fails without writing).
+pub fn file_url_path(url: &str) -> Option<PathBuf> {
+    let rest = url.strip_prefix("file://")?;
+    let (host, path) = match rest.find('/') {
+        Some(slash) => rest.split_at(slash),
+        None => (rest, "/"),
+    };
+    let lower = path.to_ascii_lowercase();
+    if lower.contains("%2f") || (cfg!(windows) && lower.contains("%5c")) {
+        return None;
+    }
+    let decoded = percent_decode(path)?;
+    imp::file_url_to_path(host, &decoded)
+}
+
+/// `decodeURIComponent` of a URL path: `None` for a malformed escape or
+/// bytes that are not UTF-8, where Node throws.
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// How many leading components two paths share, compared as Node compares them.
+pub fn shared_prefix_len(a: &[Component<'_>], b: &[Component<'_>]) -> usize {
+    a.iter()
+        .zip(b)
+        .take_while(|(x, y)| same_component(x, y))
+        .count()
+}
+
+#[cfg(unix)]
+mod imp {
+    use std::borrow::Cow;
+    use std::path::{Component, PathBuf};
+
+    /// `os.homedir()`: `HOME` when set and not empty.
+    pub fn home_dir() -> Option<PathBuf> {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The rest of a `~/...` name.
+    pub fn tilde_rest(name: &str) -> Option<&str> {
+        name.strip_prefix("~/")
+    }
+
+    /// Shell paths need no translation on Unix.
+    pub fn shell_path(name: &str) -> Cow<'_, str> {
+        Cow::Borrowed(name)
+    }
+
+    pub fn same_component(a: &Component<'_>, b: &Component<'_>) -> bool {
+        a == b
+    }
+
+    pub(super) fn file_url_to_path(host: &str, path: &str) -> Option<PathBuf> {
+        (host.is_empty() || host.eq_ignore_ascii_case("localhost")).then(|| PathBuf::from(path))
+    }
+}
+
+#[cfg(windows)]
+mod imp {
+    use std::borrow::Cow;
+    use std::path::{Component, PathBuf};
+
+    /// `os.homedir()`: `USERPROFILE` when set and not empty (libuv's order).
+    pub fn home_dir() -> Option<PathBuf> {
+        std::env::var_os("USERPROFILE")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The rest of a `~/...` or `~\...` name.
+    pub fn tilde_rest(name: &str) -> Option<&str> {
+        name.strip_prefix("~/").or_else(|| name.strip_prefix("~\\"))
+    }
+
+    /// Pi's `normalizeWindowsShellPath`: `/c`, `/c/x`, `/mnt/c/x` and
+    /// `/cygdrive/c/x` become `C:\`, `C:\x`; anything else is kept.
+    pub fn shell_path(name: &str) -> Cow<'_, str> {
+        if !name.starts_with('/') || name.starts_with("//") || name.contains('\\') {
+            return Cow::Borrowed(name);
+        }
+        let body = &name[1..];
+        let body = body
+            .strip_prefix("mnt/")
+            .or_else(|| body.strip_prefix("cygdrive/"))
+            .unwrap_or(body);
+        let mut chars = body.chars();
+        let Some(drive) = chars.next().filter(char::is_ascii_alphabetic) else {
+            return Cow::Borrowed(name);
+        };
+        let rest = chars.as_str();
+        let suffix = match rest.strip_prefix('/') {
+            Some(suffix) => suffix,
+            None if rest.is_empty() => "",
+            None => return Cow::Borrowed(name),
+        };
+        Cow::Owned(format!(
+            "{}:\\{}",
+            drive.to_ascii_uppercase(),
+            suffix.replace('/', "\\")
+        ))
+    }
+
+    /// `path.win32.relative` compares lower-cased paths.
+    pub fn same_component(a: &Component<'_>, b: &Component<'_>) -> bool {
+        let text = |c: &Component<'_>| c.as_os_str().to_string_lossy().to_lowercase();
+        a == b || text(a) == text(b)
+    }
+
+    pub(super) fn file_url_to_path(host: &str, path: &str) -> Option<PathBuf> {
+        let path = path.replace('/', "\\");
+        if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+            return Some(PathBuf::from(format!("\\\\{host}{path}")));
+        }
+        // `\C:\x`: a drive letter and a colon, else Node refuses the URL.
+        let bytes = path.as_bytes();
+        let drive = bytes.len() >= 3 && bytes[1].is_ascii_alphabetic() && bytes[2] == b':';
+        drive.then(|| PathBuf::from(&path[1..]))
+    }
+}
