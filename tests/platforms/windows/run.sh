@@ -20,10 +20,12 @@ source "$here/prefix.sh"
 cargo clippy -q --all-targets --target "$target" -p pi-gortex-runtime -p fake-gortex -- -D warnings
 # The addon's Rust compiles for Windows too; a check links nothing, so an
 # empty libnode.dll satisfies napi-build (the real import library is only
-# needed to link).
-mkdir -p "$root/target/libnode-check"
-: >"$root/target/libnode-check/libnode.dll"
-LIBNODE_PATH="$root/target/libnode-check" cargo check -q -p pi-gortex-node --target "$target"
+# needed to link). The directory is node.sh's, where the import library goes
+# later: napi-build's link path is kept from whichever of the two ran first.
+libnode="$root/target/windows-node/libnode"
+mkdir -p "$libnode"
+[[ -e "$libnode/libnode.dll" ]] || : >"$libnode/libnode.dll"
+LIBNODE_PATH="$libnode" cargo check -q -p pi-gortex-node --target "$target"
 
 # ---------------------------------------------------------------- build
 cargo build -q -p fake-gortex --target "$target"
