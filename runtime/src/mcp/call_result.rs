@@ -297,7 +297,11 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
     // slow way only because `decode_lenient` reads them lossily too (found
     // by fuzzing, see there).
     if first == Some(&b'{') {
-        if let Ok(lazy) = serde_json::from_slice::<LazyResult<'_>>(bytes) {
+        let lazy = match result.json_str() {
+            Some(text) => serde_json::from_str::<LazyResult<'_>>(text),
+            None => serde_json::from_slice::<LazyResult<'_>>(bytes),
+        };
+        if let Ok(lazy) = lazy {
             if let Some(read) = read_lazy(&lazy, bytes) {
                 return read;
             }
