@@ -6,13 +6,13 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use pi_gortex_runtime::mcp::call_result::read_call_result;
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::output_limit::{
-    limited_text, truncate_middle, FullOutput, MCP_OUTPUT_MAX_BYTES,
+    limited_text, save_full_output, truncate_middle, FullOutput, MCP_OUTPUT_MAX_BYTES,
 };
 use pi_gortex_runtime::mcp::routing::{route, Routed};
 
@@ -113,6 +113,67 @@ fn peak_extra(run: impl FnOnce() -> usize) -> usize {
     PEAK.load(Ordering::SeqCst) - before
 }
 
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// Ours and the floor one after the other, round after round, so a change
+/// of load on a shared machine weighs on both alike; then, reported apart,
+/// writing the full text to the temp file as `limit_text` does when saving
+/// (disk work the floor has no counterpart for).
+fn interleaved(bytes: &[u8]) {
+    const ROUNDS: usize = 21;
+    let (mut ours_times, mut floor_times, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        black_box(ours(black_box(bytes)));
+        let mine = start.elapsed();
+        let start = Instant::now();
+        black_box(floor(black_box(bytes)));
+        let base = start.elapsed();
+        ours_times.push(mine);
+        floor_times.push(base);
+        ratios.push(mine.as_secs_f64() / base.as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    let text = read_text(bytes);
+    let mut saves = Vec::new();
+    for _ in 0..5 {
+        let start = Instant::now();
+        let saved = save_full_output(&text);
+        saves.push(start.elapsed());
+        if let FullOutput::Saved(path) = saved {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    eprintln!(
+        "mcp_truncation/16MiB interleaved, medians of {ROUNDS} rounds: ours {:.1} ms, floor {:.1} ms, ours/floor {:.2} (median of the per-round ratios); saving the {} B full text apart: {:.1} ms",
+        median(ours_times).as_secs_f64() * 1e3,
+        median(floor_times).as_secs_f64() * 1e3,
+        ratios[ROUNDS / 2],
+        text.len(),
+        median(saves).as_secs_f64() * 1e3,
+    );
+}
+
+/// The full text of the bench's frame, read the way `ours` reads it.
+fn read_text(bytes: &[u8]) -> String {
+    let mut decoder = FrameDecoder::default();
+    let mut text = String::new();
+    decoder
+        .push(bytes, |frame| {
+            if let Routed::Response {
+                outcome: Ok(raw), ..
+            } = route(frame)
+            {
+                text = read_call_result(&raw).text;
+            }
+        })
+        .expect("under the cap");
+    text
+}
+
 fn bench(c: &mut Criterion) {
     let bytes = frame(SIZE);
     assert!(ours(&bytes) <= MCP_OUTPUT_MAX_BYTES + 200);
@@ -124,6 +185,7 @@ fn bench(c: &mut Criterion) {
         floor_peak as f64 / SIZE as f64,
         ours_peak as f64 / floor_peak as f64,
     );
+    interleaved(&bytes);
     let mut group = c.benchmark_group("mcp_truncation/16MiB_64KiB_chunks");
     group
         .throughput(Throughput::Bytes(bytes.len() as u64))

@@ -297,7 +297,11 @@ pub fn read_call_result(result: &RawResponse) -> CallResultText {
     // slow way only because `decode_lenient` reads them lossily too (found
     // by fuzzing, see there).
     if first == Some(&b'{') {
-        if let Ok(lazy) = serde_json::from_slice::<LazyResult<'_>>(bytes) {
+        let lazy = match result.json_str() {
+            Some(text) => serde_json::from_str::<LazyResult<'_>>(text),
+            None => serde_json::from_slice::<LazyResult<'_>>(bytes),
+        };
+        if let Ok(lazy) = lazy {
             if let Some(read) = read_lazy(&lazy, bytes) {
                 return read;
             }
@@ -540,44 +544,82 @@ fn is_text_kind(kind: Option<&RawValue>) -> bool {
 fn unescape_string(literal: &str) -> Option<String> {
     let inner = literal.strip_prefix('"')?.strip_suffix('"')?;
     let bytes = inner.as_bytes();
-    let mut out = String::with_capacity(unescaped_len_bound(inner));
-    let mut rest = 0;
-    while let Some(offset) = memchr::memchr(b'\\', &bytes[rest..]) {
-        let escape = rest + offset;
-        out.push_str(&inner[rest..escape]);
-        let code = *bytes.get(escape + 1)?;
-        rest = escape + 2;
-        match code {
-            b'"' => out.push('"'),
-            b'\\' => out.push('\\'),
-            b'/' => out.push('/'),
-            b'b' => out.push('\u{8}'),
-            b'f' => out.push('\u{c}'),
-            b'n' => out.push('\n'),
-            b'r' => out.push('\r'),
-            b't' => out.push('\t'),
+    let mut out: Vec<u8> = Vec::with_capacity(unescaped_len_bound(inner));
+    let mut at = 0;
+    while at < bytes.len() {
+        // Eight bytes at a time up to the next backslash: in escaped text it
+        // is a few bytes away, where a call per run costs more than the copy.
+        // The word is copied whole and the bytes from the backslash on taken
+        // back, within the capacity so the buffer never grows for them.
+        if out.len() + 8 <= out.capacity() {
+            if let Some(word) = bytes.get(at..at + 8) {
+                let plain = plain_prefix(word);
+                out.extend_from_slice(word);
+                out.truncate(out.len() - 8 + plain);
+                at += plain;
+                if plain == 8 {
+                    continue;
+                }
+            }
+        }
+        let byte = *bytes.get(at)?;
+        at += 1;
+        if byte != b'\\' {
+            out.push(byte);
+            continue;
+        }
+        let code = *bytes.get(at)?;
+        at += 1;
+        let simple = match code {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
             b'u' => {
-                let high = hex4(inner.get(rest..rest + 4)?)?;
-                rest += 4;
-                let low = escaped_unit(inner, rest).filter(|low| (0xDC00..0xE000).contains(low));
+                let high = hex4(inner.get(at..at + 4)?)?;
+                at += 4;
+                let low = escaped_unit(inner, at).filter(|low| (0xDC00..0xE000).contains(low));
                 let scalar = match (high, low) {
                     (0xD800..=0xDBFF, Some(low)) => {
-                        rest += 6;
+                        at += 6;
                         0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
                     }
                     // A lone surrogate: the character after it is read next.
                     (0xD800..=0xDFFF, _) => 0xFFFD,
                     _ => high,
                 };
-                out.push(char::from_u32(scalar)?);
+                let mut utf8 = [0; 4];
+                out.extend_from_slice(char::from_u32(scalar)?.encode_utf8(&mut utf8).as_bytes());
+                continue;
             }
             _ => return None,
-        }
+        };
+        out.push(simple);
     }
-    out.push_str(&inner[rest..]);
     // Exact at last, in place (a shrinking reallocation does not move).
     out.shrink_to_fit();
-    Some(out)
+    // Always UTF-8 (the input's characters are copied whole, escapes encode
+    // whole ones); checked all the same rather than assumed.
+    String::from_utf8(out).ok()
+}
+
+/// How many of the eight bytes come before the first backslash (8 when
+/// none is one): the classic zero-byte test on the word XOR `\\` in every
+/// byte, whose lowest flagged byte is always a true one.
+fn plain_prefix(word: &[u8]) -> usize {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    const BACKSLASHES: u64 = u64::from_le_bytes([b'\\'; 8]);
+    let Ok(word) = <[u8; 8]>::try_from(word) else {
+        return 0;
+    };
+    let x = u64::from_le_bytes(word) ^ BACKSLASHES;
+    let flags = x.wrapping_sub(ONES) & !x & HIGHS;
+    flags.trailing_zeros() as usize / 8
 }
 
 /// A bound on the byte length `inner` will have once unescaped, so the
@@ -587,8 +629,7 @@ fn unescape_string(literal: &str) -> Option<String> {
 /// output exactly meant a step per escape. Only a capacity: a mistake here
 /// costs a reallocation, never correctness.
 fn unescaped_len_bound(inner: &str) -> usize {
-    let backslashes = memchr::memchr_iter(b'\\', inner.as_bytes()).count();
-    inner.len() - backslashes / 2
+    inner.len() - memchr::memchr_iter(b'\\', inner.as_bytes()).count() / 2
 }
 
 /// [`escaped_unit_bytes`] on a string.
@@ -806,6 +847,19 @@ mod tests {
         let frame = br#"{"content":[{"type":"te\u0078t","text":"escaped kind"}]}"#;
         let fast = read_call_result(&RawResponse::from_json(frame.to_vec()));
         assert_eq!(fast.text, "escaped kind");
+    }
+
+    #[test]
+    fn escapes_near_and_far_from_the_last_are_all_read() {
+        // Plain bytes are copied eight at a time: escapes at every offset
+        // of a word, and runs longer than one.
+        for run in [0, 1, 6, 7, 8, 9, 15, 16, 17, 1000] {
+            let plain = "a".repeat(run);
+            let text = format!("{plain}\n{plain}\"{plain}é\\{plain}");
+            both_ways(json!({"content":[{"type":"text","text":text}]}));
+            let literal = serde_json::to_string(&text).unwrap();
+            assert_eq!(unescape_string(&literal).as_deref(), Some(text.as_str()));
+        }
     }
 
     #[test]

@@ -64,6 +64,16 @@ impl<'a> Envelope<'a> {
         serde_json::from_slice(frame).ok()
     }
 
+    /// [`Self::parse`] on a frame already known to be UTF-8, which serde_json
+    /// then does not check again.
+    pub fn parse_str(frame: &'a str) -> Option<Self> {
+        let first = frame.bytes().find(|byte| !byte.is_ascii_whitespace())?;
+        if first != b'{' {
+            return None;
+        }
+        serde_json::from_str(frame).ok()
+    }
+
     /// Classifies the object by `method` first, so a server request is never
     /// mistaken for a response that shares its id.
     pub fn classify(&self) -> Inbound<'a> {

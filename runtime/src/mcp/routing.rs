@@ -17,26 +17,51 @@ pub const PROGRESS: &str = "notifications/progress";
 /// A large frame is moved here without a copy; decoding is up to the caller.
 #[derive(Debug, Clone)]
 pub struct RawResponse {
-    bytes: Vec<u8>,
+    bytes: Kept,
     range: Range<usize>,
+}
+
+/// The frame (or the copied result) a response keeps: as text when the
+/// whole of it was UTF-8, so its readers need not check that again.
+#[derive(Debug, Clone)]
+enum Kept {
+    Text(String),
+    Bytes(Vec<u8>),
 }
 
 impl RawResponse {
     /// The `result` JSON text (`null` when the response had none).
     pub fn json(&self) -> &[u8] {
-        &self.bytes[self.range.clone()]
+        match &self.bytes {
+            Kept::Text(text) => &text.as_bytes()[self.range.clone()],
+            Kept::Bytes(bytes) => &bytes[self.range.clone()],
+        }
+    }
+
+    /// The `result` JSON text when it is known to be UTF-8.
+    pub fn json_str(&self) -> Option<&str> {
+        match &self.bytes {
+            Kept::Text(text) => text.get(self.range.clone()),
+            Kept::Bytes(_) => None,
+        }
     }
 
     /// Decodes `result` into `T`.
     pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(self.json())
+        match self.json_str() {
+            Some(text) => serde_json::from_str(text),
+            None => serde_json::from_slice(self.json()),
+        }
     }
 
     /// Wraps a complete JSON text (for tests and callers holding one).
     #[cfg(any(test, feature = "test-support"))]
     pub fn from_json(bytes: Vec<u8>) -> Self {
         let range = 0..bytes.len();
-        Self { bytes, range }
+        Self {
+            bytes: Kept::Bytes(bytes),
+            range,
+        }
     }
 
     /// Decodes `result` leniently: `Value::Null` when it does not parse.
@@ -46,20 +71,8 @@ impl RawResponse {
 
     fn null() -> Self {
         Self {
-            bytes: b"null".to_vec(),
+            bytes: Kept::Text("null".to_string()),
             range: 0..4,
-        }
-    }
-
-    /// Keeps the frame (moved when owned, the result copied when borrowed).
-    fn from_frame(frame: Frame<'_>, range: Range<usize>) -> Self {
-        match frame {
-            Frame::Owned(bytes) => Self { bytes, range },
-            Frame::Borrowed(bytes) => {
-                let bytes = bytes[range].to_vec();
-                let range = 0..bytes.len();
-                Self { bytes, range }
-            }
         }
     }
 }
@@ -93,31 +106,67 @@ pub enum Routed {
     Ignored,
 }
 
-/// Routes one frame.
+/// Routes one frame. A frame that is UTF-8 throughout is checked once here
+/// and parsed as text, so no reader of its result checks it again; any other
+/// is parsed as bytes, which reads it as before (serde_json checks only the
+/// members it returns).
 pub fn route(frame: Frame<'_>) -> Routed {
-    let Some(envelope) = Envelope::parse(frame.bytes()) else {
-        return Routed::Noise;
+    match frame {
+        Frame::Owned(bytes) => {
+            let kept = match String::from_utf8(bytes) {
+                Ok(text) => Kept::Text(text),
+                Err(error) => Kept::Bytes(error.into_bytes()),
+            };
+            let decision = match &kept {
+                Kept::Text(text) => decide(text.as_bytes(), Envelope::parse_str(text)),
+                Kept::Bytes(bytes) => decide(bytes, Envelope::parse(bytes)),
+            };
+            // A large frame is moved into its response, not copied.
+            finish(decision, |range| (kept, range))
+        }
+        Frame::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => finish(decide(bytes, Envelope::parse_str(text)), |range| {
+                let kept = text.get(range).unwrap_or("null").to_string();
+                let range = 0..kept.len();
+                (Kept::Text(kept), range)
+            }),
+            Err(_) => finish(decide(bytes, Envelope::parse(bytes)), |range| {
+                let kept = bytes[range].to_vec();
+                let range = 0..kept.len();
+                (Kept::Bytes(kept), range)
+            }),
+        },
+    }
+}
+
+/// A routing decision that borrows nothing from the frame.
+enum Decision {
+    Routed(Routed),
+    /// A successful response, with the range of its `result` in the frame.
+    Result {
+        id: u64,
+        range: Option<Range<usize>>,
+    },
+}
+
+fn decide(frame: &[u8], envelope: Option<Envelope<'_>>) -> Decision {
+    let Some(envelope) = envelope else {
+        return Decision::Routed(Routed::Noise);
     };
-    match envelope.classify() {
+    let routed = match envelope.classify() {
         Inbound::Response { id } => {
             if let Some(error) = envelope.error {
-                return Routed::Response {
+                Routed::Response {
                     id,
                     outcome: Err(envelope::error_message(error)),
-                };
-            }
-            let base = frame.bytes().as_ptr() as usize;
-            let range = envelope.result.map(|result| {
-                let start = result.get().as_ptr() as usize - base;
-                start..start + result.get().len()
-            });
-            let raw = match range {
-                None => RawResponse::null(),
-                Some(range) => RawResponse::from_frame(frame, range),
-            };
-            Routed::Response {
-                id,
-                outcome: Ok(raw),
+                }
+            } else {
+                let base = frame.as_ptr() as usize;
+                let range = envelope.result.map(|result| {
+                    let start = result.get().as_ptr() as usize - base;
+                    start..start + result.get().len()
+                });
+                return Decision::Result { id, range };
             }
         }
         Inbound::ServerRequest { id, method } => Routed::Reply(if method == "ping" {
@@ -131,6 +180,28 @@ pub fn route(frame: Frame<'_>) -> Routed {
             .and_then(|params| serde_json::from_str(params.get()).ok())
             .map_or(Routed::Ignored, Routed::Progress),
         Inbound::Notification { .. } | Inbound::Other => Routed::Ignored,
+    };
+    Decision::Routed(routed)
+}
+
+/// The routed frame; `keep` gives what a response keeps of the frame and
+/// where its `result` lies in that.
+fn finish(decision: Decision, keep: impl FnOnce(Range<usize>) -> (Kept, Range<usize>)) -> Routed {
+    match decision {
+        Decision::Routed(routed) => routed,
+        Decision::Result { id, range } => {
+            let raw = match range {
+                None => RawResponse::null(),
+                Some(range) => {
+                    let (bytes, range) = keep(range);
+                    RawResponse { bytes, range }
+                }
+            };
+            Routed::Response {
+                id,
+                outcome: Ok(raw),
+            }
+        }
     }
 }
 
@@ -185,6 +256,38 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_not_utf8_outside_its_result_still_routes_as_before() {
+        // serde_json checks only the members it returns, so such a frame was
+        // always a response; only a frame UTF-8 throughout is kept as text.
+        let odd = b"{\"id\":4,\"x\":\"\xff\",\"result\":{\"a\":\"\xc3\xa9\"}}".to_vec();
+        let clean = "{\"id\":4,\"result\":{\"a\":\"\u{e9}\"}}"
+            .as_bytes()
+            .to_vec();
+        for (frame, text) in [(odd, false), (clean, true)] {
+            for owned in [true, false] {
+                let routed = if owned {
+                    route(Frame::Owned(frame.clone()))
+                } else {
+                    route(Frame::Borrowed(&frame))
+                };
+                let Routed::Response {
+                    id: 4,
+                    outcome: Ok(raw),
+                } = routed
+                else {
+                    panic!("a response: {routed:?}");
+                };
+                assert_eq!(raw.to_value(), serde_json::json!({"a": "\u{e9}"}));
+                assert_eq!(raw.json_str().is_some(), text, "owned {owned}");
+            }
+        }
+        // Bytes that are not UTF-8 inside the result still make it noise.
+        let bad = b"{\"id\":4,\"result\":\"\xff\"}";
+        assert!(matches!(route(Frame::Borrowed(bad)), Routed::Noise));
+        assert!(matches!(route(Frame::Owned(bad.to_vec())), Routed::Noise));
+    }
+
+    #[test]
     fn an_owned_response_is_moved_not_copied() {
         let frame = br#"{"id":3,"result":"x","jsonrpc":"2.0"}"#.to_vec();
         let address = frame.as_ptr();
@@ -193,6 +296,9 @@ mod tests {
         };
         let raw = outcome.unwrap();
         assert_eq!(raw.json(), b"\"x\"");
-        assert_eq!(raw.bytes.as_ptr(), address);
+        assert_eq!(
+            raw.json().as_ptr(),
+            address.wrapping_add("{\"id\":3,\"result\":".len())
+        );
     }
 }
