@@ -5,13 +5,19 @@ import type * as host from "./types/host.d.ts";
 export declare class Extension {
   /** The instance `instance` of the module import `generation`. */
   constructor(generation: number, instance: number)
-  /** `tool_call`: the hook's verdict and a native edit's before side. */
-  toolCall(event: object, cwd: string, sessionId: string): Promise<host.ToolCallAction> | null
+  /**
+   * `tool_call`: the hook's verdict and a native edit's before side.
+   * `place` answers the call's cwd and session id; it is called only
+   * when the decision needs them, so a call decided from its ids alone
+   * costs Pi no lookup.
+   */
+  toolCall(event: object, place: () => [cwd: string, sessionId: string]): Promise<host.ToolCallAction> | null
   /**
    * `tool_result`: a claimed edit's diff in `details`, or the wait for
-   * the tools a `tools_search` promoted.
+   * the tools a `tools_search` promoted. `cwd` is called only when the
+   * result is one the core acts on.
    */
-  toolResult(event: object, cwd: string): Promise<host.WatchResultAction> | null
+  toolResult(event: object, cwd: () => string): Promise<host.WatchResultAction> | null
   /**
    * `message_end`: an assistant message's planned native edits are read
    * ahead; only an edit's arguments are read from the message.

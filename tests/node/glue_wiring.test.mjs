@@ -101,9 +101,11 @@ describe("tool_events.ts: the tool event handlers", () => {
     assert.equal(handler(event, ctxOf()), undefined, "not a promise");
     assert.equal(of("toolCall").length, 1);
     assert.equal(of("toolCall")[0][0], event, "Pi's own object, not a copy");
-    assert.deepEqual(of("toolCall")[0].slice(1), ["/ctx-cwd", "sess"]);
+    // The cwd and session id go as a function the core calls only when it needs them.
+    const placeOf = (call) => call.slice(1).map((place) => place());
+    assert.deepEqual(placeOf(of("toolCall")[0]), [["/ctx-cwd", "sess"]]);
     handler({}, ctxOf({ cwd: undefined, sessionManager: undefined }));
-    assert.deepEqual(of("toolCall")[1].slice(1), ["/pi-cwd", ""], "HOOK-9: pi.cwd, then no session id");
+    assert.deepEqual(placeOf(of("toolCall")[1]), [["/pi-cwd", ""]], "HOOK-9: pi.cwd, then no session id");
   });
 
   test("HOOK-10/11/16: the core's action blocks with the reason, steers with a steer message, fails open", async () => {
@@ -161,7 +163,9 @@ describe("tool_events.ts: the tool event handlers", () => {
     const [result] = handlersOf(pi, "tool_result");
     const event = { toolCallId: "r1", toolName: "read", content: [{ type: "text", text: "long" }], isError: 1 };
     assert.equal(result(event, ctxOf()), undefined);
-    assert.deepEqual(of("toolResult"), [[event, "/ctx-cwd"]]);
+    const [[sent, cwd, ...rest]] = of("toolResult");
+    assert.deepEqual([sent, cwd(), ...rest], [event, "/ctx-cwd"]);
+    assert.equal(of("toolResult").length, 1);
   });
 
   test("DIFF-19/NAT-15: a result action's details replace Pi's, after waiting for the promoted tools", async () => {
