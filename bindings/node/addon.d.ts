@@ -30,6 +30,14 @@ export declare class Extension {
   /** `agent_end`. */
   agentEnd(): void
   /**
+   * Readiness at a turn's start: while the daemon reports indexing, the
+   * session hook is asked again off the turn; resolves true when the
+   * readiness changed.
+   */
+  refreshReadiness(cwd: string): Promise<boolean>
+  /** `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
+  gortexCommand(command: host.GortexCommand): Promise<host.CommandReply>
+  /**
    * `session_shutdown`: the calls are cleared and this instance's own
    * client, if it holds the slot, is stopped (another's is left alone).
    */
@@ -119,12 +127,6 @@ export declare function editCandidates(generation: number, name: string, args: u
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
 
-/**
- * One `/gortex` command: the status block with a fresh footer,
- * or the doctor run in process (`CommandReply`).
- */
-export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
-
 /** The footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
 
@@ -147,15 +149,6 @@ export declare function panicNotice(generation: number, instance: number): strin
  * before any await so two concurrent first turns cannot both run.
  */
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
-
-/**
- * The footer's `indexing` clears without a cost on every turn:
- * only while the last briefing reported indexing does a turn ask the
- * session hook again, off the turn (the glue does not await it), and at
- * most one such call runs. Resolves true when the readiness changed. The
- * promise is weak, so it never keeps the host alive.
- */
-export declare function refreshReadiness(generation: number, instance: number, cwd: string): Promise<boolean>
 
 /**
  * `registerMcpServer` threw `reason`; the instance takes the own

@@ -394,8 +394,8 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
   });
 
   test("/gortex sends args, cwd and Pi's tools to the core, shows its reply at its level and its footer", async () => {
-    const { addon, of } = addonDouble({
-      gortexCommand: (_g, _i, command) =>
+    const { addon, calls, of } = addonDouble({
+      gortexCommand: (command) =>
         command.args === "boom"
           ? Promise.reject(new Error("x"))
           : { text: `reply ${command.args}`, level: "warning", footer: command.args === "doctor" ? "ft" : undefined },
@@ -410,7 +410,9 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
     await command.handler("doctor", ctx);
     await command.handler("", ctx);
     await command.handler("boom", ctx);
-    assert.deepEqual(of("gortexCommand")[0], [GEN, INSTANCE, { args: "doctor", cwd: "/ctx-cwd", piTools: ["read"] }]);
+    assert.deepEqual(of("gortexCommand")[0], [{ args: "doctor", cwd: "/ctx-cwd", piTools: ["read"] }]);
+    const crossings = calls.filter((call) => call[0] !== "new Extension").map((call) => call[0]);
+    assert.deepEqual(crossings, ["gortexCommand", "gortexCommand", "gortexCommand"], "one core call per command");
     assert.deepEqual(ctx.shown, [
       { text: "reply doctor", level: "warning" },
       { text: "reply ", level: "warning" },
@@ -419,7 +421,7 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
     const blind = piDouble({ getAllTools: boom });
     registerStatusCommand(bridgeOf(blind, addon));
     await blind.record.commands.get("gortex").handler("x", ctx);
-    assert.deepEqual(of("gortexCommand").at(-1)[2].piTools, []);
+    assert.deepEqual(of("gortexCommand").at(-1)[0].piTools, []);
   });
 });
 

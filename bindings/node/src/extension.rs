@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::boundary::{to_js, ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
-use crate::{generation, guard, settle};
+use crate::{generation, guard, settle, status};
 
 /// A method's answer: `null`, or a promise of the action to apply.
 type Maybe<'env> = napi::Result<Option<PromiseRaw<'env, Value>>>;
@@ -157,6 +157,24 @@ impl Extension {
     #[napi]
     pub fn agent_end(&self) {
         guard::guard_sync(|| (), || self.core.clear_calls())
+    }
+
+    /// Readiness at a turn's start: while the daemon reports indexing, the
+    /// session hook is asked again off the turn; resolves true when the
+    /// readiness changed.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn refresh_readiness<'env>(&self, env: &'env Env, cwd: String) -> settle::Promised<'env> {
+        status::refresh_readiness(env, self.core.module().clone(), self.core.id(), cwd)
+    }
+
+    /// `/gortex` and `/gortex doctor`: the core picks the command and words the reply.
+    #[napi(
+        ts_args_type = "command: host.GortexCommand",
+        ts_return_type = "Promise<host.CommandReply>"
+    )]
+    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> settle::Promised<'env> {
+        let (module, instance) = (self.core.module().clone(), self.core.id());
+        settle::spawn_promise(env, status::gortex_command(module, instance, command))
     }
 
     /// `session_shutdown`: the calls are cleared and this instance's own
