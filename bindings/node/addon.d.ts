@@ -29,6 +29,8 @@ export declare class Extension {
   turnStart(): void
   /** `agent_end`. */
   agentEnd(): void
+  /** `session_compact`: the next turn briefs again. */
+  sessionCompact(): void
   /**
    * Readiness at a turn's start: while the daemon reports indexing, the
    * session hook is asked again off the turn; resolves true when the
@@ -129,9 +131,6 @@ export declare function executeTool(generation: number, request: host.ToolExecut
 
 /** The footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
-
-/** A compaction happened. */
-export declare function onCompact(generation: number, instance: number): void
 
 /**
  * A `session_start` begins on the readiness barrier (adopting the

@@ -452,7 +452,7 @@ describe("instance.ts: the SES-18 wiring", () => {
     assert.deepEqual([...pi.handlers.keys()], EXPECTED_NATIVE_HANDLERS, "SES-18 order");
     await emit(pi, "session_compact", {});
     await emit(pi, "session_shutdown", {});
-    assert.deepEqual(of("onCompact"), [[GEN, INSTANCE]]);
+    assert.deepEqual(of("sessionCompact"), [[]]);
     assert.deepEqual(of("new Extension"), [[GEN, INSTANCE]]);
     assert.deepEqual(of("sessionShutdown"), [[]]);
   });

@@ -159,6 +159,19 @@ impl Extension {
         guard::guard_sync(|| (), || self.core.clear_calls())
     }
 
+    /// `session_compact`: the next turn briefs again.
+    #[napi]
+    pub fn session_compact(&self) {
+        guard::guard_sync(
+            || (),
+            || {
+                if let Some(me) = self.core.instance() {
+                    core::lock(&me.latches).on_compact();
+                }
+            },
+        )
+    }
+
     /// Readiness at a turn's start: while the daemon reports indexing, the
     /// session hook is asked again off the turn; resolves true when the
     /// readiness changed.
