@@ -5,13 +5,19 @@ import type * as host from "./types/host.d.ts";
 export declare class Extension {
   /** The instance `instance` of the module import `generation`. */
   constructor(generation: number, instance: number)
-  /** `tool_call`: the hook's verdict and a native edit's before side. */
-  toolCall(event: object, cwd: string, sessionId: string): Promise<host.ToolCallAction> | null
+  /**
+   * `tool_call`: the hook's verdict and a native edit's before side.
+   * `place` answers the call's cwd and session id; it is called only
+   * when the decision needs them, so a call decided from its ids alone
+   * costs Pi no lookup.
+   */
+  toolCall(event: object, place: () => [cwd: string, sessionId: string]): Promise<host.ToolCallAction> | null
   /**
    * `tool_result`: a claimed edit's diff in `details`, or the wait for
-   * the tools a `tools_search` promoted.
+   * the tools a `tools_search` promoted. `cwd` is called only when the
+   * result is one the core acts on.
    */
-  toolResult(event: object, cwd: string): Promise<host.WatchResultAction> | null
+  toolResult(event: object, cwd: () => string): Promise<host.WatchResultAction> | null
   /**
    * `message_end`: an assistant message's planned native edits are read
    * ahead; only an edit's arguments are read from the message.
@@ -23,6 +29,16 @@ export declare class Extension {
   turnStart(): void
   /** `agent_end`. */
   agentEnd(): void
+  /** `session_compact`: the next turn briefs again. */
+  sessionCompact(): void
+  /**
+   * Readiness at a turn's start: while the daemon reports indexing, the
+   * session hook is asked again off the turn; resolves true when the
+   * readiness changed.
+   */
+  refreshReadiness(cwd: string): Promise<boolean>
+  /** `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
+  gortexCommand(command: host.GortexCommand): Promise<host.CommandReply>
   /**
    * `session_shutdown`: the calls are cleared and this instance's own
    * client, if it holds the slot, is stopped (another's is left alone).
@@ -113,17 +129,8 @@ export declare function editCandidates(generation: number, name: string, args: u
  */
 export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
 
-/**
- * One `/gortex` command: the status block with a fresh footer,
- * or the doctor run in process (`CommandReply`).
- */
-export declare function gortexCommand(generation: number, instance: number, command: host.GortexCommand): Promise<host.CommandReply>
-
 /** The footer status and the `/gortex` block. */
 export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
-
-/** A compaction happened. */
-export declare function onCompact(generation: number, instance: number): void
 
 /**
  * A `session_start` begins on the readiness barrier (adopting the
@@ -141,15 +148,6 @@ export declare function panicNotice(generation: number, instance: number): strin
  * before any await so two concurrent first turns cannot both run.
  */
 export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
-
-/**
- * The footer's `indexing` clears without a cost on every turn:
- * only while the last briefing reported indexing does a turn ask the
- * session hook again, off the turn (the glue does not await it), and at
- * most one such call runs. Resolves true when the readiness changed. The
- * promise is weak, so it never keeps the host alive.
- */
-export declare function refreshReadiness(generation: number, instance: number, cwd: string): Promise<boolean>
 
 /**
  * `registerMcpServer` threw `reason`; the instance takes the own

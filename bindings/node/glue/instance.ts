@@ -87,7 +87,7 @@ export async function createInstance(pi: PiLike, addon: Addon, generation: numbe
   const path = registerNative(bridge);
   registerStatusCommand(bridge);
   pi.on("session_start", sessionStart(bridge, path.serverName));
-  pi.on("session_compact", () => void swallow(() => addon.onCompact(generation, instance)));
+  pi.on("session_compact", () => void swallow(() => extension.sessionCompact()));
   pi.on("before_agent_start", beforeAgentStart(bridge));
   // Only this instance's client; a second shutdown finds nothing.
   pi.on(

@@ -27,8 +27,8 @@ export function afterStep(bridge: Bridge, ctx: Ctx | undefined): void {
 /** STAT-4: while the daemon reports indexing, the core re-asks the session hook off the turn;
  * the footer follows when the readiness changed. Not awaited: the turn never waits for it. */
 export function refreshReadiness(bridge: Bridge, ctx: Ctx): void {
-  const { pi, addon, generation, instance } = bridge;
-  const changed = swallow(() => addon.refreshReadiness(generation, instance, cwdOf(pi, ctx)));
+  const { pi, extension } = bridge;
+  const changed = swallow(() => extension.refreshReadiness(cwdOf(pi, ctx)));
   void changed?.then(
     (yes) => yes && showFooter(bridge, ctx),
     () => undefined,
@@ -37,10 +37,10 @@ export function refreshReadiness(bridge: Bridge, ctx: Ctx): void {
 
 /** STAT-2/3: `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
 async function gortexCommand(bridge: Bridge, args: string, ctx: Ctx): Promise<void> {
-  const { pi, addon, generation, instance } = bridge;
+  const { pi, extension } = bridge;
   try {
     const command = { args, cwd: cwdOf(pi, ctx), piTools: toolNames(pi) ?? [] };
-    const reply = await addon.gortexCommand(generation, instance, command);
+    const reply = await extension.gortexCommand(command);
     if (reply.footer) showFooter(bridge, ctx, reply.footer);
     swallow(() => ctx.ui.notify(reply.text, reply.level));
   } catch {

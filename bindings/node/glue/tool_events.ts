@@ -1,8 +1,8 @@
 // The tool events: each goes to the core's Extension in one call, which
 // reads from the event only what the call needs and answers null when there
-// is nothing to apply. The glue supplies what only Pi's objects know (cwd,
-// session id, the tool list a tools_search waits for) and applies the
-// answer. A throwing tool_call handler makes Pi block the call, so every
+// is nothing to apply. The glue supplies what only Pi's objects know (cwd and
+// session id, as functions the core calls only when its decision needs them;
+// the tool list a tools_search waits for) and applies the answer. A throwing tool_call handler makes Pi block the call, so every
 // handler fails open.
 import type { Bridge, Ctx, ToolEventLike } from "./host.ts";
 import { awaitTools, cwdOf, sessionIdOf, swallow } from "./host.ts";
@@ -37,11 +37,11 @@ export function registerToolEvents(bridge: Bridge, native: boolean): void {
   if (native)
     pi.on("message_end", (event: object, ctx: Ctx) => void swallow(() => extension.messageEnd(event, cwdOf(pi, ctx))));
   pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {
-    const pending = swallow(() => extension.toolCall(event, cwdOf(pi, ctx), sessionIdOf(ctx)));
+    const pending = swallow(() => extension.toolCall(event, () => [cwdOf(pi, ctx), sessionIdOf(ctx)]));
     return pending ? applyToolCall(bridge, pending) : undefined;
   });
   pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
-    const pending = swallow(() => extension.toolResult(event, cwdOf(pi, ctx)));
+    const pending = swallow(() => extension.toolResult(event, () => cwdOf(pi, ctx)));
     return pending ? applyToolResult(bridge, pending) : undefined;
   });
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));

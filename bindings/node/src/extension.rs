@@ -7,7 +7,7 @@
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
 
-use napi::bindgen_prelude::{Array, JsObjectValue, Object, PromiseRaw};
+use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::extension::{
@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::boundary::{to_js, ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
-use crate::{generation, guard, settle};
+use crate::{generation, guard, settle, status};
 
 /// A method's answer: `null`, or a promise of the action to apply.
 type Maybe<'env> = napi::Result<Option<PromiseRaw<'env, Value>>>;
@@ -38,31 +38,35 @@ impl Extension {
     }
 
     /// `tool_call`: the hook's verdict and a native edit's before side.
+    /// `place` answers the call's cwd and session id; it is called only
+    /// when the decision needs them, so a call decided from its ids alone
+    /// costs Pi no lookup.
     #[napi(
-        ts_args_type = "event: object, cwd: string, sessionId: string",
+        ts_args_type = "event: object, place: () => [cwd: string, sessionId: string]",
         ts_return_type = "Promise<host.ToolCallAction> | null"
     )]
     pub fn tool_call<'env>(
         &self,
         env: &'env Env,
         event: Object<'env>,
-        cwd: String,
-        session_id: String,
+        place: Function<'env, (), Vec<String>>,
     ) -> Maybe<'env> {
         let answer = guard::guard_sync(
             || Answer::Now(ToolCallAction::None),
             || {
                 let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                let parent = match field(&event, c"parentToolCallId") {
-                    Some(Value::String(parent)) => Some(parent),
-                    _ => None,
-                };
+                // Only a string is a parent id; anything else reads as none.
+                let parent = event
+                    .get_c_named_property_unchecked::<Option<String>>(c"parentToolCallId")
+                    .unwrap_or_default();
                 let ids = ToolCallIds {
                     tool_call_id: &id,
                     tool_name: &name,
                     parent_tool_call_id: parent.as_deref(),
                 };
                 self.core.tool_call(ids, || {
+                    let mut place = place.call(()).ok()?.into_iter();
+                    let (cwd, session_id) = (place.next()?, place.next().unwrap_or_default());
                     Some(ToolCallEvent {
                         input: field(&event, c"input")
                             .unwrap_or_else(|| Value::Object(Default::default())),
@@ -79,16 +83,17 @@ impl Extension {
     }
 
     /// `tool_result`: a claimed edit's diff in `details`, or the wait for
-    /// the tools a `tools_search` promoted.
+    /// the tools a `tools_search` promoted. `cwd` is called only when the
+    /// result is one the core acts on.
     #[napi(
-        ts_args_type = "event: object, cwd: string",
+        ts_args_type = "event: object, cwd: () => string",
         ts_return_type = "Promise<host.WatchResultAction> | null"
     )]
     pub fn tool_result<'env>(
         &self,
         env: &'env Env,
         event: Object<'env>,
-        cwd: String,
+        cwd: Function<'env, (), String>,
     ) -> Maybe<'env> {
         let answer = guard::guard_sync(
             || Answer::Now(WatchResultAction::default()),
@@ -101,6 +106,7 @@ impl Extension {
                     is_error,
                 };
                 self.core.tool_result(ids, || {
+                    let cwd = cwd.call(()).ok()?;
                     Some(WatchToolResult {
                         details: field(&event, c"details"),
                         text: Some(result_text(field(&event, c"content"))),
@@ -151,6 +157,37 @@ impl Extension {
     #[napi]
     pub fn agent_end(&self) {
         guard::guard_sync(|| (), || self.core.clear_calls())
+    }
+
+    /// `session_compact`: the next turn briefs again.
+    #[napi]
+    pub fn session_compact(&self) {
+        guard::guard_sync(
+            || (),
+            || {
+                if let Some(me) = self.core.instance() {
+                    core::lock(&me.latches).on_compact();
+                }
+            },
+        )
+    }
+
+    /// Readiness at a turn's start: while the daemon reports indexing, the
+    /// session hook is asked again off the turn; resolves true when the
+    /// readiness changed.
+    #[napi(ts_return_type = "Promise<boolean>")]
+    pub fn refresh_readiness<'env>(&self, env: &'env Env, cwd: String) -> settle::Promised<'env> {
+        status::refresh_readiness(env, self.core.module().clone(), self.core.id(), cwd)
+    }
+
+    /// `/gortex` and `/gortex doctor`: the core picks the command and words the reply.
+    #[napi(
+        ts_args_type = "command: host.GortexCommand",
+        ts_return_type = "Promise<host.CommandReply>"
+    )]
+    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> settle::Promised<'env> {
+        let (module, instance) = (self.core.module().clone(), self.core.id());
+        settle::spawn_promise(env, status::gortex_command(module, instance, command))
     }
 
     /// `session_shutdown`: the calls are cleared and this instance's own

@@ -152,19 +152,6 @@ pub fn begin_session(generation: u32, instance: u32, begin: Value) -> Value {
     })
 }
 
-/// A compaction happened.
-#[napi]
-pub fn on_compact(generation: u32, instance: u32) {
-    guard::guard_sync(
-        || (),
-        || {
-            if let Some(me) = generation::get(generation).instance(instance) {
-                lock(&me.latches).on_compact();
-            }
-        },
-    )
-}
-
 /// The plan of one `before_agent_start`, taken
 /// before any await so two concurrent first turns cannot both run.
 #[napi(

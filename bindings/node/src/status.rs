@@ -10,6 +10,7 @@
 //! Rust binary runs, so both print the same bytes and exit codes.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use napi::Env;
 use napi_derive::napi;
@@ -113,13 +114,16 @@ async fn refresh(state: &ModuleState, me: &InstanceState, cwd: &str) -> bool {
 /// session hook again, off the turn (the glue does not await it), and at
 /// most one such call runs. Resolves true when the readiness changed. The
 /// promise is weak, so it never keeps the host alive.
-#[napi(ts_return_type = "Promise<boolean>")]
-pub fn refresh_readiness(env: &Env, generation: u32, instance: u32, cwd: String) -> Promised<'_> {
+pub fn refresh_readiness<'env>(
+    env: &'env Env,
+    state: Arc<ModuleState>,
+    instance: u32,
+    cwd: String,
+) -> Promised<'env> {
     let (done, promise) = settle::weak_promise(env)?;
     guard::guard_sync(
         || (),
         || {
-            let state = generation::get(generation);
             let me = state.instance(instance);
             let due = me.is_some() && state.status().readiness.is_some_and(|r| r.is_indexing());
             let (Some(me), true) = (me, due) else {
@@ -147,12 +151,11 @@ fn unavailable() -> StatusView {
 }
 
 /// The status of an instance, with Pi's tools as the glue read them.
-fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -> StatusView {
-    let state = generation::get(generation);
+fn status_view(state: &ModuleState, instance: u32, request: Option<StatusRequest>) -> StatusView {
     let (Some(request), Some(me)) = (request, state.instance(instance)) else {
         return unavailable();
     };
-    let snapshot = snapshot(&state, &me, &request);
+    let snapshot = snapshot(state, &me, &request);
     StatusView {
         footer: status::footer(&snapshot),
         text: status::render(&snapshot),
@@ -167,17 +170,20 @@ fn status_view(generation: u32, instance: u32, request: Option<StatusRequest>) -
 pub fn gortex_status(generation: u32, instance: u32, request: Value) -> Value {
     guard::guard_sync(
         || to_js(&unavailable()),
-        || to_js(&status_view(generation, instance, from_js(request))),
+        || {
+            let request = from_js(request);
+            to_js(&status_view(
+                &generation::get(generation),
+                instance,
+                request,
+            ))
+        },
     )
 }
 
 /// One `/gortex` command: the status block with a fresh footer,
 /// or the doctor run in process (`CommandReply`).
-#[napi(
-    ts_args_type = "generation: number, instance: number, command: host.GortexCommand",
-    ts_return_type = "Promise<host.CommandReply>"
-)]
-pub async fn gortex_command(generation: u32, instance: u32, command: Value) -> Value {
+pub async fn gortex_command(state: Arc<ModuleState>, instance: u32, command: Value) -> Value {
     let failed = || to_js(&status::status_reply(unavailable()));
     guard::guard_async(failed, async move {
         let Some(command) = from_js::<GortexCommand>(command) else {
@@ -189,14 +195,13 @@ pub async fn gortex_command(generation: u32, instance: u32, command: Value) -> V
                 status::doctor_reply(&output)
             }
             Command::Status => {
-                let state = generation::get(generation);
                 if let Some(me) = state.instance(instance) {
                     refresh(&state, &me, &command.cwd).await;
                 }
                 let request = StatusRequest {
                     pi_tools: command.pi_tools,
                 };
-                status::status_reply(status_view(generation, instance, Some(request)))
+                status::status_reply(status_view(&state, instance, Some(request)))
             }
         };
         to_js(&reply)

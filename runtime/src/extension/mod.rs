@@ -67,6 +67,11 @@ impl Extension {
         &self.module
     }
 
+    /// This instance's id among its import's instances.
+    pub fn id(&self) -> u32 {
+        self.instance
+    }
+
     /// This instance's state, once the factory resolved its configuration.
     pub fn instance(&self) -> Option<Arc<InstanceState>> {
         self.module.instance(self.instance)
