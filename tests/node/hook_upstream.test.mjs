@@ -136,6 +136,9 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     ["grep", { pattern: "app", glob: "*.md" }, "pass"],
     ["find", { pattern: "**/*.go" }, "block", /^\[Gortex\] BLOCKED: Glob `\*\*\/\*\.go` targets indexed source\./],
     ["find", { pattern: "*.md" }, "pass"],
+    // A Grep/Glob scope written `@src` is Pi's `src`, which Gortex proves indexed (HOOK-8).
+    ["grep", { pattern: "zzq", path: "@src" }, "block", /^\[Gortex\] BLOCKED: Grep `zzq` targets indexed source\./],
+    ["find", { pattern: "*.go", path: "@src" }, "block", /^\[Gortex\] BLOCKED: Glob `\*\.go` targets indexed source\./],
     ["ls", { path: "src" }, "pass"],
     [
       "edit",
