@@ -1,6 +1,6 @@
 //! The hook's per-call floor for `make bench-session`: p50 of a bare spawn-and-wait of the hook
 //! binary (std `Command`, envelope on stdin, read stdout to EOF, wait) against p50 of the
-//! runtime's hook bridge (`hook::run` on a multi-thread tokio runtime, as the addon runs it),
+//! runtime's hook exchange (`hook::run` on a multi-thread tokio runtime, as the addon runs it),
 //! interleaved call by call. Prints one JSON object.
 //!
 //! Usage: `hook_spawn_floor <gortex binary> [samples]`.

@@ -10,7 +10,7 @@
 //! - [`mcp`]: the own MCP stdio client (MCP-*).
 //! - [`catalogue`]: which daemon tools become which Pi tools (TOOL-*).
 //! - [`version`]: version floor and skew texts (MCP-20..24, NAT-10).
-//! - [`hook`]: the asynchronous hook bridge and envelope normalization (HOOK-*).
+//! - [`hook`]: the asynchronous hook exchange and envelope normalization (HOOK-*).
 //! - [`session`]: first-turn assembly, briefing and compaction rules (SES-*).
 //! - [`readiness`]: the first turn's readiness barrier (SES-3..6, SES-11).
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).

@@ -563,7 +563,7 @@ fn a_poll_that_times_out_is_not_taken_for_readiness() {
         revents: 0,
     }];
     let started = std::time::Instant::now();
-    let ready = pi_gortex_runtime::hook::bridge::poll_until_for_tests(
+    let ready = pi_gortex_runtime::hook::exchange::poll_until_for_tests(
         &mut fds,
         started + Duration::from_millis(50),
     );
@@ -599,7 +599,7 @@ fn a_failing_poll_is_an_io_failure_at_once_not_a_wait() {
         count
     ];
     let started = std::time::Instant::now();
-    let result = pi_gortex_runtime::hook::bridge::poll_until_for_tests(
+    let result = pi_gortex_runtime::hook::exchange::poll_until_for_tests(
         &mut fds,
         started + Duration::from_secs(3),
     );

@@ -165,10 +165,10 @@ fn session_start_and_prompt_envelopes() {
         wire(&envelope_for_session_start("/repo")),
         json!({"event":"session_start","cwd":"/repo"})
     );
-    let prompt = envelope_for_prompt("explain the hook bridge", &ctx("sid")).expect("sent");
+    let prompt = envelope_for_prompt("explain the hook exchange", &ctx("sid")).expect("sent");
     assert_eq!(
         wire(&prompt),
-        json!({"event":"prompt","prompt":"explain the hook bridge","cwd":"/repo","session_id":"sid"})
+        json!({"event":"prompt","prompt":"explain the hook exchange","cwd":"/repo","session_id":"sid"})
     );
     assert!(
         envelope_for_prompt("/reload", &ctx("sid")).is_none(),

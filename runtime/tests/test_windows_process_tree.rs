@@ -1,5 +1,5 @@
 //! MCP-15 / HOOK-2 on Windows: a grandchild never outlives its owner. The
-//! hook bridge runs a child in its kill-on-close job object; the child starts
+//! hook exchange runs a child in its kill-on-close job object; the child starts
 //! a long-lived grandchild of its own, writes the grandchild's pid to a file
 //! and never answers. When the timeout kills the tree, the grandchild must be
 //! gone too.

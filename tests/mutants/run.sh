@@ -29,7 +29,7 @@ command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 # crate's unit tests). Every target is one more binary to rebuild per mutant,
 # which is most of a mutant's cost, so each group names only the targets that
 # speak for its files, and `lib` (a second compile of the whole crate) only
-# where its files hold unit tests. The process-driving hook bridge comes last.
+# where its files hold unit tests. The process-driving hook exchange comes last.
 GROUPS_TABLE=(
   "hook|hook/decision.rs hook/normalize.rs hook/failure.rs|test_hook_decision test_hook_normalize"
   "version|version.rs|lib test_nat_version_from_briefing"
@@ -40,7 +40,7 @@ GROUPS_TABLE=(
   "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config test_cfg_bin_absolute"
   "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
   "mcp|mcp/framing.rs mcp/routing.rs|lib test_mcp_framing test_mcp_envelope_schema"
-  "hook-bridge|hook/bridge.rs|test_hook_faults test_hook_live_events"
+  "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events"
 )
 
 # A fresh copy of the sources (never of target/ or node_modules), then the fake

@@ -117,7 +117,7 @@ describe("tool_events.ts: the tool event handlers", () => {
     const { addon } = addonDouble({
       toolCall: (event) =>
         event.toolCallId === "x"
-          ? Promise.reject(new Error("hook bridge failed"))
+          ? Promise.reject(new Error("hook exchange failed"))
           : event.toolCallId === "t"
             ? boom()
             : Promise.resolve(actions[event.toolCallId]),

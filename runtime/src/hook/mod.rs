@@ -1,21 +1,21 @@
-//! The hook bridge: read discipline over `gortex hook --agent=pi` (HOOK-*).
+//! The hook: read discipline over `gortex hook --agent=pi` (HOOK-*).
 //!
 //! - [`normalize`]: Pi tool call -> envelope (HOOK-5..9, HOOK-15).
-//! - [`bridge`]: the asynchronous run with its limits (HOOK-1..3).
+//! - [`exchange`]: the asynchronous run with its limits (HOOK-1..3).
 //! - [`decision`]: stdout -> decision -> typed outcome (HOOK-3, HOOK-10..12).
 //! - [`failure`]: why a run failed open.
 
-pub mod bridge;
 pub mod decision;
+pub mod exchange;
 pub mod failure;
 pub mod normalize;
 
-pub use bridge::run_blocking;
-pub use bridge::{run, run_with_limits, HookLimits, HookRun, HOOK_STDOUT_CAP, HOOK_TIMEOUT};
 pub use decision::{
     empty_decision, orientation, outcome, parse_decision, prompt_guidance, HookOutcome,
     FALLBACK_BLOCK_REASON,
 };
+pub use exchange::run_blocking;
+pub use exchange::{run, run_with_limits, HookLimits, HookRun, HOOK_STDOUT_CAP, HOOK_TIMEOUT};
 pub use failure::HookFailure;
 pub use normalize::{
     canonical_tool_name, classify_tool, envelope_for_prompt, envelope_for_session_start,
