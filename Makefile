@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines pack pack-all check-targets build-debug \
+        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
         cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
@@ -149,6 +149,11 @@ test-node: node22 pi-hosts strace pack gortex-hook platform-fixtures
 test-e2e: node22 pi-hosts pack gortex-hook $(SDK_PEER)
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
+
+# The shape of the hand-written code (tests/structure/measure.mjs): the napi adapter's lines and
+# `unsafe`, rule IDs per line of product comments, import circles. Fails over a limit.
+structure: node22
+	$(NODE22) tests/structure/measure.mjs --files
 
 # Issue 13's measure of the TypeScript glue (index.ts + glue/*.ts): all and non-blank lines now
 # and at a baseline commit, both Biome-formatted, and the longest functions (fails over 40 lines).

@@ -12,13 +12,13 @@ use serde_json::{json, Value};
 
 pub use pi_gortex_schema::host::ToolHints;
 
-/// Pi's built-in tool names, which a Gortex tool must never replace (TOOL-1).
+/// Pi's built-in tool names, which a Gortex tool must never replace.
 pub const RESERVED_PI_NAMES: [&str; 7] = ["read", "grep", "find", "ls", "bash", "edit", "write"];
 
-/// Prefix of an aliased tool (TOOL-2).
+/// Prefix of an aliased tool.
 pub const PI_ALIAS_PREFIX: &str = "gortex_";
 
-/// One Pi tool to register (TOOL-4). `renderCall`/`renderResult` are the glue's.
+/// One Pi tool to register. `renderCall`/`renderResult` are the glue's.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
@@ -84,7 +84,7 @@ pub fn title(tool: &Value) -> Option<&str> {
         .find(|text| !text.is_empty())
 }
 
-/// What the glue must do after a listing (TOOL-10).
+/// What the glue must do after a listing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CatalogueChanges {
     /// Tools to hand to `registerTool`, in listing order.
@@ -118,7 +118,7 @@ impl CatalogueChanges {
     }
 }
 
-/// The registry and the withdrawn set of one session (TOOL-5, TOOL-10).
+/// The registry and the withdrawn set of one session.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CatalogueState {
     /// Registered name to bare daemon name, for tools currently listed.
@@ -129,7 +129,7 @@ pub struct CatalogueState {
     known: HashMap<String, String>,
 }
 
-/// The Pi name of a daemon tool: reserved names get the prefix (TOOL-2).
+/// The Pi name of a daemon tool: reserved names get the prefix.
 pub fn registered_name(daemon_name: &str) -> String {
     if RESERVED_PI_NAMES.contains(&daemon_name) {
         format!("{PI_ALIAS_PREFIX}{daemon_name}")
@@ -138,14 +138,14 @@ pub fn registered_name(daemon_name: &str) -> String {
     }
 }
 
-/// The note front-loaded into an aliased tool's description (TOOL-3).
+/// The note front-loaded into an aliased tool's description.
 pub fn alias_note(bare: &str, aliased: &str) -> String {
     format!(
         "Gortex's `{bare}` tool, registered as `{aliased}` because Pi has a built-in `{bare}`. Gortex guidance and denial messages that name `{bare}` mean this tool."
     )
 }
 
-/// The Pi definition of one listed tool, or `None` when it has no name (TOOL-4).
+/// The Pi definition of one listed tool, or `None` when it has no name.
 pub fn definition(tool: &Value) -> Option<ToolDefinition> {
     let daemon_name = tool.get("name").and_then(Value::as_str)?;
     if daemon_name.is_empty() {
@@ -184,7 +184,7 @@ pub fn definition(tool: &Value) -> Option<ToolDefinition> {
 }
 
 impl CatalogueState {
-    /// A fresh state, as at each own-client `session_start` (TOOL-5, TOOL-10).
+    /// A fresh state, as at each own-client `session_start`.
     pub fn new() -> Self {
         Self::default()
     }
@@ -215,7 +215,7 @@ impl CatalogueState {
 }
 
 /// The pure core: a listing and the previous state give the changes and the
-/// next state (TOOL-4, TOOL-5, TOOL-10).
+/// next state.
 pub fn plan(listing: &[Value], previous: &CatalogueState) -> (CatalogueChanges, CatalogueState) {
     let mut next = previous.clone();
     let mut changes = CatalogueChanges::default();

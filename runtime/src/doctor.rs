@@ -34,7 +34,7 @@ const SAMPLE_PATH: &str = "README.md";
 /// Runs every check and assembles the report.
 pub async fn diagnose(inputs: &ConfigInputs) -> DoctorReport {
     let config = resolve(inputs);
-    // CFG-18: the one absolute path configuration resolved, as every spawn uses.
+    // The one absolute path configuration resolved, as every spawn uses.
     let resolved = config.bin_path.clone();
     let (handshake, tools) = match &resolved {
         Some(_) => check_mcp(&config, inputs).await,
@@ -305,7 +305,7 @@ pub fn render_text(report: &DoctorReport) -> String {
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = render_into(&mut out, report);
-    // CFG-17: values from a project sidecar, paths and daemon texts may hold
+    // Values from a project sidecar, paths and daemon texts may hold
     // terminal control sequences; none reaches the terminal raw.
     crate::terminal_text::escape_lines(&out)
 }
@@ -342,7 +342,7 @@ fn render_into(out: &mut String, report: &DoctorReport) -> std::fmt::Result {
         writeln!(out, "  warning: {warning}")?;
     }
 
-    // CFG-20: who starts the daemon, since a managed one must never be started twice.
+    // Who starts the daemon, since a managed one must never be started twice.
     writeln!(out, "\nDaemon")?;
     if c.daemon_autostart {
         writeln!(

@@ -9,10 +9,10 @@
 //! - [`config`]: layered configuration with provenance (CFG-*).
 //! - [`mcp`]: the own MCP stdio client (MCP-*).
 //! - [`catalogue`]: which daemon tools become which Pi tools (TOOL-*).
-//! - [`version`]: version floor and skew texts (MCP-20..24, NAT-10).
+//! - [`version`]: version floor and skew texts.
 //! - [`hook`]: the asynchronous hook exchange and envelope normalization (HOOK-*).
 //! - [`session`]: first-turn assembly, briefing and compaction rules (SES-*).
-//! - [`readiness`]: the first turn's readiness barrier (SES-3..6, SES-11).
+//! - [`readiness`]: the first turn's readiness barrier.
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
 //! - [`doctor`]: the `pi-gortex doctor` report.

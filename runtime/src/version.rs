@@ -9,18 +9,18 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-/// The oldest daemon this extension targets (MCP-21).
+/// The oldest daemon this extension targets.
 pub const MIN_GORTEX_VERSION: &str = "0.61.2";
-/// The MCP protocol the own client offers in `initialize` (MCP-17), the one
+/// The MCP protocol the own client offers in `initialize`, the one
 /// Pi's own MCP client offers.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// The protocols a server may answer with and still be spoken to without a
-/// skew report (MCP-21): the offered one and the older ones Pi's own MCP
+/// skew report: the offered one and the older ones Pi's own MCP
 /// client accepts.
 pub const ACCEPTED_PROTOCOL_VERSIONS: [&str; 4] =
     [PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// Whether a negotiated protocol is one the own client speaks (MCP-21).
+/// Whether a negotiated protocol is one the own client speaks.
 pub fn is_accepted_protocol(protocol: &str) -> bool {
     ACCEPTED_PROTOCOL_VERSIONS.contains(&protocol)
 }
@@ -62,7 +62,7 @@ pub fn is_below_floor(version: &str) -> bool {
     !version.is_empty() && compare_versions(version, MIN_GORTEX_VERSION) == Ordering::Less
 }
 
-/// Which skew condition a report is about (MCP-21).
+/// Which skew condition a report is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkewKind {
     /// The daemon is older than [`MIN_GORTEX_VERSION`].
@@ -74,18 +74,18 @@ pub enum SkewKind {
     },
 }
 
-/// One skew report: exactly one user notification and one model line (MCP-21).
+/// One skew report: exactly one user notification and one model line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkewWarning {
     /// The condition that fired (stale wins when both hold).
     pub kind: SkewKind,
-    /// Text for `ctx.ui.notify(text, "warning")` (MCP-22).
+    /// Text for `ctx.ui.notify(text, "warning")`.
     pub user_text: String,
-    /// Text joined into the first-turn message (MCP-23).
+    /// Text joined into the first-turn message.
     pub model_text: String,
 }
 
-/// `<installed>` of MCP-21.
+/// The `<installed>` part of a skew text.
 fn installed_label(server_version: &str) -> String {
     if server_version.is_empty() {
         "an unreported version".to_string()
@@ -95,7 +95,7 @@ fn installed_label(server_version: &str) -> String {
 }
 
 /// The skew report for a handshake, or `None` when neither condition holds.
-/// The native path passes `""` as the protocol (NAT-11: never checked there).
+/// The native path passes `""` as the protocol (never checked there).
 pub fn skew_warning(server_version: &str, negotiated_protocol: &str) -> Option<SkewWarning> {
     let installed = installed_label(server_version);
     if is_below_floor(server_version) {
@@ -126,7 +126,7 @@ pub fn skew_warning(server_version: &str, negotiated_protocol: &str) -> Option<S
     None
 }
 
-/// The daemon version named by the readiness line of a briefing (NAT-10), or
+/// The daemon version named by the readiness line of a briefing, or
 /// `""`. Covers the standard line, the lean tier (no word `daemon`) and the
 /// pre-0.63.3 `(vv…)` form.
 pub fn version_from_briefing(orientation: &str) -> String {
@@ -141,7 +141,7 @@ pub fn version_from_briefing(orientation: &str) -> String {
         .unwrap_or_default()
 }
 
-/// What the readiness line of a briefing says about the index (STAT-4).
+/// What the readiness line of a briefing says about the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Readiness {
     /// Ready, enrichment complete (or a lean briefing that does not tell).
@@ -161,7 +161,7 @@ impl Readiness {
     }
 }
 
-/// The readiness a briefing reports (STAT-4), or `None` when it has no
+/// The readiness a briefing reports, or `None` when it has no
 /// readiness line this extension knows. Covers the standard tiers (ready,
 /// references queryable with enrichment running, warming up), the lean tier
 /// (ready, warming up) and the unreachable-transport briefing.

@@ -1,6 +1,6 @@
 //! `pi-gortex`: the command-line face of the runtime, for users and tests.
 //! The commands live in `pi_gortex_runtime::cli`, shared with the npm
-//! package's Node entry (PKG-11); this binary only prints their output.
+//! package's Node entry; this binary only prints their output.
 //!
 //! Exit codes, as for `pi-gortex-codegen`: 0 fine, 1 a finding (an unhealthy setup), 2 a usage
 //! error or an input that cannot be read.

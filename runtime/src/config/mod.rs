@@ -31,9 +31,9 @@ pub use sidecar_file::{read_capped, SidecarFileError, SIDECAR_MAX_BYTES};
 pub use values::{env_bool, hook_argv, normalize_hook_mode, HookMode};
 pub use warning::ConfigWarning;
 
-/// `DEFAULT_BIN`: looked up on `PATH` when spawned (CFG-6).
+/// `DEFAULT_BIN`: looked up on `PATH` when spawned.
 pub const DEFAULT_BIN: &str = "gortex";
-/// `DEFAULT_TOOLS_PRESET` (CFG-11).
+/// `DEFAULT_TOOLS_PRESET`.
 pub const DEFAULT_TOOLS_PRESET: &str = "core";
 
 /// Everything resolution depends on besides the two sidecar files.
@@ -98,7 +98,7 @@ pub fn home_from_env(env: &HashMap<String, String>) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// Which layer supplied a resolved value (CFG-2).
+/// Which layer supplied a resolved value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
@@ -115,7 +115,7 @@ pub enum Layer {
 /// The layer behind each resolved value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Provenance {
-    /// Source of `bin` (never [`Layer::Project`], CFG-6).
+    /// Source of `bin` (never [`Layer::Project`]).
     pub bin: Layer,
     /// Source of `hook_mode`.
     pub hook_mode: Layer,
@@ -141,7 +141,7 @@ pub struct SidecarPaths {
 }
 
 impl SidecarPaths {
-    /// The sidecar locations for a working directory and an agent dir (WIRE-18).
+    /// The sidecar locations for a working directory and an agent dir.
     pub fn new(cwd: &Path, agent_dir: &Path) -> Self {
         Self {
             project: cwd.join(".pi").join("gortex.json"),
@@ -150,39 +150,39 @@ impl SidecarPaths {
     }
 }
 
-/// The resolved configuration (CFG-13, plus `prompt_context`, provenance and warnings).
+/// The resolved configuration (the spec's fields plus `prompt_context`, provenance and warnings).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedConfig {
     /// The executable used for `daemon start`, `mcp`, `hook`, the native
-    /// `command` and doctor (CFG-6): the absolute path when it resolves
-    /// (CFG-18), else the configured text, which no spawner runs unless it
+    /// `command` and doctor: the absolute path when it resolves,
+    /// else the configured text, which no spawner runs unless it
     /// is absolute.
     pub bin: String,
     /// `bin` as configured (after `~/` expansion), for messages.
     pub bin_configured: String,
-    /// The absolute executable, when `bin` resolves (CFG-18).
+    /// The absolute executable, when `bin` resolves.
     pub bin_path: Option<PathBuf>,
     /// True when the project sidecar was left out because the host says
-    /// the project is not trusted (CFG-19).
+    /// the project is not trusted.
     pub project_ignored: bool,
-    /// The normalized hook posture (CFG-7).
+    /// The normalized hook posture.
     pub hook_mode: HookMode,
-    /// `[bin, "hook", "--agent=pi", ("--mode=<m>")]` (CFG-8).
+    /// `[bin, "hook", "--agent=pi", ("--mode=<m>")]`.
     pub hook_argv: Vec<String>,
-    /// Whether tool calls are judged by the hook (CFG-10).
+    /// Whether tool calls are judged by the hook.
     pub enforce: bool,
-    /// The trimmed preset name (CFG-11); only CFG-14 interprets it.
+    /// The trimmed preset name; only the preset's variables interpret it.
     pub tools_preset: String,
-    /// Whether the native path is attempted (CFG-12).
+    /// Whether the native path is attempted.
     pub native_mcp: bool,
-    /// Whether user prompts are sent to the hook (CFG-15).
+    /// Whether user prompts are sent to the hook.
     pub prompt_context: bool,
     /// Whether the extension and the `gortex mcp` it spawns may start the
-    /// daemon (CFG-20); false leaves the daemon to whoever runs it.
+    /// daemon; false leaves the daemon to whoever runs it.
     pub daemon_autostart: bool,
     /// The layer behind each value.
     pub provenance: Provenance,
-    /// The agent dir of CFG-3.
+    /// The agent dir the user sidecar is read from.
     pub agent_dir: PathBuf,
     /// Where the sidecars were looked for.
     pub sidecars: SidecarPaths,
@@ -190,13 +190,13 @@ pub struct ResolvedConfig {
     pub warnings: Vec<ConfigWarning>,
 }
 
-/// Resolves the configuration: reads both sidecars and layers them (CFG-2).
+/// Resolves the configuration: reads both sidecars and layers them.
 pub fn resolve(inputs: &ConfigInputs) -> ResolvedConfig {
     resolve_with_trust(inputs, true)
 }
 
-/// [`resolve`], with the project sidecar honoured only when `trusted`
-/// (CFG-19). An untrusted project's sidecar is not even read; when one is
+/// [`resolve`], with the project sidecar honoured only when `trusted`.
+/// An untrusted project's sidecar is not even read; when one is
 /// there, `project_ignored` says so.
 pub fn resolve_with_trust(inputs: &ConfigInputs, trusted: bool) -> ResolvedConfig {
     let agent_dir = agent_dir(&inputs.env, &inputs.home);
@@ -233,7 +233,7 @@ pub fn resolve_with_trust(inputs: &ConfigInputs, trusted: bool) -> ResolvedConfi
 }
 
 impl ResolvedConfig {
-    /// Puts the CFG-18 resolution in place of the configured text.
+    /// Puts the resolved executable in place of the configured text.
     fn apply_binary(&mut self, binary: BinResolution) {
         self.bin = binary.program();
         self.hook_argv = hook_argv(&self.bin, self.hook_mode);
@@ -268,7 +268,7 @@ pub fn resolve_layers(
     warnings.extend(global.warnings.iter().cloned());
 
     let (p, g) = (&project.values, &global.values);
-    // CFG-6: the project layer is deliberately absent from the candidates.
+    // The project layer is deliberately absent from the candidates.
     let (bin, bin_layer) = first(
         values::env_string(env, "GORTEX_BIN"),
         None,
@@ -300,7 +300,7 @@ pub fn resolve_layers(
         g.prompt_context,
         false,
     );
-    // CFG-20: a project sidecar may turn autostart off, never on, so a cloned
+    // A project sidecar may turn autostart off, never on, so a cloned
     // repository cannot start a daemon the user's own settings keep off.
     let daemon_autostart = first(
         env_flag("GORTEX_DAEMON_AUTOSTART"),
@@ -342,7 +342,7 @@ pub fn resolve_layers(
     }
 }
 
-/// CFG-19: whether a native registration made from `at_load` (the factory's
+/// Whether a native registration made from `at_load` (the factory's
 /// resolution, project sidecar honoured) still serves `in_effect`: the path
 /// and what the server's environment carries (the tools preset and
 /// `daemon_autostart`) agree.
@@ -352,7 +352,7 @@ pub fn native_registration_holds(at_load: &ResolvedConfig, in_effect: &ResolvedC
         && at_load.daemon_autostart == in_effect.daemon_autostart
 }
 
-/// CFG-19: the one notice for a project sidecar ignored because the host
+/// The one notice for a project sidecar ignored because the host
 /// reported the folder untrusted. It says how to trust the folder, the way
 /// Pi itself gates `.pi/mcp.json`.
 pub fn untrusted_project_notice(sidecar: &Path) -> String {

@@ -35,10 +35,10 @@ pub fn preset_env(preset: &str, env: &HashMap<String, String>) -> BTreeMap<Strin
 }
 
 /// Gortex's own switch for the daemon auto-start `gortex mcp` performs when
-/// it finds no daemon (CFG-20).
+/// it finds no daemon.
 pub const AUTOSTART_ENV: &str = "GORTEX_AUTOSTART";
 
-/// CFG-14 and CFG-20: every variable a `gortex mcp` child gets on top of the
+/// Every variable a `gortex mcp` child gets on top of the
 /// inherited environment. With `daemon_autostart` off it carries
 /// `GORTEX_AUTOSTART=0`, whatever the user exported, so the child starts no
 /// daemon either. Pure.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{sidecar_file, ConfigWarning};
 
-/// Which sidecar a file is: the project one may not set `bin` (CFG-6).
+/// Which sidecar a file is: the project one may not set `bin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// `<cwd>/.pi/gortex.json`.
@@ -50,7 +50,7 @@ pub struct SidecarLayer {
     pub warnings: Vec<ConfigWarning>,
 }
 
-/// Reads a sidecar file through the checks of [`sidecar_file`] (CFG-16). A
+/// Reads a sidecar file through the checks of [`sidecar_file`]. A
 /// missing file is simply an empty layer; an unusable one is one warning and
 /// an empty layer. `project_root` is the project a project sidecar must stay
 /// inside (`None` for the global one).
@@ -161,7 +161,7 @@ fn key_warning(path: &Path, key: &str, value: &Value) -> ConfigWarning {
     }
 }
 
-/// CFG-5: a string value is trimmed, and a blank one is absent (not wrong).
+/// A string value is trimmed, and a blank one is absent (not wrong).
 fn usable(text: Option<String>) -> Option<String> {
     text.map(|text| text.trim().to_string())
         .filter(|text| !text.is_empty())

@@ -1,5 +1,5 @@
 //! Reading single values: environment strings (CFG-5), booleans (CFG-9), the
-//! hook posture (CFG-7) and the hook argv built from it (CFG-8).
+//! hook posture and the hook argv built from it.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::ConfigWarning;
 
-/// The hook posture passed to `gortex hook` (CFG-7, WIRE-16).
+/// The hook posture passed to `gortex hook`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum HookMode {
@@ -40,7 +40,7 @@ impl fmt::Display for HookMode {
     }
 }
 
-/// CFG-7: trimmed, lower-cased and mapped; anything unknown is `deny`.
+/// Trimmed, lower-cased and mapped; anything unknown is `deny`.
 pub fn normalize_hook_mode(raw: &str) -> HookMode {
     match raw.trim().to_lowercase().as_str() {
         "enrich" => HookMode::Enrich,
@@ -50,7 +50,7 @@ pub fn normalize_hook_mode(raw: &str) -> HookMode {
     }
 }
 
-/// CFG-8: `[bin, "hook", "--agent=pi"]`, plus `--mode=<m>` unless `deny`
+/// `[bin, "hook", "--agent=pi"]`, plus `--mode=<m>` unless `deny`
 /// (the daemon ignores `GORTEX_HOOK_MODE`, so the flag is the only channel).
 pub fn hook_argv(bin: &str, mode: HookMode) -> Vec<String> {
     let mut argv = vec![

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::terminal_text::shown;
 
-/// A path as a warning shows it: escaped and cut (CFG-17), since a cloned
+/// A path as a warning shows it: escaped and cut, since a cloned
 /// repository chooses the names under the project.
 fn path(file: &Path) -> String {
     shown(&file.display().to_string())
@@ -77,7 +77,7 @@ pub enum ConfigWarning {
         /// The key.
         key: String,
     },
-    /// A project sidecar tried to choose the executable (CFG-6).
+    /// A project sidecar tried to choose the executable.
     #[error("{}: key `bin` is ignored in a project sidecar, because a cloned repository must never choose the executable; set GORTEX_BIN or `bin` in the global sidecar instead", path(file))]
     ProjectBin {
         /// The project sidecar path.
@@ -97,7 +97,7 @@ pub enum ConfigWarning {
     },
     /// A relative `GORTEX_BIN` or global `bin` with a path separator: it
     /// would be read against the project, so it is refused and falls
-    /// through (CFG-18).
+    /// through.
     #[error("{}: `bin` value `{}` is a relative path, which would be read inside the project; use an absolute path or one starting with ~/; the value is ignored", shown(origin), shown(value))]
     RelativeBin {
         /// `GORTEX_BIN` or the global sidecar path.
@@ -106,7 +106,7 @@ pub enum ConfigWarning {
         value: String,
     },
     /// `PATH` has relative or empty entries holding a `gortex` that was
-    /// skipped: the OS would have run it from the project (CFG-18).
+    /// skipped: the OS would have run it from the project.
     #[error("`{}` in a relative or empty PATH entry was skipped ({}): only absolute PATH entries are searched, so a program in the project never runs as gortex", shown(bin), shown(&entries.join(", ")))]
     SkippedRelativePath {
         /// The bare name looked up.

@@ -34,7 +34,7 @@ pub const MAX_DIFF_WORK: u64 = 500_000_000;
 /// Search steps after which the diff is abandoned (about 100 ms).
 pub const MAX_DIFF_STEPS: u64 = 6_500_000;
 
-/// DIFF-12: split each text on `\n` (as JS `split` does, so a trailing
+/// Split each text on `\n` (as JS `split` does, so a trailing
 /// newline gives a final empty line), count the multiset intersection of
 /// the two line lists, and return `(a+b) x (a+b - 2 shared)`.
 pub fn work_estimate(old: &str, new: &str) -> u64 {

@@ -1,8 +1,8 @@
 //! Which tool calls are file edits, and which names they carry (DIFF-2..6).
 //!
 //! Gortex tools take their arguments in containers (`arguments`, `options`,
-//! `target`...), so the arguments are first flattened into one object
-//! (DIFF-4). The edit decision and the path names are read from that.
+//! `target`...), so the arguments are first flattened into one object.
+//! The edit decision and the path names are read from that.
 //!
 //! # Operation inference (improvement over 0.4.0)
 //!
@@ -24,7 +24,7 @@
 use serde_json::{Map, Value};
 
 /// Containers whose members are merged into the flattened arguments, in
-/// merge order (DIFF-4).
+/// merge order.
 pub const CONTAINERS: [&str; 6] = [
     "arguments",
     "options",
@@ -37,10 +37,10 @@ pub const CONTAINERS: [&str; 6] = [
 /// Legacy Gortex tools that always write (unless dry run).
 pub const LEGACY_EDIT_TOOLS: [&str; 4] = ["edit_file", "write_file", "edit_symbol", "batch_edit"];
 
-/// Keys whose string value is a path (DIFF-5).
+/// Keys whose string value is a path.
 const PATH_KEYS: [&str; 5] = ["path", "file", "file_path", "source", "destination"];
 
-/// Keys whose string value is a symbol id `file::name` (DIFF-5).
+/// Keys whose string value is a symbol id `file::name`.
 const SYMBOL_KEYS: [&str; 3] = ["id", "symbol", "symbol_id"];
 
 /// The `edit` facade's operations that write files.
@@ -75,7 +75,7 @@ pub enum EditKind {
     Inferred(EditOperation),
 }
 
-/// DIFF-4: merges the containers, copies the top-level keys over them and
+/// Merges the containers, copies the top-level keys over them and
 /// lifts `target.file` / `target.symbol` out. Anything but an object
 /// flattens to an empty map.
 pub fn flatten(args: &Value) -> Map<String, Value> {
@@ -110,7 +110,7 @@ fn target_string<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
     args.get("target")?.get(key)?.as_str()
 }
 
-/// DIFF-3: the flattened `dry_run` is JSON `true`.
+/// The flattened `dry_run` is JSON `true`.
 pub fn is_dry_run(flat: &Map<String, Value>) -> bool {
     flat.get("dry_run") == Some(&Value::Bool(true))
 }
@@ -129,7 +129,7 @@ pub fn infer_operation(args: &Value, flat: &Map<String, Value>) -> EditOperation
     }
 }
 
-/// DIFF-2: whether a call of `bare_tool_name` (no `mcp__gortex__` prefix)
+/// Whether a call of `bare_tool_name` (no `mcp__gortex__` prefix)
 /// with these arguments writes files, and how it was recognised.
 pub fn edit_kind(bare_tool_name: &str, args: &Value) -> Option<EditKind> {
     let flat = flatten(args);
@@ -162,7 +162,7 @@ pub fn is_edit(bare_tool_name: &str, args: &Value) -> bool {
     edit_kind(bare_tool_name, args).is_some()
 }
 
-/// DIFF-5: the path names one object carries.
+/// The path names one object carries.
 pub fn named_paths(object: &Map<String, Value>) -> Vec<String> {
     let mut names = Vec::new();
     for key in PATH_KEYS {
@@ -180,7 +180,7 @@ pub fn named_paths(object: &Map<String, Value>) -> Vec<String> {
     names
 }
 
-/// DIFF-6: the batch items, from `changes` else `edits`, each an array or a
+/// The batch items, from `changes` else `edits`, each an array or a
 /// string holding a JSON array.
 pub fn batch_items(flat: &Map<String, Value>) -> Vec<Value> {
     let source = match flat.get("changes") {

@@ -2,7 +2,7 @@
 //! change, exactly as the extension would store it. A debugging tool, and
 //! the way tests drive the whole pipeline from the outside.
 //!
-//! Both files go through the snapshot rules (DIFF-9), so one missing file
+//! Both files go through the snapshot rules, so one missing file
 //! diffs as empty (a creation or a deletion) and a binary one gets its note.
 //! Two missing files, or a path that is not a regular file, are usage errors:
 //! the snapshot rules would skip them silently and print `{}`, hiding a typo.

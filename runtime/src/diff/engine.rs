@@ -50,7 +50,7 @@ pub struct Part {
 /// Why a diff was not computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum DiffAbort {
-    /// The search exceeded the step limit it was given (DIFF-12).
+    /// The search exceeded the step limit it was given.
     #[error("the line diff needed more than {limit} steps")]
     StepLimit { limit: u64 },
     /// The DIFF-12 estimate is over the budget it was given.

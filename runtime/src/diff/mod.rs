@@ -3,20 +3,19 @@
 //! edit details, so Pi's renderer draws them.
 //!
 //! Files by concern:
-//! - [`classify`]: which calls are edits, flattening, raw names (DIFF-2..6),
+//! - [`classify`]: which calls are edits, flattening, raw names,
 //!   including the operation inference for `edit` without `operation`.
-//! - [`paths`]: repo root, candidates, containment, display paths
-//!   (DIFF-7, DIFF-8, DIFF-14).
-//! - [`snapshot`]: reading a file as diffable text (DIFF-9).
+//! - [`paths`]: repo root, candidates, containment, display paths.
+//! - [`snapshot`]: reading a file as diffable text.
 //! - [`engine`]: jsdiff 8.0.4 `diffLines`, reproduced exactly.
-//! - [`format`]: Pi's display diff and unified patch (DIFF-13).
-//! - [`budget`]: what a diff may cost (DIFF-12).
+//! - [`format`]: Pi's display diff and unified patch.
+//! - [`budget`]: what a diff may cost.
 //! - [`outcome`]: notes, entries, `EditDetails`, merging (DIFF-10/11/19/21).
-//! - [`watcher`]: shell overlap and native claims (DIFF-15, DIFF-17..20).
+//! - [`watcher`]: shell overlap and native claims.
 //! - [`cli`]: `pi-gortex diff`.
 //!
 //! Everything here is fail-open: no function panics or returns an error to
-//! the tool call on bad input (DIFF-22); a problem means no diff.
+//! the tool call on bad input; a problem means no diff.
 
 pub mod budget;
 pub mod classify;
@@ -43,7 +42,7 @@ pub use watcher::{
     ShellWindow, ToolCall, MAX_PREFETCHES,
 };
 
-/// DIFF-2 + DIFF-8: `None` when the call is not a file edit; otherwise its
+/// `None` when the call is not a file edit; otherwise its
 /// candidate files (possibly none), sorted, de-duplicated and inside the
 /// cwd or the repo root. `bare_tool_name` has no `mcp__gortex__` prefix.
 pub fn edit_candidates(bare_tool_name: &str, args: &Value, cwd: &Path) -> Option<Vec<PathBuf>> {

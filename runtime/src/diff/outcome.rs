@@ -1,5 +1,4 @@
-//! From two snapshots to `FileDiff` entries and `EditDetails`
-//! (DIFF-10, DIFF-11, DIFF-14, DIFF-15 effect, DIFF-19 merge, DIFF-21).
+//! From two snapshots to `FileDiff` entries and `EditDetails`.
 
 use std::num::NonZeroU32;
 use std::path::Path;
@@ -12,7 +11,7 @@ use super::format::LineDiff;
 use super::paths::display_path;
 use super::snapshot::{Snapshot, Snapshots};
 
-/// Note texts (WIRE-20), exact.
+/// Note texts, exact.
 pub const NOTE_TOO_LARGE: &str = "not diffed: change too large to diff quickly";
 pub const NOTE_SHELL_OVERLAP: &str = "not diffed: a shell command ran at the same time";
 const NOTE_PREFIX: &str = "not diffed: ";
@@ -45,7 +44,7 @@ pub fn file_outcome(display: &str, before: &Snapshot, after: &Snapshot) -> Optio
     text_diff(display, old, new)
 }
 
-/// The diff of two different texts, or the budget note (DIFF-12, DIFF-13).
+/// The diff of two different texts, or the budget note.
 pub fn text_diff(display: &str, old: &str, new: &str) -> Option<FileDiff> {
     let Ok(diff) = LineDiff::compute_within(old, new, MAX_DIFF_WORK, MAX_DIFF_STEPS) else {
         return Some(note_entry(display, NOTE_TOO_LARGE));
@@ -67,7 +66,7 @@ pub fn text_diff(display: &str, old: &str, new: &str) -> Option<FileDiff> {
     })
 }
 
-/// DIFF-10, first rule. `None`: neither side is skipped, go on comparing.
+/// The skipped-file rule, checked first. `None`: neither side is skipped, go on comparing.
 /// `Some(None)`: emit nothing. `Some(Some(note))`: emit the note.
 fn skipped_note(before: &Snapshot, after: &Snapshot) -> Option<Option<String>> {
     let reason_of = |s: &Snapshot| match s {
@@ -95,7 +94,7 @@ fn skipped_note(before: &Snapshot, after: &Snapshot) -> Option<Option<String>> {
     Some(Some(format!("{NOTE_PREFIX}{reason}")))
 }
 
-/// DIFF-11: what changed when the normalized texts are equal.
+/// What changed when the normalized texts are equal.
 pub fn invisible_change_note(before: &[u8], after: &[u8]) -> Option<String> {
     if before == after {
         return None;
@@ -131,12 +130,12 @@ pub fn compare_entries(before: &Snapshots, after: &Snapshots, cwd: &Path) -> Vec
         .collect()
 }
 
-/// DIFF-10 + DIFF-21: the `EditDetails` of a change.
+/// The `EditDetails` of a change.
 pub fn compare(before: &Snapshots, after: &Snapshots, cwd: &Path) -> EditDetails {
     edit_details(compare_entries(before, after, cwd))
 }
 
-/// DIFF-15 effect: every entry becomes the shell-overlap note.
+/// Every entry becomes the shell-overlap note.
 pub fn apply_shell_overlap(entries: Vec<FileDiff>, overlapped: bool) -> Vec<FileDiff> {
     if !overlapped {
         return entries;
@@ -147,7 +146,7 @@ pub fn apply_shell_overlap(entries: Vec<FileDiff>, overlapped: bool) -> Vec<File
         .collect()
 }
 
-/// DIFF-21: shapes the entries as Pi's edit details.
+/// Shapes the entries as Pi's edit details.
 pub fn edit_details(entries: Vec<FileDiff>) -> EditDetails {
     if entries.is_empty() {
         return EditDetails::default();
@@ -165,7 +164,7 @@ pub fn edit_details(entries: Vec<FileDiff>) -> EditDetails {
     }
 }
 
-/// DIFF-19 step 4: `{...existing when an object, ...details}`. Pi's own
+/// `{...existing when an object, ...details}`. Pi's own
 /// fields (`"server":"gortex"`...) are kept; ours win on a clash.
 pub fn merge_details(existing: &Value, details: &EditDetails) -> Value {
     let mut merged = match existing {

@@ -29,7 +29,7 @@ pub fn clear_repo_root_cache() {
     crate::sync::lock(repo_root_cache()).clear();
 }
 
-/// DIFF-7: the nearest directory at or above `cwd` that contains `.git`,
+/// The nearest directory at or above `cwd` that contains `.git`,
 /// else `cwd`. Not cached.
 pub fn find_repo_root(cwd: &Path) -> PathBuf {
     cwd.ancestors()
@@ -173,7 +173,7 @@ impl Boundary {
         }
     }
 
-    /// The session boundary of `cwd`: the cwd and its repo root (DIFF-7).
+    /// The session boundary of `cwd`: the cwd and its repo root.
     pub fn for_cwd(cwd: &Path) -> Self {
         let cwd = normalize(cwd);
         if !cwd.is_absolute() {
@@ -203,7 +203,7 @@ impl Boundary {
     }
 }
 
-/// DIFF-8: the candidate files of a list of raw names, de-duplicated,
+/// The candidate files of a list of raw names, de-duplicated,
 /// sorted, and without any that resolve outside the cwd and the repo root.
 /// A relative or empty cwd gives none.
 pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
@@ -223,7 +223,7 @@ pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Pi's `resolveToCwd(path, cwd)` for its own `edit` / `write` (DIFF-17):
+/// Pi's `resolveToCwd(path, cwd)` for its own `edit` / `write`:
 /// Unicode spaces become plain spaces, one leading `@` is dropped, on
 /// Windows a shell drive path (`/c/x`) becomes `C:\x`, `~` and `~/...`
 /// (`~\...` on Windows) expand to the home directory, a `file://` URL
@@ -265,7 +265,7 @@ fn expand_pi_name(name: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// DIFF-14: `path` relative to `cwd` (with `..` where needed), or the
+/// `path` relative to `cwd` (with `..` where needed), or the
 /// absolute path when the relative form is empty.
 pub fn display_path(path: &Path, cwd: &Path) -> String {
     let path = normalize(path);

@@ -6,13 +6,12 @@
 //!
 //! The files are untrusted: between listing a candidate and reading it, the
 //! project (or a tool call) can swap in a symlink, a FIFO or a device. So the
-//! boundary is checked again when the file is opened (DIFF-8): a final
+//! boundary is checked again when the file is opened: a final
 //! symlink is never followed by the open itself (`O_NOFOLLOW`), only to a
 //! target the boundary contains; the open never blocks (`O_NONBLOCK`, so a
 //! FIFO returns at once); and the type and size are read from the opened
 //! descriptor (`fstat`), not from the path. A snapshot that still takes too
-//! long (a hung network mount) is given up at [`SNAPSHOT_TIME_LIMIT`]
-//! (DIFF-23).
+//! long (a hung network mount) is given up at [`SNAPSHOT_TIME_LIMIT`].
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -25,10 +24,10 @@ use super::paths::{normalize, Boundary};
 use crate::platform::no_follow::open_no_follow;
 use crate::sync::lock;
 
-/// Files larger than this are not diffed (DIFF-9).
+/// Files larger than this are not diffed.
 pub const MAX_FILE_BYTES: u64 = 1_048_576;
 
-/// How long one side of a diff may take to read (DIFF-23). The call waits
+/// How long one side of a diff may take to read. The call waits
 /// for the before side under Pi's file locks, so this is also the longest a
 /// diff can delay an edit.
 pub const SNAPSHOT_TIME_LIMIT: Duration = Duration::from_millis(2_000);
@@ -36,7 +35,7 @@ pub const SNAPSHOT_TIME_LIMIT: Duration = Duration::from_millis(2_000);
 /// Symlinks followed at most when opening one file.
 const MAX_OPEN_HOPS: usize = 8;
 
-/// Why a file was not read as text. The texts are exact (WIRE-20).
+/// Why a file was not read as text. The texts are exact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkipReason {
     /// Not a regular file, or an unexpected error: no note.
@@ -44,7 +43,7 @@ pub enum SkipReason {
     OverOneMib,
     Binary,
     NotUtf8,
-    /// DIFF-23: the snapshot did not finish within the time limit.
+    /// The snapshot did not finish within the time limit.
     TimedOut,
 }
 
@@ -97,7 +96,7 @@ pub fn snapshot(path: &Path) -> Snapshot {
     snapshot_in(path, &Boundary::unrestricted())
 }
 
-/// DIFF-9 for one candidate, re-checking `boundary` at open (DIFF-8).
+/// DIFF-9 for one candidate, re-checking `boundary` at open.
 pub fn snapshot_in(path: &Path, boundary: &Boundary) -> Snapshot {
     let file = match open_checked(path, boundary) {
         Ok(file) => file,
@@ -225,7 +224,7 @@ pub fn snapshot_all_in(paths: &[PathBuf], boundary: &Boundary) -> Snapshots {
         .collect()
 }
 
-/// DIFF-23: the candidates' snapshots, read on tokio's blocking pool, or,
+/// The candidates' snapshots, read on tokio's blocking pool, or,
 /// when that takes longer than `limit`, every path skipped with the
 /// time-limit reason (the read is abandoned, never awaited further).
 pub async fn snapshot_all_timed(
@@ -237,7 +236,7 @@ pub async fn snapshot_all_timed(
     within_time_limit(keys, limit, move || snapshot_all_in(&paths, &boundary)).await
 }
 
-/// Runs `read` on the blocking pool for at most `limit` (DIFF-23). A read
+/// Runs `read` on the blocking pool for at most `limit`. A read
 /// that panicked gives silent skips.
 pub async fn within_time_limit<F>(paths: Vec<PathBuf>, limit: Duration, read: F) -> Snapshots
 where
@@ -284,7 +283,7 @@ where
 }
 
 /// Every path skipped for `reason`, with nothing known about the file: what
-/// a read that did not finish (DIFF-23) or panicked leaves.
+/// a read that did not finish or panicked leaves.
 pub fn skipped_all(paths: impl IntoIterator<Item = PathBuf>, reason: SkipReason) -> Snapshots {
     paths
         .into_iter()

@@ -1,5 +1,5 @@
 //! The event-driven side of diffs: shell overlap (DIFF-15) and, on the
-//! native MCP path, claims, contested paths and cleanup (DIFF-17..20).
+//! native MCP path, claims, contested paths and cleanup.
 //!
 //! Both are plain state machines: the glue feeds them Pi's `tool_call`,
 //! `tool_result`, `tool_execution_end` and clearing (`turn_start`, `agent_end`,
@@ -23,7 +23,7 @@ use super::snapshot::{
 /// Tool names whose calls run shell commands.
 pub const SHELL_TOOLS: [&str; 2] = ["bash", "powershell"];
 
-/// DIFF-15 tracking: which shell calls run now, and how many ever started.
+/// Shell tracking: which shell calls run now, and how many ever started.
 #[derive(Debug, Default, Clone)]
 pub struct ShellTracker {
     running: HashSet<String>,
@@ -51,7 +51,7 @@ impl ShellTracker {
         self.running.remove(tool_call_id);
     }
 
-    /// DIFF-20 clearing (`turn_start` / `agent_end` / `session_shutdown`):
+    /// Clearing (`turn_start` / `agent_end` / `session_shutdown`):
     /// forget the running set.
     pub fn clear(&mut self) {
         self.running.clear();
@@ -108,8 +108,8 @@ impl ClaimTicket {
         &self.paths
     }
 
-    /// The before side of the claim (DIFF-17), read within its boundary and
-    /// the DIFF-23 time limit, outside any lock on the watcher.
+    /// The before side of the claim, read within its boundary and
+    /// the snapshot time limit, outside any lock on the watcher.
     pub async fn read_before(&self) -> Snapshots {
         snapshot_all_timed(
             self.paths.clone(),
@@ -120,7 +120,7 @@ impl ClaimTicket {
     }
 
     /// The before side's read, to run on a thread that may block: for a
-    /// caller that runs it as a blocking-pool job and keeps the DIFF-23 time
+    /// caller that runs it as a blocking-pool job and keeps the snapshot time
     /// limit outside it (the addon's `watchSnapshot`). It owns copies of the
     /// paths and the boundary, so the ticket itself stays with the caller.
     pub fn before_reader(&self) -> impl FnOnce() -> Snapshots + Send + 'static {
@@ -128,7 +128,7 @@ impl ClaimTicket {
         move || snapshot_all_in(&paths, &boundary)
     }
 
-    /// The before side of a read that did not finish (DIFF-23: `TimedOut`,
+    /// The before side of a read that did not finish (`TimedOut`,
     /// within the time limit; `Silent`, it panicked): every path skipped.
     pub fn before_skipped(&self, reason: SkipReason) -> Snapshots {
         skipped_all(self.paths.iter().cloned(), reason)
@@ -217,9 +217,9 @@ pub struct PendingCompare {
 }
 
 impl PendingCompare {
-    /// DIFF-16 steps 3-4 (own client, under Pi's file locks): the shell
+    /// The own client's before side, read under Pi's file locks: the shell
     /// window is already open; reads the before side within `boundary` and
-    /// the DIFF-23 time limit.
+    /// the snapshot time limit.
     pub async fn open(paths: Vec<PathBuf>, window: ShellWindow, boundary: Boundary) -> Self {
         let before = snapshot_all_timed(paths, boundary.clone(), SNAPSHOT_TIME_LIMIT).await;
         PendingCompare {
@@ -248,7 +248,7 @@ impl PendingCompare {
         skipped_all(self.paths(), reason)
     }
 
-    /// The boundary to read the after side within (DIFF-8 at open).
+    /// The boundary to read the after side within, checked again at open.
     pub fn boundary(&self) -> &Boundary {
         &self.boundary
     }
@@ -258,7 +258,7 @@ impl PendingCompare {
         self.before.keys().cloned().collect()
     }
 
-    /// DIFF-19 step 3 with the after side supplied: compare, then DIFF-15.
+    /// The after side supplied: compare, then apply the shell overlap.
     pub fn finish(self, after: &Snapshots, shell: &ShellTracker, cwd: &Path) -> EditDetails {
         let entries = compare_entries(&self.before, after, cwd);
         edit_details(apply_shell_overlap(entries, shell.overlapped(self.window)))
@@ -270,7 +270,7 @@ impl NativeWatcher {
         Self::default()
     }
 
-    /// DIFF-17 without file reads: shell tracking, Pi's own claims, and for
+    /// The native claim without file reads: shell tracking, Pi's own claims, and for
     /// a Gortex edit the claim itself with its shell window opened. Returns
     /// the ticket whose paths must be snapshotted next (then
     /// [`NativeWatcher::complete_claim`]); `None` when nothing is to read.
@@ -418,7 +418,7 @@ impl NativeWatcher {
         }
     }
 
-    /// Registers a claim and marks shared paths contested both ways (DIFF-18).
+    /// Registers a claim and marks shared paths contested both ways.
     fn claim(
         &mut self,
         id: &str,
@@ -451,7 +451,7 @@ impl NativeWatcher {
         self.claims.insert(id.to_owned(), mine);
     }
 
-    /// DIFF-19 steps 1-2: takes the pending snapshot out. `None` when there
+    /// Takes the pending snapshot out. `None` when there
     /// is nothing to diff (no claim, no snapshot, or an error result).
     /// Contested paths are left out of the comparison.
     pub fn take_result(&mut self, tool_call_id: &str, is_error: bool) -> Option<PendingCompare> {
@@ -470,7 +470,7 @@ impl NativeWatcher {
         })
     }
 
-    /// DIFF-20 `tool_execution_end`: releases the call. A call that never
+    /// At `tool_execution_end`: releases the call. A call that never
     /// reached `tool_result` never ran, so it stops contesting.
     pub fn on_tool_execution_end(&mut self, tool_call_id: &str) {
         self.shell.on_tool_execution_end(tool_call_id);
@@ -488,7 +488,7 @@ impl NativeWatcher {
         }
     }
 
-    /// DIFF-20 clearing (`turn_start` / `agent_end` / `session_shutdown`;
+    /// Clearing (`turn_start` / `agent_end` / `session_shutdown`;
     /// 0.4.0 cleared on `turn_end`, see decision 006): drops every claim and
     /// the shell set.
     pub fn on_turn_end(&mut self) {

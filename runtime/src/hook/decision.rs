@@ -1,5 +1,5 @@
 //! Reading the hook's stdout into a decision, and a decision into what the
-//! extension does (HOOK-3, HOOK-10..HOOK-12, HOOK-15).
+//! extension does.
 //!
 //! Reading is lenient per field (a wrong-typed field is ignored, only JSON
 //! `true` blocks) but strict per document (anything but an object is a
@@ -23,7 +23,7 @@ pub fn empty_decision() -> HookDecision {
     }
 }
 
-/// Parses the hook's stdout (HOOK-3). Blank output, invalid JSON and
+/// Parses the hook's stdout. Blank output, invalid JSON and
 /// non-object JSON are failures; wrong-typed fields are dropped.
 pub fn parse_decision(stdout: &[u8]) -> Result<HookDecision, HookFailure> {
     let text = stdout.trim_ascii();
@@ -55,12 +55,12 @@ fn decision_from_object(object: &Map<String, Value>) -> HookDecision {
 /// What a `tool_call` decision asks the extension to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HookOutcome {
-    /// Return `{"block":true,"reason":…}` to Pi (HOOK-10).
+    /// Return `{"block":true,"reason":…}` to Pi.
     Block {
         /// The decision's reason, or [`FALLBACK_BLOCK_REASON`].
         reason: String,
     },
-    /// Send the text as a `steer` message (HOOK-11).
+    /// Send the text as a `steer` message.
     Steer {
         /// The decision's `additional_context`.
         text: String,
@@ -69,7 +69,7 @@ pub enum HookOutcome {
     None,
 }
 
-/// HOOK-10..12: block wins over guidance; `orientation` is ignored here.
+/// Block wins over guidance; `orientation` is ignored here.
 pub fn outcome(decision: &HookDecision) -> HookOutcome {
     if decision.block == Some(true) {
         let reason = decision
@@ -89,7 +89,7 @@ pub fn outcome(decision: &HookDecision) -> HookOutcome {
     }
 }
 
-/// HOOK-15: the non-empty `additional_context` of a `prompt` decision.
+/// The non-empty `additional_context` of a `prompt` decision.
 pub fn prompt_guidance(decision: &HookDecision) -> Option<&str> {
     decision
         .additional_context
@@ -97,7 +97,7 @@ pub fn prompt_guidance(decision: &HookDecision) -> Option<&str> {
         .filter(|text| !text.is_empty())
 }
 
-/// SES-13: the non-empty `orientation` of a `session_start` decision.
+/// The non-empty `orientation` of a `session_start` decision.
 pub fn orientation(decision: &HookDecision) -> Option<&str> {
     decision
         .orientation

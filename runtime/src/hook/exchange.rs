@@ -26,12 +26,12 @@ use std::time::{Duration, Instant};
 use super::decision::{empty_decision, parse_decision};
 use super::{HookDecision, HookEvent, HookFailure};
 
-/// HOOK-2 wall-time limit.
+/// The wall-time limit of one run.
 pub const HOOK_TIMEOUT: Duration = Duration::from_millis(5000);
-/// HOOK-2 stdout cap (16 MiB).
+/// The stdout cap of one run (16 MiB).
 pub const HOOK_STDOUT_CAP: usize = 16 * 1024 * 1024;
 
-/// The limits of one run; [`HookLimits::default`] is the HOOK-2 pair.
+/// The limits of one run; [`HookLimits::default`] is that pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookLimits {
     /// Wall time before the child is killed.
@@ -60,7 +60,7 @@ pub struct HookRun {
     pub latency: Duration,
 }
 
-/// Runs the hook with the HOOK-2 limits.
+/// Runs the hook with the default limits.
 pub async fn run(argv: &[String], event: &HookEvent) -> HookRun {
     run_with_limits(argv, event, HookLimits::default()).await
 }
@@ -78,7 +78,7 @@ pub async fn run_with_limits(argv: &[String], event: &HookEvent, limits: HookLim
 }
 
 /// [`run`] on the calling thread, which it blocks for the exchange (at most
-/// the HOOK-2 limits). For a caller already on a blocking thread: the addon
+/// the default limits). For a caller already on a blocking thread: the addon
 /// runs a `tool_call`'s hook this way, straight from Pi's thread to one
 /// blocking thread and back, without a runtime worker in between.
 #[cfg(unix)]
@@ -94,7 +94,7 @@ pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
 }
 
 /// [`run`] on the calling thread, which it blocks for the exchange (at most
-/// the HOOK-2 limits), through a runtime of its own for the one exchange.
+/// the default limits), through a runtime of its own for the one exchange.
 #[cfg(not(unix))]
 pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
     let started = Instant::now();
@@ -112,7 +112,7 @@ pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
     }
 }
 
-/// The run from an exchange's outcome (HOOK-10: any failure is no decision).
+/// The run from an exchange's outcome (any failure is no decision).
 fn hook_run(started: Instant, result: Result<Vec<u8>, HookFailure>) -> HookRun {
     let latency = started.elapsed();
     match result.and_then(|stdout| parse_decision(&stdout)) {

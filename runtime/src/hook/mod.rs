@@ -1,8 +1,8 @@
 //! The hook: read discipline over `gortex hook --agent=pi` (HOOK-*).
 //!
-//! - [`normalize`]: Pi tool call -> envelope (HOOK-5..9, HOOK-15).
-//! - [`exchange`]: the asynchronous run with its limits (HOOK-1..3).
-//! - [`decision`]: stdout -> decision -> typed outcome (HOOK-3, HOOK-10..12).
+//! - [`normalize`]: Pi tool call -> envelope.
+//! - [`exchange`]: the asynchronous run with its limits.
+//! - [`decision`]: stdout -> decision -> typed outcome.
 //! - [`failure`]: why a run failed open.
 
 pub mod decision;
@@ -22,5 +22,5 @@ pub use normalize::{
     envelope_for_tool_call, normalize_tool_input, strip_native_prefix, EnvelopeContext, ToolKind,
 };
 
-/// The wire types (WIRE-13, WIRE-15), generated from `schema/hook.schema.json`.
+/// The wire types, generated from `schema/hook.schema.json`.
 pub use pi_gortex_schema::hook::{HookDecision, HookEvent};

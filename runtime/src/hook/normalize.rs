@@ -1,6 +1,6 @@
 //! Turning a Pi tool call into a hook envelope (HOOK-5..HOOK-9, HOOK-15).
 //!
-//! The extension only translates vocabulary (HOOK-14): Pi's lower-case tool
+//! The extension only translates vocabulary: Pi's lower-case tool
 //! names become the canonical names the Go classifier knows, and a canonical
 //! key is added beside Pi's own keys. Graph calls are sent by the daemon's
 //! bare tool name, whichever name Pi knows them by.
@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::HookEvent;
 use crate::native::MCP_TOOL_PREFIX;
 
-/// HOOK-7: the canonical name of a non-graph tool, or `None` when the name is
+/// The canonical name of a non-graph tool, or `None` when the name is
 /// outside the map (it then passes through in its original case).
 pub fn canonical_tool_name(pi_name: &str) -> Option<&'static str> {
     // Pi's built-in names are short ASCII; compare without allocating.
@@ -28,7 +28,7 @@ pub fn canonical_tool_name(pi_name: &str) -> Option<&'static str> {
         .map(|(_, canonical)| *canonical)
 }
 
-/// HOOK-8 candidate keys per canonical key, in priority order.
+/// Candidate keys per canonical key, in priority order.
 const FILE_PATH_SOURCES: [&str; 5] = ["file_path", "path", "file", "filepath", "absolute_path"];
 const PATTERN_SOURCES: [&str; 5] = ["pattern", "glob", "query", "regex", "name"];
 const COMMAND_SOURCES: [&str; 3] = ["command", "cmd", "script"];
@@ -81,10 +81,10 @@ pub fn home_for_paths() -> Option<String> {
     value.into_string().ok().filter(|home| !home.is_empty())
 }
 
-/// HOOK-8: a shallow copy of Pi's input with the canonical keys added where a
+/// A shallow copy of Pi's input with the canonical keys added where a
 /// source exists. `file_path`, and the `path` scope of `Grep` and `Glob`, are
 /// resolved as Pi's tools resolve them ([`resolve_like_pi`]). `canonical` is the
-/// HOOK-7 name (the `Glob` fallback uses it).
+/// canonical name (the `Glob` fallback uses it).
 pub fn normalize_tool_input(
     canonical: &str,
     input: &Map<String, Value>,
@@ -114,24 +114,24 @@ pub fn normalize_tool_input(
     normalized
 }
 
-/// NAT-8: the bare daemon name of a native-path graph tool.
+/// The bare daemon name of a native-path graph tool.
 pub fn strip_native_prefix(pi_name: &str) -> Option<&str> {
     pi_name
         .strip_prefix(MCP_TOOL_PREFIX)
         .filter(|bare| !bare.is_empty())
 }
 
-/// How a Pi tool name relates to Gortex (HOOK-5).
+/// How a Pi tool name relates to Gortex.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolKind<'a> {
-    /// A graph call, with the daemon's bare tool name (HOOK-6).
+    /// A graph call, with the daemon's bare tool name.
     Graph(&'a str),
-    /// Any other tool, with its HOOK-7 name.
+    /// Any other tool, with its canonical name.
     Other(&'a str),
 }
 
-/// HOOK-5/6/7. `registry` maps a Pi tool name registered by the own client
-/// (TOOL-5) to its daemon name, so `gortex_read` becomes `read`.
+/// How a Pi tool name relates to Gortex. `registry` maps a Pi tool name registered by the own client
+/// to its daemon name, so `gortex_read` becomes `read`.
 pub fn classify_tool<'a>(
     pi_name: &'a str,
     registry: impl FnOnce(&str) -> Option<&'a str>,
@@ -145,7 +145,7 @@ pub fn classify_tool<'a>(
     ToolKind::Other(canonical_tool_name(pi_name).unwrap_or(pi_name))
 }
 
-/// The HOOK-9 context of an envelope.
+/// The context fields of an envelope.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnvelopeContext {
     /// `ctx.cwd`, else `pi.cwd`, else the process working directory.
@@ -154,11 +154,11 @@ pub struct EnvelopeContext {
     pub session_id: String,
 }
 
-/// The `tool_call` envelope of one Pi tool call (HOOK-5..9). Always carries
+/// The `tool_call` envelope of one Pi tool call. Always carries
 /// `event`, `tool_name`, `tool_input`, `cwd`, `session_id` and
 /// `is_gortex_tool`, even when empty or false.
 ///
-/// `registry` is the own client's TOOL-5 lookup (Pi name to daemon name);
+/// `registry` is the own client's lookup (Pi name to daemon name);
 /// pass `|_| None` on the native path. A non-object `input` is sent as `{}`.
 pub fn envelope_for_tool_call<'a>(
     pi_name: &'a str,
@@ -169,7 +169,7 @@ pub fn envelope_for_tool_call<'a>(
     let empty = Map::new();
     let input_object = input.as_object().unwrap_or(&empty);
     let (tool_name, tool_input, is_graph) = match classify_tool(pi_name, registry) {
-        // HOOK-6: graph input goes raw.
+        // Graph input goes raw.
         ToolKind::Graph(bare) => (bare, input_object.clone(), true),
         ToolKind::Other(name) => (
             name,
@@ -188,7 +188,7 @@ pub fn envelope_for_tool_call<'a>(
     }
 }
 
-/// The `session_start` envelope of the first turn (SES-12).
+/// The `session_start` envelope of the first turn.
 pub fn envelope_for_session_start(cwd: &str) -> HookEvent {
     HookEvent {
         event: "session_start".to_string(),
@@ -201,7 +201,7 @@ pub fn envelope_for_session_start(cwd: &str) -> HookEvent {
     }
 }
 
-/// The `prompt` envelope of HOOK-15, or `None` when the prompt is empty or a
+/// The `prompt` envelope, or `None` when the prompt is empty or a
 /// slash command (those are never sent).
 pub fn envelope_for_prompt(prompt: &str, context: &EnvelopeContext) -> Option<HookEvent> {
     if prompt.trim().is_empty() || prompt.starts_with('/') {

@@ -1,5 +1,5 @@
 //! Opening an untrusted path for reading without following a final link and
-//! without blocking (CFG-14, DIFF-6): a project file swapped for a link, a
+//! without blocking: a project file swapped for a link, a
 //! FIFO or a device must neither steer what is read nor hang the reader.
 //!
 //! Unix: `O_NOFOLLOW | O_NONBLOCK | O_NOCTTY`; a final symlink fails with

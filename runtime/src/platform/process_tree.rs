@@ -1,5 +1,5 @@
-//! A child together with every process it starts, stopped and killed as one
-//! (MCP-15, HOOK-2): a wrapper script's program never outlives its owner.
+//! A child together with every process it starts, stopped and killed as one,
+//! so a wrapper script's program never outlives its owner.
 //!
 //! Unix: the child leads its own process group, which is signalled as a
 //! group (a terminal's Ctrl+C, sent to the host's group, does not reach it).
