@@ -10,10 +10,10 @@ import { resultText, swallow } from "./host.ts";
 type Component = { render(width: number): readonly string[]; invalidate(): void };
 type ReadDefinition = { renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown };
 
-/** A component that cuts a single styled row to the terminal width (REN-3). */
+/** A component that cuts a single styled row to the terminal width. */
 const oneRow = (text: string): Component => ({ render: (width) => [truncateToWidth(text, width)], invalidate() {} });
 
-/** REN-1..4: the call line of a tool registered as `label`. */
+/** The call line of a tool registered as `label`. */
 export function renderCall(addon: Addon, label: string, daemonName: string, cwd: string) {
   return (args: unknown, theme: Theme, context?: unknown): unknown => {
     const expanded = Boolean((context as { expanded?: boolean } | undefined)?.expanded);
@@ -27,7 +27,7 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
   };
 }
 
-/** Prefixes the first row of Pi's read call component (REN-4). */
+/** Prefixes the first row of Pi's read call component. */
 function prefixed(prefix: string, inner: Component): Component {
   return {
     render(width) {
@@ -40,7 +40,7 @@ function prefixed(prefix: string, inner: Component): Component {
   };
 }
 
-/** REN-6: the diff view, or undefined when there is nothing to draw. */
+/** The diff view, or undefined when there is nothing to draw. */
 function diffView(result: ToolEventLike, theme: Theme | undefined, isError: boolean): Container | undefined {
   const details = result.details as { diffs?: unknown } | undefined;
   const diffs = Array.isArray(details?.diffs)
@@ -62,7 +62,7 @@ function diffView(result: ToolEventLike, theme: Theme | undefined, isError: bool
   return container;
 }
 
-/** REN-5/6: the diff view with what the tool shows below it, or that alone. */
+/** The diff view with what the tool shows below it, or that alone. */
 function withDiffs(result: ToolEventLike, theme: Theme, isError: boolean, below: unknown): unknown {
   const view = diffView(result, theme, isError);
   if (!view) return below ?? new Text("", 0, 0);
@@ -70,13 +70,13 @@ function withDiffs(result: ToolEventLike, theme: Theme, isError: boolean, below:
   return view;
 }
 
-/** REN-5/6: own-client results: the text when expanded. */
+/** Own-client results: the text when expanded. */
 export const renderResult: RenderResult = (result, options, theme, context) => {
   const text = options.expanded ? resultText(result) : "";
   return withDiffs(result, theme, Boolean(context?.isError), text ? new Text(text, 0, 0) : undefined);
 };
 
-/** REN-7: the native renderer resolver: Pi's own result below the diffs. */
+/** The native renderer resolver: Pi's own result below the diffs. */
 export function nativeRendererResolver(prefix: string) {
   return (toolName: string, next: () => unknown): unknown => {
     const base = swallow(() => next()) as { renderResult?: RenderResult } | undefined;

@@ -2,46 +2,12 @@
 //! `pi_gortex_schema::host`, plus the two conversions every export uses.
 //! Nothing here declares a shape: the schema is the declaration.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 pub use pi_gortex_schema::host::{
-    CallLine, CallLineRead, CatalogueUpdate, CliOutput, GortexCommand, HiddenMessage,
-    HiddenMessageDetails, HostConfig, PathChoice, PathRequest, SessionBegin, SessionPlan,
-    StatusRequest, StatusView, ToolCallAction, ToolCallEvent, ToolExecuteRequest,
-    ToolExecuteResult, ToolWait, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
-    WatchResultAction, WatchToolResult,
+    CallLine, CallLineRead, CatalogueUpdate, CliOutput, ToolCallAction, ToolCallEvent, ToolWait,
+    TurnPlanTurn, WatchResultAction, WatchToolResult,
 };
-
-/// The runtime's hidden message in the boundary shape.
-pub fn hidden_message(message: pi_gortex_runtime::session::HiddenMessage) -> HiddenMessage {
-    HiddenMessage {
-        content: message.content,
-        custom_type: message.custom_type,
-        details: HiddenMessageDetails {
-            briefing: message.details.briefing,
-        },
-        display: message.display,
-    }
-}
-
-/// A JSON object, or an empty one for anything else.
-pub fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
-/// An own-client execution that failed: the glue throws `text`.
-pub fn failed_execution(text: String) -> ToolExecuteResult {
-    ToolExecuteResult {
-        catalogue: None,
-        content: None,
-        details: Map::new(),
-        ok: false,
-        text,
-    }
-}
 
 /// A synchronous export whose answer is a boundary value: `work` runs under
 /// the panic guard, `fallback` answers for a panic or an unreadable

@@ -12,15 +12,11 @@
 //! (a pending call must hold the host open like any other I/O; an idle addon
 //! must not: SES-17).
 //!
-//! A *weak* promise ([`weak_promise`]) never holds the loop open: the
-//! readiness wait is a capped wait, not I/O, and must keep the host
-//! alive no more than the unref'd timer of the 0.4.0 design did. Because an
-//! answer sent through the unref'd channel may then never be delivered, a
-//! weak promise whose answer is known on the JavaScript thread (the barrier
-//! is already released, or a `session_start` releases it there) is resolved
-//! on that thread at once (`ParkedTurn::resolve_now`); only the cap's
-//! answer comes through the channel, like a timer that fires only while
-//! something else keeps the host running.
+//! A *weak* promise ([`promise_of`]) does not hold the loop open until it
+//! is told to ([`PromiseSettler::hold`]): a first turn waiting for readiness
+//! is a capped wait, not I/O, and must keep the host alive no more than an
+//! unref'd timer would; once the wait ended on the JavaScript thread, the
+//! turn's hook is I/O like any other.
 //!
 //! Teardown: Node finalizes a thread-safe function in an env cleanup hook
 //! registered when it was created; ours, registered after it, runs first and
@@ -36,7 +32,6 @@ use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
 use napi::{sys, Env, Error, Status};
-use pi_gortex_runtime::extension::{Parked, ParkedTurn};
 use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
@@ -315,6 +310,7 @@ pub fn within_runtime(start: impl FnOnce()) -> bool {
 
 /// The settling end of a promise made by [`promise`]: settled once, from
 /// any thread; dropped unsettled, it answers `null`.
+#[derive(Debug)]
 pub struct PromiseSettler(Settler);
 
 impl PromiseSettler {
@@ -327,12 +323,31 @@ impl PromiseSettler {
     pub fn resolve_now(self, env: &Env, value: Value) {
         self.0.resolve_now(env.raw(), value);
     }
+
+    /// A weak promise holds the loop open from now on, like any pending
+    /// one; on the JavaScript thread of `env`.
+    pub fn hold(&mut self, env: &Env) {
+        if std::mem::replace(&mut self.0.weak, false) {
+            count_pending(env.raw(), 1);
+        }
+    }
+
+    /// Whether the promise does not hold the loop open.
+    pub fn is_weak(&self) -> bool {
+        self.0.weak
+    }
+}
+
+/// A pending promise and its settling end; a `weak` one does not hold the
+/// loop open until [`PromiseSettler::hold`].
+pub fn promise_of(env: &Env, weak: bool) -> napi::Result<(PromiseSettler, PromiseRaw<'_, Value>)> {
+    let (settler, promise) = new_promise(env, weak)?;
+    Ok((PromiseSettler(settler), promise))
 }
 
 /// A pending promise and its settling end.
 pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, PromiseRaw<'_, Value>)> {
-    let (settler, promise) = new_promise(env, false)?;
-    Ok((PromiseSettler(settler), promise))
+    promise_of(env, false)
 }
 
 /// A promise already resolved with `value`, on the JavaScript thread of
@@ -391,25 +406,6 @@ pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
     }));
     if spawned.is_err() {
         crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
-    }
-}
-
-/// A weak promise and its settling end.
-pub fn weak_promise(env: &Env) -> napi::Result<(Parked, PromiseRaw<'_, Value>)> {
-    let (settler, promise) = new_promise(env, true)?;
-    Ok((Box::new(settler), promise))
-}
-
-impl ParkedTurn for Settler {
-    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
-        match thread.downcast_ref::<Env>() {
-            Some(env) => Settler::resolve_now(*self, env.raw(), Value::Bool(ready)),
-            None => Settler::settle(*self, Value::Bool(ready)),
-        }
-    }
-
-    fn settle(self: Box<Self>, ready: bool) {
-        Settler::settle(*self, Value::Bool(ready));
     }
 }
 

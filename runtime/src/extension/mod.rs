@@ -12,13 +12,24 @@
 //! to Pi's thread. Everything decided from the event alone is
 //! [`Answer::Now`], with no thread hop.
 
+mod execute;
 mod own_client;
+mod report;
+mod session;
 mod state;
 mod tool_events;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::config::ResolvedConfig;
+
+pub use execute::{failed_execution, progress_handler, Execution};
 pub use own_client::catalogue_update;
+pub use report::unavailable;
+pub use session::{
+    catalogue_action, fallback_config, no_action, no_result, no_session, no_turn, no_turn_action,
+    own_path, PlannedTurn,
+};
 pub use state::{
     lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
     SlotEntry, StatusRecord,
@@ -48,18 +59,39 @@ impl<T> std::fmt::Debug for Answer<T> {
     }
 }
 
-/// One factory call of the extension: its import's shared state and its id
-/// among that import's instances.
+/// One factory call of the extension: its import's shared state, its own
+/// state once the factory resolved its configuration, and the id its import
+/// knows it by (the own client's slot records which instance claimed it).
 #[derive(Clone)]
 pub struct Extension {
     module: Arc<ModuleState>,
     instance: u32,
+    state: Arc<OnceLock<Arc<InstanceState>>>,
 }
 
 impl Extension {
-    /// The instance `instance` of the import whose state is `module`.
-    pub fn new(module: Arc<ModuleState>, instance: u32) -> Self {
-        Extension { module, instance }
+    /// A new instance of the import whose state is `module`.
+    pub fn new(module: Arc<ModuleState>) -> Self {
+        let instance = module.next_instance_id();
+        Extension {
+            module,
+            instance,
+            state: Arc::default(),
+        }
+    }
+
+    /// Records the instance's two resolutions (with and without the project
+    /// sidecar) and its session cwd; the first is in effect until a session
+    /// start reports the project untrusted. Only the first call counts.
+    pub fn set_config(
+        &self,
+        trusted: Arc<ResolvedConfig>,
+        untrusted: Arc<ResolvedConfig>,
+        cwd: std::path::PathBuf,
+    ) {
+        let _ = self
+            .state
+            .set(Arc::new(InstanceState::new(trusted, untrusted, cwd)));
     }
 
     /// The import's shared state.
@@ -74,7 +106,7 @@ impl Extension {
 
     /// This instance's state, once the factory resolved its configuration.
     pub fn instance(&self) -> Option<Arc<InstanceState>> {
-        self.module.instance(self.instance)
+        self.state.get().cloned()
     }
 
     /// `session_shutdown`'s stop: the own client, if this instance holds
@@ -88,7 +120,8 @@ impl Extension {
 
     /// Whether this instance took the native path.
     fn is_native(&self) -> bool {
-        self.module.is_native(self.instance)
+        self.instance()
+            .is_some_and(|state| lock(&state.latches).is_native())
     }
 }
 

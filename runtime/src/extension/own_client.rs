@@ -104,16 +104,17 @@ impl Extension {
         on_catalogue: impl Fn(CatalogueUpdate) + Send + Sync + 'static,
     ) -> OwnStartResult {
         let (state, instance) = (self.module.clone(), self.instance);
-        let Some(config) = state.config(instance) else {
+        let Some(me) = self.instance() else {
             return start_failed(&state, NO_CONFIG.to_string());
         };
+        let config = me.config();
         state.clear_registry();
         state.status().record_connecting();
         let env: HashMap<String, String> = config::process_env();
         let mut bridge_config = BridgeConfig::new(config.bin.clone());
         // An explicit working directory, the session's, for
         // `daemon start` and `gortex mcp` alike.
-        bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
+        bridge_config.cwd = Some(me.cwd.clone()).filter(|cwd| cwd.is_absolute());
         // With autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
         bridge_config.launch_daemon = config.daemon_autostart;
         bridge_config.extra_env =

@@ -72,8 +72,8 @@ pub struct ModuleState {
     version_warning: Mutex<Option<String>>,
     /// The tool registry: registered Pi name to daemon name.
     registry: Mutex<HashMap<String, String>>,
-    /// Instances created from this import, by id.
-    instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
+    /// The id of the next instance of this import.
+    next_instance: std::sync::atomic::AtomicU32,
     /// The own client's slot and in-flight calls.
     client: ClientState,
     /// The shell tracker and the native edits' claims.
@@ -85,6 +85,21 @@ pub struct ModuleState {
 }
 
 impl InstanceState {
+    pub(super) fn new(
+        trusted: Arc<ResolvedConfig>,
+        untrusted: Arc<ResolvedConfig>,
+        cwd: PathBuf,
+    ) -> Self {
+        InstanceState {
+            config: Mutex::new(trusted.clone()),
+            trusted,
+            untrusted,
+            latches: Mutex::new(InstanceLatches::default()),
+            readiness: Mutex::default(),
+            cwd,
+        }
+    }
+
     /// The configuration in effect.
     pub fn config(&self) -> Arc<ResolvedConfig> {
         lock(&self.config).clone()
@@ -155,51 +170,14 @@ impl ModuleState {
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
-    /// Records an instance's two resolutions (with and without the project
-    /// sidecar) and session cwd. The first is in effect
-    /// until a session start reports the project untrusted.
-    pub fn add_instance(
-        &self,
-        instance: u32,
-        trusted: Arc<ResolvedConfig>,
-        untrusted: Arc<ResolvedConfig>,
-        cwd: std::path::PathBuf,
-    ) {
-        let state = InstanceState {
-            config: Mutex::new(trusted.clone()),
-            trusted,
-            untrusted,
-            latches: Mutex::new(InstanceLatches::default()),
-            readiness: Mutex::default(),
-            cwd,
-        };
-        lock(&self.instances).insert(instance, Arc::new(state));
-    }
-
     /// True the first time this import gives `notice`.
     pub fn first_trust_notice(&self, notice: &str) -> bool {
         lock(&self.trust_noticed).insert(notice.to_string())
     }
 
-    /// An instance, if the factory resolved its configuration.
-    pub fn instance(&self, instance: u32) -> Option<Arc<InstanceState>> {
-        lock(&self.instances).get(&instance).cloned()
-    }
-
-    /// The configuration of an instance, if the factory resolved one.
-    pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
-        self.instance(instance).map(|state| state.config())
-    }
-
-    /// The session cwd of an instance (see [`InstanceState::cwd`]).
-    pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
-        self.instance(instance).map(|state| state.cwd.clone())
-    }
-
-    /// Whether an instance is on the native path.
-    pub fn is_native(&self, instance: u32) -> bool {
-        self.instance(instance)
-            .is_some_and(|state| lock(&state.latches).is_native())
+    /// A process-unique id for one more instance of this import.
+    pub(super) fn next_instance_id(&self) -> u32 {
+        self.next_instance.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// Takes the bridge error (cleared once reported, FAIL-5).
