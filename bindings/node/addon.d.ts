@@ -97,7 +97,7 @@ export declare class Module {
 /** Pi's active tools after a listing's withdrawals and returns, order kept. */
 export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
-/** The call line the glue draws: `CallLine`. */
+/** The call line of a tool's call in Pi's interface. */
 export declare function callLine(daemonName: string, args: unknown, expanded: boolean): host.CallLine
 
 /**

@@ -432,7 +432,7 @@ describe("instance.ts: the SES-18 wiring", () => {
     assert.deepEqual(of("sessionShutdown"), [[]]);
   });
 
-  test("each tool event, the session start, the compaction and the shutdown cross into the core once", async () => {
+  test("each tool event, the session start, each turn, the compaction and the shutdown cross into the core once", async () => {
     const native = { native: true, serverName: "gortex", serverConfig: {}, toolPrefix: "mcp__gortex__" };
     const { addon, calls } = addonDouble({ resolveConfig: config, choosePath: native });
     const pi = piDouble({ registerMcpServer: () => undefined });
@@ -448,6 +448,7 @@ describe("instance.ts: the SES-18 wiring", () => {
       session_compact: {},
       session_shutdown: {},
       session_start: {},
+      before_agent_start: { prompt: "p" },
     };
     for (const [event, payload] of Object.entries(events)) {
       const before = calls.length;

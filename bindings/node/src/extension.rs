@@ -11,9 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use std::time::Duration;
 
-use napi::bindgen_prelude::{
-    Array, FromNapiValue, Function, JsObjectValue, JsValue, Object, PromiseRaw, Unknown,
-};
+use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
@@ -69,7 +67,7 @@ impl Default for Module {
 }
 
 /// A method's answer: `null`, or a promise of the action to apply.
-type Maybe<'env> = napi::Result<Option<PromiseRaw<'env, Value>>>;
+type Maybe<'env> = napi::Result<Option<Object<'env>>>;
 
 #[napi]
 pub struct Extension {
@@ -370,8 +368,7 @@ impl Extension {
         cwd: String,
     ) -> Vec<String> {
         guard::guard_sync(Vec::new, || {
-            // SAFETY: `args` is a live value of this call's `env`.
-            let args = || unsafe { Value::from_napi_value(env.raw(), args.raw()) }.ok();
+            let args = || env.from_js_value::<Value, _>(args).ok();
             self.core.edit_candidates(&name, args, &cwd)
         })
     }

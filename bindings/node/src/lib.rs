@@ -18,14 +18,25 @@
 mod boundary;
 mod extension;
 mod guard;
-mod render;
 mod settle;
 
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
 use serde_json::Value;
 
-use boundary::{from_js, to_js, CatalogueUpdate, CliOutput, ToolWait};
+use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput, ToolWait};
+
+/// The call line of a tool's call in Pi's interface.
+#[napi(
+    ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
+    ts_return_type = "host.CallLine"
+)]
+pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
+    use pi_gortex_runtime::extension::call_line as line;
+    guarded_answer(line::empty_line, || {
+        line::call_line_of(&daemon_name, &args, expanded)
+    })
+}
 
 /// Whether Pi's tool names satisfy a wait.
 #[napi(ts_args_type = "wait: host.ToolWait, names: Array<string>")]

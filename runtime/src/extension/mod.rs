@@ -12,6 +12,7 @@
 //! to Pi's thread. Everything decided from the event alone is
 //! [`Answer::Now`], with no thread hop.
 
+pub mod call_line;
 mod execute;
 mod own_client;
 mod report;
