@@ -16,7 +16,9 @@ pub fn guarded_answer<T: serde::Serialize>(
     fallback: impl Fn() -> T,
     work: impl FnOnce() -> T,
 ) -> Value {
-    to_js(&crate::guard::guard_sync(&fallback, work))
+    to_js(&pi_gortex_runtime::extension::guard::guard_sync(
+        &fallback, work,
+    ))
 }
 
 /// Serializes a boundary answer; a failure (impossible for these types)
@@ -33,7 +35,7 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
     match serde_json::from_value(value) {
         Ok(parsed) => Some(parsed),
         Err(error) => {
-            crate::guard::record(boundary_fault::<T>(&error));
+            pi_gortex_runtime::extension::guard::record(boundary_fault::<T>(&error));
             None
         }
     }

@@ -16,7 +16,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::extension::{
-    self as core, lock, Answer, ModuleState, PlannedCall, Reply, ResultIds, ToolCallIds,
+    self as core, lock, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -25,8 +25,8 @@ use crate::boundary::{
     from_js, guarded_answer, to_js, CatalogueUpdate, ToolCallAction, ToolCallEvent, TurnPlanTurn,
     WatchResultAction, WatchToolResult,
 };
-use crate::guard;
 use crate::settle::{self, Promised};
+use pi_gortex_runtime::extension::guard;
 
 /// A weak thread-safe callback into JS, taking `T` and answering `R`: it
 /// never keeps Node alive.
@@ -441,7 +441,7 @@ impl Extension {
             || Answer::Now(WatchResultAction::default()),
             || {
                 let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                let is_error = truthy(field(&event, c"isError"));
+                let is_error = core::truthy(field(&event, c"isError"));
                 let ids = ResultIds {
                     tool_call_id: &id,
                     tool_name: &name,
@@ -451,7 +451,7 @@ impl Extension {
                     let cwd = cwd.call(()).ok()?;
                     Some(WatchToolResult {
                         details: field(&event, c"details"),
-                        text: Some(result_text(field(&event, c"content"))),
+                        text: Some(core::result_text(field(&event, c"content"))),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         is_error,
@@ -473,9 +473,8 @@ impl Extension {
             || (),
             || {
                 let calls = planned_calls(&self.core, &event).unwrap_or_default();
-                if let Answer::Later(start) = self.core.message_end(calls, cwd) {
-                    settle::within_runtime(|| start(Box::new(|()| ())));
-                }
+                let within = |start: Box<dyn FnOnce() + '_>| settle::within_runtime(start);
+                self.core.message_end(calls, cwd).start(within, |()| ());
             },
         )
     }
@@ -603,55 +602,33 @@ fn release(env: &Env, turns: Vec<core::Parked>) {
 }
 
 /// `null` for an answer that says to do nothing; else a promise of it,
-/// resolved at once when it is known before the method returns.
+/// resolved at once on Pi's thread when it is known before the method
+/// returns (no hop), else when the work replies.
 fn promised<'env, T: Serialize + Send + 'static>(
     env: &'env Env,
     answer: Answer<T>,
     nothing: impl Fn(&T) -> bool,
 ) -> Maybe<'env> {
-    let start = match answer {
-        Answer::Now(value) if nothing(&value) => return Ok(None),
-        Answer::Now(value) => return settle::resolved(env, to_js(&value)).map(Some),
-        Answer::Later(start) => start,
-    };
+    if matches!(&answer, Answer::Now(value) if nothing(value)) {
+        return Ok(None);
+    }
     let (settler, promise) = settle::promise(env)?;
-    let slot = Arc::new(Mutex::new(Slot {
-        starting: true,
-        early: None,
-        settler: Some(settler),
-    }));
-    let replying = slot.clone();
-    let reply: Reply<T> = Box::new(move |value| {
-        let value = to_js(&value);
-        let mut slot = lock(&replying);
-        if slot.starting {
-            slot.early = Some(value);
-        } else if let Some(settler) = slot.settler.take() {
-            drop(slot);
-            settler.settle(value);
+    let settler = Arc::new(Mutex::new(Some(settler)));
+    let replying = settler.clone();
+    let later = move |value: T| {
+        if let Some(settler) = lock(&replying).take() {
+            settler.settle(to_js(&value));
         }
-    });
-    settle::within_runtime(|| guard::guard_sync(|| (), || start(reply)));
-    let mut slot = lock(&slot);
-    slot.starting = false;
-    let early = slot
-        .early
-        .take()
-        .and_then(|value| Some((value, slot.settler.take()?)));
-    drop(slot);
-    if let Some((value, settler)) = early {
-        settler.resolve_now(env, value);
+    };
+    let within = |start: Box<dyn FnOnce() + '_>| {
+        settle::within_runtime(|| guard::guard_sync(|| (), start));
+    };
+    if let Some(value) = answer.start(within, later) {
+        if let Some(settler) = lock(&settler).take() {
+            settler.resolve_now(env, to_js(&value));
+        }
     }
     Ok(Some(promise))
-}
-
-/// A promise's end while its work starts: an answer given before the
-/// method returns is resolved on Pi's thread, with no hop through the
-/// channel. Dropped unanswered, the settler answers `null`.
-struct Slot {
-    starting: bool,
-    early: Option<Value>,
-    settler: Option<settle::PromiseSettler>,
 }
 
 /// A field of a Pi object as JSON; `None` when absent or unreadable.
@@ -674,30 +651,6 @@ fn text(object: &Object<'_>, name: &CStr) -> String {
         Some(Value::Bool(flag)) => flag.to_string(),
         _ => String::new(),
     }
-}
-
-/// JavaScript's truthiness, for the flags Pi sets.
-fn truthy(value: Option<Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(flag)) => flag,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Some(Value::String(text)) => !text.is_empty(),
-        Some(_) => true,
-    }
-}
-
-/// The text parts of a result's content, joined by newlines.
-fn result_text(content: Option<Value>) -> String {
-    let Some(Value::Array(items)) = content else {
-        return String::new();
-    };
-    let texts: Vec<&str> = items
-        .iter()
-        .filter(|item| item["type"] == "text")
-        .filter_map(|item| item["text"].as_str())
-        .collect();
-    texts.join("\n")
 }
 
 /// The tool calls of an assistant message the read-ahead wants, with their arguments.

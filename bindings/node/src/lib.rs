@@ -17,11 +17,11 @@
 
 mod boundary;
 mod extension;
-mod guard;
 mod settle;
 
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
+use pi_gortex_runtime::extension::guard;
 use serde_json::Value;
 
 use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput, ToolWait};

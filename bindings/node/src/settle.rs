@@ -202,13 +202,6 @@ pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, Object<'_>)> {
     promise_of(env, false)
 }
 
-/// A promise already resolved with `value`.
-pub fn resolved(env: &Env, value: Value) -> Promised<'_> {
-    let (settler, promise) = promise(env)?;
-    settler.resolve_now(env, value);
-    Ok(promise)
-}
-
 /// A promise of `work`'s value, which runs on napi's runtime. `work` must
 /// not panic (wrap it in `guard::guard_async`); if it does, or the runtime
 /// drops it, the promise resolves to `null`.
@@ -240,6 +233,8 @@ pub fn within_runtime(start: impl FnOnce()) {
         napi::bindgen_prelude::within_runtime_if_available(start)
     }));
     if started.is_err() {
-        crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
+        pi_gortex_runtime::extension::guard::record(
+            "pi-gortex: the async runtime is unavailable".to_string(),
+        );
     }
 }

@@ -14,13 +14,14 @@
 
 pub mod call_line;
 mod execute;
+pub mod guard;
 mod own_client;
 mod report;
 mod session;
 mod state;
 mod tool_events;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::ResolvedConfig;
 
@@ -35,7 +36,7 @@ pub use state::{
     lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
     SlotEntry, StatusRecord,
 };
-pub use tool_events::{PlannedCall, ResultIds, ToolCallIds};
+pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds};
 
 /// The way an answer goes back to Pi's thread; called once, from any thread.
 /// Dropped uncalled, the binding answers its fail-open value.
@@ -49,6 +50,39 @@ pub enum Answer<T> {
     /// tokio runtime (it may spawn there) and passes the reply; the closure
     /// may also reply before it returns.
     Later(Box<dyn FnOnce(Reply<T>) + Send>),
+}
+
+impl<T: Send + 'static> Answer<T> {
+    /// Starts the answer; `within` runs the start (the binding's runtime
+    /// context, its panic guard). A value known before this returns is
+    /// returned, for the caller to apply on its own thread with no hop;
+    /// one that comes later goes to `later`, from any thread.
+    pub fn start(
+        self,
+        within: impl FnOnce(Box<dyn FnOnce() + '_>),
+        later: impl FnOnce(T) + Send + 'static,
+    ) -> Option<T> {
+        let start = match self {
+            Answer::Now(value) => return Some(value),
+            Answer::Later(start) => start,
+        };
+        // While starting, a reply is kept for the caller; after, it goes on.
+        let slot = Arc::new(Mutex::new((true, None, Some(later))));
+        let replying = slot.clone();
+        let reply: Reply<T> = Box::new(move |value| {
+            let mut slot = lock(&replying);
+            if slot.0 {
+                slot.1 = Some(value);
+            } else if let Some(later) = slot.2.take() {
+                drop(slot);
+                later(value);
+            }
+        });
+        within(Box::new(move || start(reply)));
+        let mut slot = lock(&slot);
+        slot.0 = false;
+        slot.1.take()
+    }
 }
 
 impl<T> std::fmt::Debug for Answer<T> {
@@ -130,4 +164,33 @@ impl Extension {
 /// hook records the message; here it only must not cross a thread's edge.
 fn caught<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| fallback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn later_to(sent: &Arc<Mutex<Vec<u8>>>) -> impl FnOnce(u8) + Send + 'static {
+        let sent = sent.clone();
+        move |value| lock(&sent).push(value)
+    }
+
+    #[test]
+    fn a_reply_given_while_starting_is_returned_one_given_after_goes_on() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let run = |start: Box<dyn FnOnce() + '_>| start();
+        assert_eq!(Answer::Now(1).start(run, later_to(&sent)), Some(1));
+        let early = Answer::Later(Box::new(|reply: Reply<u8>| reply(2)));
+        assert_eq!(early.start(run, later_to(&sent)), Some(2));
+        assert!(lock(&sent).is_empty(), "an early reply is the caller's");
+        let kept = Arc::new(Mutex::new(None));
+        let keeping = kept.clone();
+        let late = Answer::Later(Box::new(move |reply: Reply<u8>| {
+            *lock(&keeping) = Some(reply)
+        }));
+        assert_eq!(late.start(run, later_to(&sent)), None);
+        let reply = lock(&kept).take().expect("the start kept its reply");
+        reply(3);
+        assert_eq!(*lock(&sent), vec![3]);
+    }
 }

@@ -16,7 +16,7 @@ use crate::catalogue::CatalogueChanges;
 use crate::config;
 use crate::mcp::bridge::{BridgeConfig, OwnClientBridge};
 
-/// Converts runtime changes into the boundary shape and updates the TOOL-5
+/// Converts runtime changes into the boundary shape and updates the tool
 /// registry the hook consults.
 pub fn catalogue_update(state: &ModuleState, changes: CatalogueChanges) -> CatalogueUpdate {
     let register: Vec<(String, String)> = changes
@@ -59,7 +59,7 @@ fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
 }
 
 /// The bridge error of a start that panicked (the panic itself is reported
-/// once per session through FAIL-4).
+/// once per session with the panic warning).
 const START_PANICKED: &str = "pi-gortex internal error while starting the gortex bridge";
 /// The bridge error of a start for an instance whose configuration was
 /// never resolved (the factory's resolution failed or timed out).

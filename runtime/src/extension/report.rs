@@ -54,6 +54,12 @@ impl Extension {
             let latches = lock(&me.latches);
             (latches.is_native(), latches.path_taken())
         };
+        // Sorted, so the block reads the same on every call; read before
+        // the status record is locked (one lock at a time).
+        let registry: BTreeMap<String, String> = match native {
+            true => BTreeMap::new(),
+            false => state.registry_entries().into_iter().collect(),
+        };
         let record = state.status();
         let tools: Vec<ToolEntry> = if native {
             pi_tools
@@ -67,8 +73,6 @@ impl Extension {
                 })
                 .collect()
         } else {
-            // Sorted, so the block reads the same on every call.
-            let registry: BTreeMap<String, String> = state.registry_entries().into_iter().collect();
             registry
                 .into_iter()
                 .map(|(pi_name, daemon_name)| ToolEntry {

@@ -3,8 +3,8 @@
 //! of one import (`/new`, resume, fork) share its client slot, tool registry,
 //! edit tracking and status record.
 //!
-//! Every lock is taken for one statement or one short block. The only pair
-//! ever held together is `registry` then `known`, in that order.
+//! Every lock is taken for one statement or one short block, and never two
+//! at once.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -68,7 +68,8 @@ pub struct ModuleState {
     trust_noticed: Mutex<std::collections::HashSet<String>>,
     /// The bridge error of a failed start, reported once on the first turn.
     bridge_error: Mutex<Option<String>>,
-    /// Pending MCP-23 model line, delivered once with the first-turn text.
+    /// The model's line about a skewed daemon version, delivered once with
+    /// the first-turn text.
     version_warning: Mutex<Option<String>>,
     /// The tool registry: registered Pi name to daemon name.
     registry: Mutex<HashMap<String, String>>,
@@ -105,7 +106,7 @@ impl InstanceState {
         lock(&self.config).clone()
     }
 
-    /// The resolution the factory acted on (native registration, CFG-19).
+    /// The resolution the factory acted on (the native registration).
     pub fn config_at_load(&self) -> Arc<ResolvedConfig> {
         self.trusted.clone()
     }
@@ -162,7 +163,8 @@ impl ModuleState {
         Some(OwnWindow { cwd, pending })
     }
 
-    /// The after side read, compared, DIFF-15 applied.
+    /// The after side read and compared; a path a shell call touched in the
+    /// window gets no diff.
     pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
         let after = window.pending.read_after().await;
         // The shell set is copied out so the comparison runs unlocked.
@@ -180,7 +182,7 @@ impl ModuleState {
         self.next_instance.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Takes the bridge error (cleared once reported, FAIL-5).
+    /// Takes the bridge error (cleared once reported).
     pub fn take_bridge_error(&self) -> Option<String> {
         lock(&self.bridge_error).take()
     }
@@ -190,7 +192,7 @@ impl ModuleState {
         *lock(&self.bridge_error) = Some(error);
     }
 
-    /// Takes the pending version warning (cleared once reported, MCP-23).
+    /// Takes the pending version warning (cleared once reported).
     pub fn take_version_warning(&self) -> Option<String> {
         lock(&self.version_warning).take()
     }
@@ -206,7 +208,7 @@ impl ModuleState {
         lock(&self.registry).get(registered).cloned()
     }
 
-    /// The TOOL-5 registry as (Pi name, daemon name) pairs.
+    /// The tool registry as (Pi name, daemon name) pairs.
     pub fn registry_entries(&self) -> Vec<(String, String)> {
         lock(&self.registry)
             .iter()
@@ -228,20 +230,26 @@ impl ModuleState {
         deactivate: &[String],
         activate: &[String],
     ) {
+        // One lock at a time: the daemon names are known first, then the
+        // registry changes in the listing's order.
+        let revived: Vec<(String, String)> = {
+            let mut known = lock(&self.client.known);
+            for (name, daemon) in register {
+                known.insert(name.clone(), daemon.clone());
+            }
+            activate
+                .iter()
+                .filter_map(|name| Some((name.clone(), known.get(name)?.clone())))
+                .collect()
+        };
         let mut registry = lock(&self.registry);
-        let mut known = lock(&self.client.known);
         for (name, daemon) in register {
             registry.insert(name.clone(), daemon.clone());
-            known.insert(name.clone(), daemon.clone());
         }
         for name in deactivate {
             registry.remove(name);
         }
-        for name in activate {
-            if let Some(daemon) = known.get(name) {
-                registry.insert(name.clone(), daemon.clone());
-            }
-        }
+        registry.extend(revived);
     }
 }
 
@@ -311,7 +319,7 @@ pub struct ClientState {
     /// In-flight executions by Pi tool call id, for aborts.
     pub aborts: Mutex<HashMap<String, CancellationToken>>,
     /// Daemon names of every tool registered by this import, so a relisted
-    /// (re-activated) tool re-enters the TOOL-5 registry.
+    /// (re-activated) tool re-enters the registry.
     pub known: Mutex<HashMap<String, String>>,
 }
 
@@ -326,7 +334,7 @@ pub struct StatusRecord {
     pub readiness: Option<Readiness>,
     /// A readiness refresh is running: at most one at a time.
     pub refreshing: bool,
-    /// The last bridge failure; unlike the SES-9 error it is not cleared
+    /// The last bridge failure; unlike the model's bridge error it is not cleared
     /// when reported, only when a new session starts.
     pub last_error: Option<String>,
     /// Pi names registered by the first listing; later ones are promoted.
