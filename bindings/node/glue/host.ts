@@ -90,7 +90,6 @@ export function sessionIdOf(ctx: Ctx | undefined): string {
  * Pi cannot give them) and Pi's project trust (absent on a Pi without the API or when it throws). */
 export function sessionBegin(pi: PiLike, ctx: Ctx | undefined): SessionBegin {
   const commands = swallow(() => pi.getCommands().map((command) => command.name));
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   const trusted = swallow(() => ctx?.isProjectTrusted?.());
   return { commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
 }
@@ -102,7 +101,6 @@ export function toolNames(pi: PiLike): string[] | undefined {
 
 /** The session's context entries, projected to what the core reads. */
 export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   const entries = swallow(() => ctx.sessionManager?.buildContextEntries?.());
   if (!Array.isArray(entries)) return undefined;
   return entries.map((e) => ({ type: textOf(e?.type), customType: textOf(e?.customType), details: e?.details }));
@@ -110,7 +108,6 @@ export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
 
 /** The text parts of a tool result, joined by newlines. */
 export function resultText(result: ToolEventLike): string {
-  // Stryker disable next-line ArrayDeclaration: no content and made-up content both have no text part
   const texts = (result.content ?? []).filter((item) => item.type === "text" && typeof item.text === "string");
   return texts.map((item) => item.text).join("\n");
 }

@@ -15,7 +15,6 @@ function applySession(instance: Instance, ctx: Ctx, serverName: string, action: 
   const { pi } = instance;
   notifyAll(ctx, action.notices);
   // Withdraw the registration; the core latched the own client.
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (action.withdrawServer) swallow(() => pi.unregisterMcpServer?.(serverName));
   applyCatalogue(instance, action.catalogue);
   if (action.footer) showFooter(ctx, action.footer);
@@ -64,7 +63,6 @@ function registerNative({ pi, extension }: Instance): PathChoice {
   const choice = extension.choosePath({ hasRegisterMcpServer });
   if (!choice.native) return choice;
   try {
-    // Stryker disable next-line OptionalChaining: the core chose native only because the method is there
     pi.registerMcpServer?.(choice.serverName, choice.serverConfig);
     return choice;
   } catch (error) {
@@ -89,6 +87,5 @@ export async function createInstance(pi: PiLike, addon: Addon, shared: Module): 
     async () => void (await swallow(() => extension.sessionShutdown())?.catch(() => undefined)),
   );
   registerToolEvents(instance, path.native);
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   if (path.native) swallow(() => pi.registerToolRenderer?.(nativeRendererResolver(path.toolPrefix)));
 }

@@ -18,7 +18,6 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
   return (args: unknown, theme: Theme, context?: unknown): unknown => {
     const expanded = Boolean((context as { expanded?: boolean } | undefined)?.expanded);
     const { read, rest } = addon.callLine(daemonName, args ?? {}, expanded);
-    // Stryker disable next-line OptionalChaining: inside swallow(); Pi's read definition always has renderCall
     const readCall = () => (createReadToolDefinition(cwd) as ReadDefinition).renderCall?.(read, theme, context);
     const delegated = read ? swallow(readCall) : undefined;
     if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated as Component);
@@ -31,11 +30,9 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
 function prefixed(prefix: string, inner: Component): Component {
   return {
     render(width) {
-      // Stryker disable next-line StringLiteral: Pi's read call line always draws a row; the default keeps the prefix's
       const [first = "", ...rest] = inner.render(Math.max(1, width - 7));
       return [truncateToWidth(prefix + first, width), ...rest];
     },
-    // Stryker disable next-line ArrowFunction: Pi's read call line draws from text fixed when it is made; nothing to see
     invalidate: () => inner.invalidate(),
   };
 }
@@ -56,7 +53,6 @@ function diffView(result: ToolEventLike, theme: Theme | undefined, isError: bool
       continue;
     }
     if (diffs.length > 1) container.addChild(new Text(theme.fg("accent", path), 0, 0));
-    // Stryker disable next-line ObjectLiteral: Pi 1.6.0 draws the same rows without filePath; passed for hosts that use it
     container.addChild(new Text(renderDiff(entry.diff ?? "", { filePath: path }), 0, 0));
   }
   return container;

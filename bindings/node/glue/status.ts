@@ -27,6 +27,5 @@ async function gortexCommand(instance: Instance, args: string, ctx: Ctx): Promis
 export function registerStatusCommand(instance: Instance): void {
   const description = "Gortex bridge status; `/gortex doctor` runs the full diagnosis";
   const handler = (args: string, ctx: Ctx) => gortexCommand(instance, args, ctx);
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   swallow(() => instance.pi.registerCommand?.("gortex", { description, handler }));
 }

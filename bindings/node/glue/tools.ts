@@ -71,7 +71,6 @@ async function execute(
   const cwd = cwdOf(pi, ctx);
   const candidates = ctx ? (swallow(() => extension.editCandidates(tool.name, args, cwd)) ?? []) : [];
   const onAbort = () => swallow(() => extension.abortCall(callId));
-  // Stryker disable next-line ObjectLiteral,BooleanLiteral: a signal aborts once, and the finally removes the listener
   signal?.addEventListener("abort", onAbort, { once: true });
   // An already-aborted signal never fires "abort": tell the core now (MCP-30).
   if (signal?.aborted) onAbort();
