@@ -28,8 +28,8 @@ pub fn to_js<T: serde::Serialize>(value: &T) -> Value {
 }
 
 /// Deserializes a boundary request. A shape the glue should never send is a
-/// bug on our side of the boundary: it is recorded like a panic (FAIL-4,
-/// reported once per session) and the export answers its fail-open value,
+/// bug on our side of the boundary: it is recorded like a panic (the user is
+/// told once per session) and the method answers its fail-open value,
 /// never a silently defaulted request.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
     match serde_json::from_value(value) {
