@@ -325,6 +325,47 @@ func (SessionPlan) schemaType() (file, def string) {
 	return "host", "SessionPlan"
 }
 
+// SessionAction: What the glue applies in Pi during a `session_start`, and for each later listing of the own client that changes the tools, in this order: the notices, the withdrawal of the native server, the catalogue, the footer.
+type SessionAction struct {
+	// Warnings to show the user, in order.
+	Notices []string `json:"notices"`
+	// Withdraw the native server registration (no `/mcp` connector is loaded).
+	WithdrawServer *bool `json:"withdrawServer,omitempty"`
+	// Tools to register, withdraw or re-activate.
+	Catalogue *CatalogueUpdate `json:"catalogue,omitempty"`
+	// The footer status to show, when the user has a UI.
+	Footer *string `json:"footer,omitempty"`
+}
+
+var shapeOfSessionAction = objectShape{
+	typeName: "SessionAction",
+	declared: []string{"notices", "withdrawServer", "catalogue", "footer"},
+	required: []string{"notices"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *SessionAction) UnmarshalJSON(data []byte) error {
+	type plain SessionAction
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfSessionAction)
+	if err != nil {
+		return err
+	}
+	*v = SessionAction(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of SessionAction (type SessionAction of schema/host.schema.json).
+func (v SessionAction) Validate() error {
+	return validateAs(v, "host", "SessionAction")
+}
+
+func (SessionAction) schemaType() (file, def string) {
+	return "host", "SessionAction"
+}
+
 // TurnEvent: The parts of a `before_agent_start` event the core reads.
 type TurnEvent struct {
 	// The event's prompt, when it is a string.
@@ -524,6 +565,45 @@ func (v TurnResult) Validate() error {
 
 func (TurnResult) schemaType() (file, def string) {
 	return "host", "TurnResult"
+}
+
+// TurnAction: What one `before_agent_start` returns to Pi, and what the user is shown.
+type TurnAction struct {
+	// The hidden message for this turn.
+	Message *HiddenMessage `json:"message,omitempty"`
+	// Warnings to show the user, in order.
+	Notices []string `json:"notices"`
+	// The footer status to show, when the user has a UI.
+	Footer *string `json:"footer,omitempty"`
+}
+
+var shapeOfTurnAction = objectShape{
+	typeName: "TurnAction",
+	declared: []string{"message", "notices", "footer"},
+	required: []string{"notices"},
+	closed:   true,
+	keep:     false,
+}
+
+// UnmarshalJSON decodes the exactly named declared members; any other member is an error.
+func (v *TurnAction) UnmarshalJSON(data []byte) error {
+	type plain TurnAction
+	var decoded plain
+	_, err := decodeObject(data, &decoded, &shapeOfTurnAction)
+	if err != nil {
+		return err
+	}
+	*v = TurnAction(decoded)
+	return nil
+}
+
+// Validate checks the JSON encoding of v against the schema of TurnAction (type TurnAction of schema/host.schema.json).
+func (v TurnAction) Validate() error {
+	return validateAs(v, "host", "TurnAction")
+}
+
+func (TurnAction) schemaType() (file, def string) {
+	return "host", "TurnAction"
 }
 
 // HiddenMessage: The `message` of `before_agent_start`'s return value.

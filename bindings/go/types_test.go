@@ -57,6 +57,8 @@ func newValue(typeName string) any {
 		return new(SessionBegin)
 	case "SessionPlan":
 		return new(SessionPlan)
+	case "SessionAction":
+		return new(SessionAction)
 	case "TurnEvent":
 		return new(TurnEvent)
 	case "ToolWait":
@@ -67,6 +69,8 @@ func newValue(typeName string) any {
 		return new(TurnRequest)
 	case "TurnResult":
 		return new(TurnResult)
+	case "TurnAction":
+		return new(TurnAction)
 	case "HiddenMessage":
 		return new(HiddenMessage)
 	case "ContextEntry":

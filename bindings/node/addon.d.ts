@@ -3,8 +3,52 @@
 import type * as host from "./types/host.d.ts";
 
 export declare class Extension {
-  /** The instance `instance` of the module import `generation`. */
-  constructor(generation: number, instance: number)
+  /** A new instance of the import `module`. */
+  constructor(module: Module)
+  /**
+   * Resolves the configuration the factory sees from `cwd` and keeps it
+   * with the instance; arms its readiness barrier.
+   */
+  resolveConfig(cwd: string): Promise<host.HostConfig>
+  /** The path at factory time: native or the own client. */
+  choosePath(request: host.PathRequest): host.PathChoice
+  /** `registerMcpServer` threw `reason`. */
+  refuseNative(reason: string): void
+  /**
+   * `session_start`, in one call: `apply` receives each step the glue
+   * applies in Pi (at once; for the own client also when it started, and
+   * at each later listing that changes the tools). The session's ticket
+   * on the readiness barrier goes back after the last step was applied,
+   * so a first turn parked on it sees the tools registered. `null` when
+   * no own client starts; else a promise of its start.
+   */
+  sessionStart(begin: host.SessionBegin, piTools: Array<string> | null, apply: (action: host.SessionAction) => void): Promise<void> | null
+  /**
+   * `before_agent_start`, in one call. While the daemon reports
+   * indexing, the session hook is asked again off the turn, and
+   * `showFooter` (null without a UI) gets the new footer. The turn is
+   * planned here, before any await; `null` when it has nothing to do.
+   * Else a promise of the action: a first turn waits for the
+   * `session_start` that registers the tools (capped; the promise holds
+   * the loop open only once that wait ended), on the native path for Pi's
+   * tools (`toolNames`), then runs the hook. `entries` reads the
+   * session's context, only when the plan needs it.
+   */
+  beforeAgentStart(event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null): Promise<host.TurnAction> | null
+  /**
+   * Executes one own-client tool call. Never rejects: a failure is
+   * `{ok:false, text}` for the glue to throw. `onProgress` receives the
+   * text of each (throttled) progress notification of the call.
+   */
+  executeTool(request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
+  /**
+   * The glue's locks: the candidate files of an own-client call, `[]`
+   * when it is not an edit. `args` stays a JavaScript value until the
+   * name says the tool can edit.
+   */
+  editCandidates(name: string, args: unknown, cwd: string): Array<string>
+  /** Pi aborted the call with this id. */
+  abortCall(callId: string): void
   /**
    * `tool_call`: the hook's verdict and a native edit's before side.
    * `place` answers the call's cwd and session id; it is called only
@@ -31,12 +75,6 @@ export declare class Extension {
   agentEnd(): void
   /** `session_compact`: the next turn briefs again. */
   sessionCompact(): void
-  /**
-   * Readiness at a turn's start: while the daemon reports indexing, the
-   * session hook is asked again off the turn; resolves true when the
-   * readiness changed.
-   */
-  refreshReadiness(cwd: string): Promise<boolean>
   /** `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
   gortexCommand(command: host.GortexCommand): Promise<host.CommandReply>
   /**
@@ -47,56 +85,20 @@ export declare class Extension {
 }
 
 /**
- * Pi aborted the call with this id. Before `executeTool` has
- * registered the call (it waits for Pi's file locks first), the abort is
- * kept as a cancelled token that the execution then finds.
+ * One import of the entry module: the state its instances share (the own
+ * client's slot, the tool registry, the edit tracking, the status record).
+ * index.ts makes one per import, so `/reload` starts fresh while `/new`
+ * and resume share it.
  */
-export declare function abortCall(generation: number, callId: string): void
+export declare class Module {
+  constructor()
+}
 
-/**
- * Pi's active tools after a listing's withdrawals and returns,
- * order kept (`CatalogueChanges::apply_to_active`).
- */
+/** Pi's active tools after a listing's withdrawals and returns, order kept. */
 export declare function activeTools(active: Array<string>, update: host.CatalogueUpdate): Array<string>
 
-/**
- * A first turn waits for readiness, for at most `capMs` (the
- * plan's `readyWaitMs`): true when the `session_start` it waits for ended
- * in time, false at the cap. The promise is weak, so a parked turn never
- * keeps the host alive; a release resolves it on Pi's thread.
- */
-export declare function awaitReady(generation: number, instance: number, capMs: number): Promise<boolean>
-
-/**
- * The plan of a session start, with the configuration notice: what this
- * `session_start` does. Clears the bridge error and version warning.
- */
-export declare function beginSession(generation: number, instance: number, begin: host.SessionBegin): host.SessionPlan
-
-/** The call line the glue draws: `CallLine`. */
+/** The call line of a tool's call in Pi's interface. */
 export declare function callLine(daemonName: string, args: unknown, expanded: boolean): host.CallLine
-
-/**
- * At factory time: `PathChoice` for `PathRequest`. The connector
- * check runs later, in `session_start`, so it is assumed present.
- */
-export declare function choosePath(generation: number, instance: number, request: host.PathRequest): host.PathChoice
-
-/**
- * The `session_start` with `ticket` ended. Releases the turns
- * parked on its epoch, here on Pi's thread, unless a newer `session_start`
- * adopted that epoch.
- */
-export declare function closeSession(generation: number, instance: number, ticket: number): void
-
-/**
- * Creates the state of one module generation. index.ts calls this
- * once per import; every factory call of that import shares the handle.
- */
-export declare function createGeneration(): number
-
-/** Allocates an id for one factory call. */
-export declare function createInstance(): number
 
 /**
  * Test-only: panics inside the guard of a runtime call, so a test can show
@@ -106,75 +108,10 @@ export declare function createInstance(): number
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 
 /**
- * The glue's locks: the candidate files of an own-client
- * call, `[]` when it is not an edit.
- *
- * `args` stays a JavaScript value until the name says the tool can edit:
- * most calls are not edits, and converting their arguments would be the
- * larger part of this per-call check.
- */
-export declare function editCandidates(generation: number, name: string, args: unknown, cwd: string): Array<string>
-
-/**
- * Executes one own-client tool call. Never rejects: a failure is
- * `{ok:false, text}` for the glue to throw.
- *
- * A call that needs no diff window is written to the daemon
- * here, on Pi's thread, before the promise exists; the daemon then works
- * on it while the runtime's thread wakes to await the reply, instead of
- * the request waiting for that wake-up first.
- *
- * `onProgress` receives the text of each (throttled) progress
- * notification of the call, as Pi's own MCP shows it.
- */
-export declare function executeTool(generation: number, request: host.ToolExecuteRequest, onProgress?: (text: string) => void): Promise<host.ToolExecuteResult>
-
-/** The footer status and the `/gortex` block. */
-export declare function gortexStatus(generation: number, instance: number, request: host.StatusRequest): host.StatusView
-
-/**
- * A `session_start` begins on the readiness barrier (adopting the
- * epoch a turn is parked on, else arming a fresh one). The glue hands the
- * ticket back to `closeSession` on every exit path; 0 when there is no
- * instance.
- */
-export declare function openSession(generation: number, instance: number): number
-
-/** The warning for panics caught since the last call, once per session. */
-export declare function panicNotice(generation: number, instance: number): string | null
-
-/**
- * The plan of one `before_agent_start`, taken
- * before any await so two concurrent first turns cannot both run.
- */
-export declare function planTurn(generation: number, instance: number, event: host.TurnEvent): host.TurnPlan
-
-/**
- * `registerMcpServer` threw `reason`; the instance takes the own
- * client and tells the user at each session start.
- */
-export declare function refuseNative(generation: number, instance: number, reason: string): void
-
-/**
- * Resolves the configuration for an instance and returns `HostConfig`.
- * `cwd` is the process working directory the factory sees.
- */
-export declare function resolveConfig(generation: number, instance: number, cwd: string): Promise<host.HostConfig>
-
-/**
  * Runs one `pi-gortex` command line (`args[0]` is the program name) and
  * returns what to print and the exit code, exactly as the Rust binary would.
  */
 export declare function runCli(args: Array<string>): Promise<host.CliOutput>
-
-/** The async half of a planned turn: `TurnResult`. */
-export declare function runTurn(generation: number, instance: number, request: host.TurnRequest): Promise<host.TurnResult>
-
-/**
- * One own-client `session_start`: `onCatalogue` receives every later
- * debounced re-sync that changes something (`CatalogueUpdate`).
- */
-export declare function startOwnClient(generation: number, instance: number, onCatalogue: (update: host.CatalogueUpdate) => void): Promise<host.OwnStartResult>
 
 /** Whether Pi's tool names satisfy a wait. */
 export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean

@@ -4,20 +4,22 @@
 import { loadAddon } from "./glue/boundary.ts";
 import { createDegraded } from "./glue/degraded.ts";
 import type { PiLike } from "./glue/host.ts";
+import { swallow } from "./glue/host.ts";
 import { createInstance } from "./glue/instance.ts";
 
 const loaded = loadAddon();
-// One generation per import of this module; /reload re-imports it.
-const generation = loaded.addon ? loaded.addon.createGeneration() : 0;
+// The state this import's instances share; /reload re-imports the module and starts afresh.
+const { addon } = loaded;
+const shared = addon ? swallow(() => new addon.Module()) : undefined;
 
-/** The Pi extension factory. It never throws (PKG-2). */
+/** The Pi extension factory. It never throws. */
 export default async function piGortex(pi: PiLike): Promise<void> {
   if (!loaded.addon) {
     createDegraded(pi, loaded);
     return;
   }
   try {
-    await createInstance(pi, loaded.addon, generation);
+    if (shared) await createInstance(pi, loaded.addon, shared);
   } catch {
     // A throwing factory would discard every registration.
   }

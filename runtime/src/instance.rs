@@ -1,10 +1,11 @@
-//! One extension instance's session state machine (SES-4..6, SES-10, SES-11,
-//! SES-15, HOOK-15, NAT-5, NAT-6, NAT-9, NAT-15, FAIL-4): the latches a Pi
-//! instance keeps between events and the decisions made from them.
+//! One extension instance's session state machine: the latches a Pi
+//! instance keeps between events (the first turn, the briefing, a
+//! compaction, the path taken, a panic reported) and the decisions made
+//! from them.
 //!
 //! The glue only reads Pi and applies the answer; it keeps no latch of its
-//! own. The napi adapter holds one [`InstanceLatches`] per factory call
-//! behind a lock and hands it each event's facts. Everything here is pure, so
+//! own. Each `extension::Extension` holds one [`InstanceLatches`] behind a
+//! lock and hands it each event's facts. Everything here is pure, so
 //! each rule is a unit test with no Pi present.
 
 use pi_gortex_schema::host::{
@@ -192,7 +193,7 @@ impl InstanceLatches {
         true
     }
 
-    /// SES-6, CFG, NAT-5, NAT-6: what a `session_start` does. `parked_turn`
+    /// What a `session_start` does. `parked_turn`
     /// is true while a turn waits on the barrier: that turn is this
     /// session's first, so the latch stays set.
     pub fn begin_session(

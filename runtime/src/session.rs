@@ -1,4 +1,5 @@
-//! Session and briefing rules as pure functions (SES-13..SES-15, NAT-10).
+//! What the model is told on a session's first turn and after a
+//! compaction, as pure functions.
 //!
 //! The glue owns the state (latch, cached briefing, compaction flag, bridge
 //! error, pending warning) and the timing; this module decides what text the

@@ -12,14 +12,12 @@ import { EXPECTED_NATIVE_HANDLERS } from "./lib/handlers.mjs";
 const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
 const { registerToolEvents } = await glue("tool_events.ts");
 const { applyCatalogue } = await glue("tools.ts");
-const { afterStep, registerStatusCommand, showFooter } = await glue("status.ts");
+const { registerStatusCommand, showFooter } = await glue("status.ts");
 const { createInstance } = await glue("instance.ts");
 
-const GEN = 3;
 const boom = () => {
   throw new Error("host member failed");
 };
-const INSTANCE = 7;
 
 /**
  * An addon whose every export, and every method of the Extension objects it makes, records its
@@ -35,13 +33,20 @@ function addonDouble(answers = {}) {
       return typeof answer === "function" ? answer(...args) : answer;
     };
   const extension = new Proxy({}, { get: (_target, name) => recorder(name) });
-  // A constructor Pi's glue calls with `new`: it records the call and answers the recording object.
+  const shared = { module: "shared" };
+  // Constructors the glue calls with `new`: each records the call and answers its object.
   function Extension(...args) {
     calls.push(["new Extension", ...args]);
     return extension;
   }
-  const addon = new Proxy({}, { get: (_target, name) => (name === "Extension" ? Extension : recorder(name)) });
-  return { addon, calls, of: (name) => calls.filter((call) => call[0] === name).map((call) => call.slice(1)) };
+  function Module() {
+    calls.push(["new Module"]);
+    return shared;
+  }
+  const classes = { Extension, Module };
+  const addon = new Proxy({}, { get: (_target, name) => classes[name] ?? recorder(name) });
+  const of = (name) => calls.filter((call) => call[0] === name).map((call) => call.slice(1));
+  return { addon, calls, of, shared };
 }
 
 /** A Pi that records what the glue asks of it. */
@@ -82,19 +87,13 @@ const ctxOf = (extra = {}) => {
     ...extra,
   };
 };
-const bridgeOf = (pi, addon) => ({
-  pi,
-  addon,
-  extension: new addon.Extension(GEN, INSTANCE),
-  generation: GEN,
-  instance: INSTANCE,
-});
+const instanceOf = (pi, addon) => ({ pi, addon, extension: new addon.Extension(new addon.Module()) });
 
 describe("tool_events.ts: the tool event handlers", () => {
   test("a tool_call the core answers with null is answered synchronously; the event goes as Pi gave it", () => {
     const { addon, of } = addonDouble({ toolCall: null });
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false);
+    registerToolEvents(instanceOf(pi, addon), false);
     assert.equal(handlersOf(pi, "tool_call").length, 1, "one handler whether or not the hook is enforced");
     const [handler] = handlersOf(pi, "tool_call");
     const event = { toolCallId: "c1", toolName: "grep", input: { big: "x" }, parentToolCallId: 5 };
@@ -123,7 +122,7 @@ describe("tool_events.ts: the tool event handlers", () => {
             : Promise.resolve(actions[event.toolCallId]),
     });
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false);
+    registerToolEvents(instanceOf(pi, addon), false);
     const [handler] = handlersOf(pi, "tool_call");
     assert.deepEqual(await handler({ toolCallId: "b", toolName: "read" }, ctxOf()), {
       block: true,
@@ -141,11 +140,11 @@ describe("tool_events.ts: the tool event handlers", () => {
 
   test("DIFF-17 read-ahead: native only, the assistant message goes to the core once, synchronously", () => {
     const own = piDouble();
-    registerToolEvents(bridgeOf(own, addonDouble().addon), false);
+    registerToolEvents(instanceOf(own, addonDouble().addon), false);
     assert.deepEqual(handlersOf(own, "message_end"), [], "no read-ahead on the own client");
     const { addon, of } = addonDouble({ messageEnd: (event) => (event.message === "bad" ? boom() : undefined) });
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), true);
+    registerToolEvents(instanceOf(pi, addon), true);
     const [readAhead] = handlersOf(pi, "message_end");
     const event = {
       message: { role: "assistant", content: [{ type: "toolCall", id: "e1", name: "mcp__gortex__edit" }] },
@@ -159,7 +158,7 @@ describe("tool_events.ts: the tool event handlers", () => {
   test("a tool_result the core answers with null is answered synchronously", () => {
     const { addon, of } = addonDouble({ toolResult: null });
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false);
+    registerToolEvents(instanceOf(pi, addon), false);
     const [result] = handlersOf(pi, "tool_result");
     const event = { toolCallId: "r1", toolName: "read", content: [{ type: "text", text: "long" }], isError: 1 };
     assert.equal(result(event, ctxOf()), undefined);
@@ -183,7 +182,7 @@ describe("tool_events.ts: the tool event handlers", () => {
     const { addon } = addonDouble(answers);
     let polls = 0;
     const pi = piDouble({ getAllTools: () => (++polls > 2 ? ["mcp__gortex__x"] : []) });
-    registerToolEvents(bridgeOf(pi, addon), false);
+    registerToolEvents(instanceOf(pi, addon), false);
     const [result] = handlersOf(pi, "tool_result");
     assert.deepEqual(await result({ toolCallId: "d", toolName: "mcp__gortex__edit" }, ctxOf()), {
       details: { diffs: [] },
@@ -193,14 +192,14 @@ describe("tool_events.ts: the tool event handlers", () => {
     assert.equal(await result({ toolCallId: "n", toolName: "edit" }, ctxOf()), undefined);
     const failing = addonDouble({ toolResult: () => Promise.reject(new Error("x")) });
     const pi2 = piDouble();
-    registerToolEvents(bridgeOf(pi2, failing.addon), false);
+    registerToolEvents(instanceOf(pi2, failing.addon), false);
     assert.equal(await handlersOf(pi2, "tool_result")[0]({ toolCallId: "f" }, ctxOf()), undefined, "DIFF-22");
   });
 
   test("DIFF-20: tool_execution_end releases the call; turn_start and agent_end clear", async () => {
     const { addon, of } = addonDouble();
     const pi = piDouble();
-    registerToolEvents(bridgeOf(pi, addon), false);
+    registerToolEvents(instanceOf(pi, addon), false);
     const end = { toolCallId: "x1" };
     await emit(pi, "tool_execution_end", end);
     assert.deepEqual(of("toolExecutionEnd"), [[end]]);
@@ -210,7 +209,7 @@ describe("tool_events.ts: the tool event handlers", () => {
     assert.equal(handlersOf(pi, "turn_end").length, 0, "decision 006");
     const throwing = addonDouble({ toolExecutionEnd: boom, turnStart: boom, agentEnd: boom });
     const quiet = piDouble();
-    registerToolEvents(bridgeOf(quiet, throwing.addon), false);
+    registerToolEvents(instanceOf(quiet, throwing.addon), false);
     for (const event of ["tool_execution_end", "turn_start", "agent_end"])
       assert.deepEqual(await emit(quiet, event, {}), [undefined], `${event} fails open`);
   });
@@ -225,7 +224,7 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
     const withMeta = { ...registration("search"), annotations, outputSchema };
     const { addon } = addonDouble();
     const taking = piDouble();
-    applyCatalogue(bridgeOf(taking, addon), { register: [withMeta], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(taking, addon), { register: [withMeta], deactivate: [], activate: [] });
     assert.deepEqual(taking.record.registered[0].annotations, annotations);
     assert.deepEqual(taking.record.registered[0].outputSchema, outputSchema);
     const refusing = piDouble();
@@ -233,7 +232,7 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
       if ("annotations" in tool) throw new Error("unknown field");
       refusing.record.registered.push(tool);
     };
-    applyCatalogue(bridgeOf(refusing, addon), { register: [withMeta], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(refusing, addon), { register: [withMeta], deactivate: [], activate: [] });
     assert.deepEqual(
       refusing.record.registered.map((tool) => [tool.name, tool.annotations, tool.outputSchema]),
       [["search", undefined, undefined]],
@@ -243,7 +242,7 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
   test("each listed tool is registered with its schema; a listing that moves nothing leaves the active set", () => {
     const { addon, of } = addonDouble();
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), {
+    applyCatalogue(instanceOf(pi, addon), {
       register: [registration("search"), registration("edit")],
       deactivate: [],
       activate: [],
@@ -262,15 +261,15 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
     );
     assert.deepEqual(pi.record.activeSets, []);
     assert.deepEqual(of("activeTools"), []);
-    applyCatalogue(bridgeOf(pi, addon), undefined);
+    applyCatalogue(instanceOf(pi, addon), undefined);
     assert.equal(pi.record.registered.length, 2);
   });
 
   test("a withdrawal or a return goes through the core's activeTools to setActiveTools", () => {
     const { addon, of } = addonDouble({ activeTools: (current, changes) => [...current, ...changes.activate] });
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), { register: [], deactivate: ["old"], activate: [] });
-    applyCatalogue(bridgeOf(pi, addon), { register: [], deactivate: [], activate: ["back"] });
+    applyCatalogue(instanceOf(pi, addon), { register: [], deactivate: ["old"], activate: [] });
+    applyCatalogue(instanceOf(pi, addon), { register: [], deactivate: [], activate: ["back"] });
     assert.deepEqual(of("activeTools"), [
       [["read"], { register: [], deactivate: ["old"], activate: [] }],
       [["read"], { register: [], deactivate: [], activate: ["back"] }],
@@ -281,30 +280,29 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
   test("TOOL-6/MCP-30: execute sends the call, throws a failure's text, and tells the core of an abort", async () => {
     const { addon, of } = addonDouble({
       editCandidates: () => [],
-      executeTool: (_g, call) =>
+      executeTool: (call) =>
         call.callId === "bad" ? { ok: false, text: "daemon said no" } : { ok: true, text: "fine", details: undefined },
     });
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
     const [tool] = pi.record.registered;
     assert.deepEqual(await tool.execute("ok", { q: 1 }, undefined, undefined, ctxOf()), {
       content: [{ type: "text", text: "fine" }],
       details: {},
     });
     assert.deepEqual(of("executeTool")[0], [
-      GEN,
       { callId: "ok", name: "search", args: { q: 1 }, cwd: "/ctx-cwd", diff: false },
     ]);
-    assert.deepEqual(of("editCandidates"), [[GEN, "search", { q: 1 }, "/ctx-cwd"]]);
+    assert.deepEqual(of("editCandidates"), [["search", { q: 1 }, "/ctx-cwd"]]);
     await assert.rejects(tool.execute("bad", undefined, undefined, undefined, ctxOf()), { message: "daemon said no" });
-    assert.deepEqual(of("executeTool")[1][1].args, {}, "absent params are an empty object");
+    assert.deepEqual(of("executeTool")[1][0].args, {}, "absent params are an empty object");
     await tool.execute("noctx", {}, undefined, undefined, undefined);
     assert.equal(of("editCandidates").length, 2, "no candidates without a tool context");
-    assert.equal(of("executeTool").at(-1)[1].diff, false);
+    assert.equal(of("executeTool").at(-1)[0].diff, false);
     const aborted = new AbortController();
     aborted.abort();
     await tool.execute("pre", {}, aborted.signal, undefined, ctxOf());
-    assert.deepEqual(of("abortCall"), [[GEN, "pre"]], "an already-aborted signal is told at once");
+    assert.deepEqual(of("abortCall"), [["pre"]], "an already-aborted signal is told at once");
     const later = new AbortController();
     await tool.execute("done", {}, later.signal, undefined, ctxOf());
     later.abort();
@@ -314,14 +312,14 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
   test("MCP-34: the core's progress texts reach Pi's update callback as text updates", async () => {
     const { addon, of } = addonDouble({
       editCandidates: () => [],
-      executeTool: (_g, _call, onProgress) => {
+      executeTool: (_call, onProgress) => {
         onProgress("step 1 of 2");
         onProgress("Progress 2/2");
         return { ok: true, text: "done", details: undefined };
       },
     });
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(pi, addon), { register: [registration("search")], deactivate: [], activate: [] });
     const [tool] = pi.record.registered;
     const updates = [];
     await tool.execute("p", {}, undefined, (partial) => updates.push(partial), ctxOf());
@@ -329,7 +327,7 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
       { content: [{ type: "text", text: "step 1 of 2" }], details: {} },
       { content: [{ type: "text", text: "Progress 2/2" }], details: {} },
     ]);
-    assert.equal(typeof of("executeTool")[0][2], "function");
+    assert.equal(typeof of("executeTool")[0][1], "function");
     const throwing = () => {
       throw new Error("ui gone");
     };
@@ -342,9 +340,9 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
   test("DIFF-22: a throwing editCandidates runs the call without a diff", async () => {
     const { addon, of } = addonDouble({ editCandidates: boom, executeTool: { ok: true, text: "t" } });
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
     await pi.record.registered[0].execute("e", {}, undefined, undefined, ctxOf());
-    assert.equal(of("executeTool")[0][1].diff, false);
+    assert.equal(of("executeTool")[0][0].diff, false);
   });
 
   test("DIFF-16: an edit with candidates runs under Pi's per-file locks and asks for the diff", async () => {
@@ -353,44 +351,22 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
       executeTool: () => ({ ok: true, text: "edited", details: { diffs: [] } }),
     });
     const pi = piDouble();
-    applyCatalogue(bridgeOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
+    applyCatalogue(instanceOf(pi, addon), { register: [registration("edit")], deactivate: [], activate: [] });
     const result = await pi.record.registered[0].execute("e", { path: "a" }, undefined, undefined, ctxOf());
     assert.deepEqual(result.details, { diffs: [] });
-    assert.equal(of("executeTool")[0][1].diff, true);
+    assert.equal(of("executeTool")[0][0].diff, true);
   });
 });
 
 describe("status.ts: footer and /gortex (STAT-1..3)", () => {
-  test("the footer is the core's unless given, only with a UI, and an empty one is not set", () => {
-    const { addon, of } = addonDouble({
-      gortexStatus: (_g, _i, input) => ({ footer: `tools ${input.piTools.length}` }),
-    });
-    const pi = piDouble();
+  test("the core's footer is shown only with a UI; a failing setStatus is swallowed", () => {
     const ctx = ctxOf();
-    showFooter(bridgeOf(pi, addon), ctx);
-    showFooter(bridgeOf(pi, addon), ctx, "given");
-    showFooter(bridgeOf(pi, addon), ctxOf({ hasUI: false }));
-    showFooter(bridgeOf(pi, addon), undefined);
-    assert.deepEqual(ctx.status, [
-      { key: "gortex", text: "tools 1" },
-      { key: "gortex", text: "given" },
-    ]);
-    assert.deepEqual(of("gortexStatus"), [[GEN, INSTANCE, { piTools: ["read"] }]]);
-    const blind = addonDouble({ gortexStatus: { footer: "x" } });
-    showFooter(bridgeOf(piDouble({ getAllTools: boom }), blind.addon), ctxOf());
-    assert.deepEqual(blind.of("gortexStatus")[0][2], { piTools: [] }, "FAIL-3: no tool names reads as none");
-    const empty = addonDouble({ gortexStatus: { footer: "" } });
-    const quiet = ctxOf();
-    showFooter(bridgeOf(pi, empty.addon), quiet);
-    assert.deepEqual(quiet.status, []);
-  });
-
-  test("FAIL-4: afterStep shows the core's panic notice, then the footer", () => {
-    const { addon } = addonDouble({ panicNotice: "pi-gortex hit an internal error", gortexStatus: { footer: "f" } });
-    const ctx = ctxOf();
-    afterStep(bridgeOf(piDouble(), addon), ctx);
-    assert.deepEqual(ctx.shown, [{ text: "pi-gortex hit an internal error", level: "warning" }]);
-    assert.deepEqual(ctx.status, [{ key: "gortex", text: "f" }]);
+    showFooter(ctx, "given");
+    showFooter(ctxOf({ hasUI: false }), "hidden");
+    showFooter(undefined, "nowhere");
+    assert.deepEqual(ctx.status, [{ key: "gortex", text: "given" }]);
+    const failing = ctxOf({ ui: { notify: boom, setStatus: boom } });
+    assert.equal(showFooter(failing, "x"), undefined, "FAIL-3");
   });
 
   test("/gortex sends args, cwd and Pi's tools to the core, shows its reply at its level and its footer", async () => {
@@ -403,7 +379,7 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
       gortexStatus: { footer: "core footer" },
     });
     const pi = piDouble();
-    registerStatusCommand(bridgeOf(pi, addon));
+    registerStatusCommand(instanceOf(pi, addon));
     const command = pi.record.commands.get("gortex");
     assert.match(command.description, /doctor/);
     const ctx = ctxOf();
@@ -411,7 +387,7 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
     await command.handler("", ctx);
     await command.handler("boom", ctx);
     assert.deepEqual(of("gortexCommand")[0], [{ args: "doctor", cwd: "/ctx-cwd", piTools: ["read"] }]);
-    const crossings = calls.filter((call) => call[0] !== "new Extension").map((call) => call[0]);
+    const crossings = calls.filter((call) => !call[0].startsWith("new ")).map((call) => call[0]);
     assert.deepEqual(crossings, ["gortexCommand", "gortexCommand", "gortexCommand"], "one core call per command");
     assert.deepEqual(ctx.shown, [
       { text: "reply doctor", level: "warning" },
@@ -419,7 +395,7 @@ describe("status.ts: footer and /gortex (STAT-1..3)", () => {
     ]);
     assert.deepEqual(ctx.status, [{ key: "gortex", text: "ft" }]);
     const blind = piDouble({ getAllTools: boom });
-    registerStatusCommand(bridgeOf(blind, addon));
+    registerStatusCommand(instanceOf(blind, addon));
     await blind.record.commands.get("gortex").handler("x", ctx);
     assert.deepEqual(of("gortexCommand").at(-1)[0].piTools, []);
   });
@@ -436,32 +412,31 @@ describe("instance.ts: the SES-18 wiring", () => {
       serverConfig: { command: "gortex" },
       toolPrefix: "mcp__gortex__",
     };
-    const { addon, of } = addonDouble({
-      createInstance: INSTANCE,
+    const { addon, of, shared } = addonDouble({
       resolveConfig: config,
       choosePath: native,
       sessionShutdown: () => Promise.reject(new Error("SES-16: a failed stop is swallowed")),
     });
     const servers = [];
     const pi = piDouble({ registerMcpServer: (name, cfg) => servers.push([name, cfg]) });
-    await createInstance(pi, addon, GEN);
-    assert.deepEqual(of("resolveConfig"), [[GEN, INSTANCE, process.cwd()]]);
-    assert.deepEqual(of("choosePath"), [[GEN, INSTANCE, { hasRegisterMcpServer: true }]]);
+    await createInstance(pi, addon, shared);
+    assert.deepEqual(of("resolveConfig"), [[process.cwd()]]);
+    assert.deepEqual(of("choosePath"), [[{ hasRegisterMcpServer: true }]]);
     assert.deepEqual(servers, [["gortex", { command: "gortex" }]]);
     assert.equal(pi.record.renderers.length, 1);
     assert.deepEqual([...pi.handlers.keys()], EXPECTED_NATIVE_HANDLERS, "SES-18 order");
     await emit(pi, "session_compact", {});
     await emit(pi, "session_shutdown", {});
     assert.deepEqual(of("sessionCompact"), [[]]);
-    assert.deepEqual(of("new Extension"), [[GEN, INSTANCE]]);
+    assert.deepEqual(of("new Extension"), [[shared]], "one Extension per factory call, on the import's Module");
     assert.deepEqual(of("sessionShutdown"), [[]]);
   });
 
-  test("each tool event, the compaction and the shutdown cross into the core once", async () => {
+  test("each tool event, the session start, each turn, the compaction and the shutdown cross into the core once", async () => {
     const native = { native: true, serverName: "gortex", serverConfig: {}, toolPrefix: "mcp__gortex__" };
-    const { addon, calls } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: native });
+    const { addon, calls } = addonDouble({ resolveConfig: config, choosePath: native });
     const pi = piDouble({ registerMcpServer: () => undefined });
-    await createInstance(pi, addon, GEN);
+    await createInstance(pi, addon, {});
     const message = { role: "assistant", content: [{ type: "toolCall", id: "c", name: "mcp__gortex__edit" }] };
     const events = {
       message_end: { message },
@@ -472,6 +447,8 @@ describe("instance.ts: the SES-18 wiring", () => {
       agent_end: {},
       session_compact: {},
       session_shutdown: {},
+      session_start: {},
+      before_agent_start: { prompt: "p" },
     };
     for (const [event, payload] of Object.entries(events)) {
       const before = calls.length;
@@ -487,18 +464,17 @@ describe("instance.ts: the SES-18 wiring", () => {
       ["a string", "a string"],
     ]) {
       const { addon, of } = addonDouble({
-        createInstance: INSTANCE,
         resolveConfig: config,
         choosePath: native,
-        beginSession: { notices: [], withdrawServer: true, startOwnClient: false },
+        sessionStart: (_begin, _tools, apply) => apply({ notices: [], withdrawServer: true }),
       });
       const pi = piDouble({
         registerMcpServer: () => {
           throw thrown;
         },
       });
-      await createInstance(pi, addon, GEN);
-      assert.deepEqual(of("refuseNative"), [[GEN, INSTANCE, said]]);
+      await createInstance(pi, addon, {});
+      assert.deepEqual(of("refuseNative"), [[said]]);
       // NAT-6: the withdrawal names the server the refused registration used.
       const withdrawn = [];
       pi.unregisterMcpServer = (name) => withdrawn.push(name);
@@ -506,41 +482,42 @@ describe("instance.ts: the SES-18 wiring", () => {
       assert.deepEqual(withdrawn, ["gortex"]);
       assert.equal(pi.record.renderers.length, 0, "no renderer for a refused native path");
     }
-    const { addon, of } = addonDouble({ createInstance: INSTANCE, resolveConfig: config, choosePath: own });
+    const { addon, of } = addonDouble({ resolveConfig: config, choosePath: own });
     const plain = piDouble({ registerMcpServer: undefined });
-    await createInstance(plain, addon, GEN);
-    assert.deepEqual(of("choosePath")[0][2], { hasRegisterMcpServer: false });
+    await createInstance(plain, addon, {});
+    assert.deepEqual(of("choosePath")[0][0], { hasRegisterMcpServer: false });
     assert.equal(plain.record.renderers.length, 0, "no renderer on the own client's path");
   });
 
-  test("SES-7: session_start applies the plan: notices, withdrawal, own client, catalogue, footer, ticket", async () => {
-    let onCatalogue;
-    const { addon, of } = addonDouble({
-      createInstance: INSTANCE,
+  test("SES-7: session_start is one core call; each step it hands over is applied: notices, withdrawal, catalogue, footer", async () => {
+    const search = { name: "search", description: "", parameters: {}, daemonName: "search" };
+    let apply;
+    const { addon, calls, of } = addonDouble({
       resolveConfig: config,
       choosePath: own,
-      openSession: 11,
-      beginSession: { notices: ["notice"], withdrawServer: true, startOwnClient: true },
-      startOwnClient: (_g, _i, callback) => {
-        onCatalogue = callback;
-        return {
-          status: "started",
-          userWarning: "old daemon",
-          catalogue: {
-            register: [{ name: "search", description: "", parameters: {}, daemonName: "search" }],
-            deactivate: [],
-            activate: [],
-          },
-        };
+      sessionStart: (_begin, _tools, callback) => {
+        apply = callback;
+        callback({ notices: ["notice"], withdrawServer: true, footer: "gortex: connecting" });
+        const started = { register: [search], deactivate: [], activate: [] };
+        return Promise.resolve().then(() =>
+          callback({ notices: ["old daemon"], catalogue: started, footer: "gortex: own client" }),
+        );
       },
-      gortexStatus: { footer: "gortex: own client" },
     });
     const withdrawn = [];
     const pi = piDouble({ unregisterMcpServer: (name) => withdrawn.push(name), getCommands: () => [{ name: "mcp" }] });
-    await createInstance(pi, addon, GEN);
+    await createInstance(pi, addon, {});
     const ctx = ctxOf({ isProjectTrusted: () => true });
+    const before = calls.length;
     await emit(pi, "session_start", {}, ctx);
-    assert.deepEqual(of("beginSession"), [[GEN, INSTANCE, { commands: ["mcp"], projectTrusted: true }]]);
+    assert.deepEqual(
+      calls.slice(before).map((call) => call[0]),
+      ["sessionStart"],
+      "one core call for the whole session start",
+    );
+    const [[begin, piTools, callback]] = of("sessionStart");
+    assert.deepEqual([begin, piTools], [{ commands: ["mcp"], projectTrusted: true }, ["read"]]);
+    assert.equal(typeof callback, "function");
     assert.deepEqual(withdrawn, ["gortex"]);
     assert.deepEqual(ctx.shown, [
       { text: "notice", level: "warning" },
@@ -550,12 +527,17 @@ describe("instance.ts: the SES-18 wiring", () => {
       pi.record.registered.map((tool) => tool.name),
       ["search"],
     );
-    assert.deepEqual(of("closeSession"), [[GEN, INSTANCE, 11]]);
-    assert.ok(ctx.status.length >= 2, "the footer before the start and after it");
-    onCatalogue({
-      register: [{ name: "later", description: "", parameters: {}, daemonName: "later" }],
-      deactivate: [],
-      activate: [],
+    assert.deepEqual(ctx.status, [
+      { key: "gortex", text: "gortex: connecting" },
+      { key: "gortex", text: "gortex: own client" },
+    ]);
+    apply({
+      notices: [],
+      catalogue: {
+        register: [{ name: "later", description: "", parameters: {}, daemonName: "later" }],
+        deactivate: [],
+        activate: [],
+      },
     });
     assert.deepEqual(
       pi.record.registered.map((tool) => tool.name),
@@ -564,85 +546,89 @@ describe("instance.ts: the SES-18 wiring", () => {
     );
   });
 
-  test("SES-7: a plan without the own client, or a start that did not start, registers nothing; the ticket still goes back", async () => {
-    for (const answers of [
-      { beginSession: { notices: [], withdrawServer: false, startOwnClient: false } },
-      { beginSession: { notices: [], startOwnClient: true }, startOwnClient: { status: "failed", userWarning: "w" } },
-      {
-        beginSession: () => {
-          throw new Error("FAIL-1: a core that cannot plan");
-        },
+  test("SES-7: a step without a catalogue registers nothing; a failing core or Pi fails open; no UI, no tool names", async () => {
+    for (const sessionStart of [
+      (_begin, _tools, apply) => {
+        apply({ notices: [] });
+        return null;
       },
+      () => {
+        throw new Error("FAIL-1: a core that cannot plan");
+      },
+      () => Promise.reject(new Error("a start that failed")),
     ]) {
-      const { addon, of } = addonDouble({
-        createInstance: INSTANCE,
-        resolveConfig: config,
-        choosePath: own,
-        openSession: 4,
-        ...answers,
-      });
+      const { addon } = addonDouble({ resolveConfig: config, choosePath: own, sessionStart });
       const withdrawn = [];
       const pi = piDouble({ unregisterMcpServer: (name) => withdrawn.push(name) });
-      await createInstance(pi, addon, GEN);
+      await createInstance(pi, addon, {});
       const ctx = ctxOf();
-      await emit(pi, "session_start", {}, ctx);
+      assert.deepEqual(await emit(pi, "session_start", {}, ctx), [undefined]);
       assert.deepEqual(pi.record.registered, []);
       assert.deepEqual(withdrawn, []);
-      assert.deepEqual(
-        ctx.shown.filter((shown) => shown.text === "w"),
-        [],
-        "a failed start's warning is not the started one's",
-      );
-      assert.deepEqual(of("closeSession"), [[GEN, INSTANCE, 4]]);
+      assert.deepEqual(ctx.shown, []);
+      assert.deepEqual(ctx.status, []);
     }
-  });
-
-  test("SES-10..15: before_agent_start plans, waits, reads context only when asked, runs the turn", async () => {
-    const turns = {
-      none: { turn: "none" },
-      first: { turn: "first", readyWaitMs: 100, readContext: true },
-      later: { turn: "later" },
-    };
+    const blind = addonDouble({ resolveConfig: config, choosePath: own });
+    const blindPi = piDouble({ getAllTools: boom });
+    await createInstance(blindPi, blind.addon, {});
+    await emit(blindPi, "session_start", {}, ctxOf());
+    assert.deepEqual(blind.of("sessionStart")[0][1], [], "FAIL-3: no tool names reads as none");
     const { addon, of } = addonDouble({
-      createInstance: INSTANCE,
       resolveConfig: config,
       choosePath: own,
-      planTurn: (_g, _i, turn) => turns[turn.prompt],
-      awaitReady: false,
-      runTurn: (_g, _i, request) =>
-        request.plan.turn === "first"
-          ? { notices: ["n"], message: { customType: "gortex", content: "brief" } }
-          : { notices: [] },
-      panicNotice: undefined,
-      gortexStatus: { footer: "f" },
+      sessionStart: (_begin, _tools, apply) => apply({ notices: ["n"], withdrawServer: true, footer: "f" }),
+    });
+    const pi = piDouble({ unregisterMcpServer: boom });
+    await createInstance(pi, addon, {});
+    const ctx = ctxOf({ hasUI: false });
+    await emit(pi, "session_start", {}, ctx);
+    assert.equal(of("sessionStart")[0][1], null, "no UI: no footer is worded");
+    assert.deepEqual([ctx.shown, ctx.status], [[], []], "no UI: nothing shown; a throwing withdrawal is swallowed");
+  });
+
+  test("SES-10..15: before_agent_start is one core call; the glue reads Pi when asked and applies the action", async () => {
+    const actions = {
+      first: { notices: ["n"], message: { customType: "gortex", content: "brief" }, footer: "f" },
+      later: { notices: [] },
+    };
+    const { addon, calls, of } = addonDouble({
+      resolveConfig: config,
+      choosePath: own,
+      beforeAgentStart: (turn) =>
+        turn.prompt === "boom"
+          ? boom()
+          : turn.prompt === "reject"
+            ? Promise.reject(new Error("x"))
+            : (actions[turn.prompt] ?? null),
     });
     const pi = piDouble();
-    await createInstance(pi, addon, GEN);
-    const entries = [{ type: "custom_message", customType: "gortex", details: { briefing: true } }];
+    await createInstance(pi, addon, {});
+    const entries = [{ type: "custom_message", customType: "gortex", details: { briefing: true }, extra: 1 }];
     const ctx = ctxOf({ sessionManager: { getSessionId: () => "s9", buildContextEntries: () => entries } });
-    const run = async (prompt) => (await emit(pi, "before_agent_start", { prompt, messageType: "user" }, ctx))[0];
-    assert.equal(await run("none"), undefined);
-    assert.deepEqual(of("runTurn"), [], "a turn with nothing to do never reaches runTurn");
+    const run = async (prompt, at = ctx) =>
+      (await emit(pi, "before_agent_start", { prompt, messageType: "user" }, at))[0];
+    const before = calls.length;
+    assert.equal(await run("none"), undefined, "a turn with nothing to do");
     assert.deepEqual(await run("first"), { message: { customType: "gortex", content: "brief" } });
-    assert.deepEqual(of("planTurn")[1], [GEN, INSTANCE, { prompt: "first", messageType: "user" }]);
-    assert.deepEqual(of("awaitReady"), [[GEN, INSTANCE, 100]]);
-    const [request] = of("runTurn")[0].slice(2);
-    assert.deepEqual(request, {
-      plan: turns.first,
-      cwd: "/ctx-cwd",
-      sessionId: "s9",
-      ready: false,
-      contextEntries: [{ type: "custom_message", customType: "gortex", details: { briefing: true } }],
-    });
-    assert.deepEqual(ctx.shown, [{ text: "n", level: "warning" }]);
-    assert.deepEqual(ctx.status, [{ key: "gortex", text: "f" }], "the footer after a first turn");
     assert.equal(await run("later"), undefined);
-    const later = of("runTurn")[1][2];
-    assert.equal(later.ready, true, "no wait planned is ready");
-    assert.equal(later.contextEntries, undefined, "context is read only when the plan asks");
-    assert.equal(ctx.status.length, 1, "no footer after a later turn");
-    const prompts = await emit(pi, "before_agent_start", { prompt: 5, messageType: null }, ctx);
-    assert.equal(prompts[0], undefined, "a plan for an unknown prompt is none or fails open");
-    assert.deepEqual(of("planTurn").at(-1)[2], { prompt: undefined, messageType: undefined });
+    assert.deepEqual(
+      calls.slice(before).map((call) => call[0]),
+      ["beforeAgentStart", "beforeAgentStart", "beforeAgentStart"],
+      "one core call per turn",
+    );
+    const [turn, place, readEntries, readNames, footer] = of("beforeAgentStart")[1];
+    assert.deepEqual([turn, place], [{ prompt: "first", messageType: "user" }, ["/ctx-cwd", "s9"]]);
+    assert.deepEqual(readEntries(), [{ type: "custom_message", customType: "gortex", details: { briefing: true } }]);
+    assert.deepEqual(readNames(), ["read"]);
+    assert.deepEqual(ctx.shown, [{ text: "n", level: "warning" }]);
+    assert.deepEqual(ctx.status, [{ key: "gortex", text: "f" }], "the footer the first turn's action carries");
+    footer("refreshed");
+    assert.deepEqual(ctx.status.at(-1), { key: "gortex", text: "refreshed" }, "a refresh's footer is shown");
+    await run(5);
+    assert.deepEqual(of("beforeAgentStart").at(-1)[0], { prompt: undefined, messageType: "user" });
+    assert.equal(await run("boom"), undefined, "a throwing core fails open");
+    assert.equal(await run("reject"), undefined, "a rejecting core fails open");
+    await run("later", ctxOf({ hasUI: false }));
+    assert.equal(of("beforeAgentStart").at(-1)[4], null, "no UI: no footer callback");
   });
 });

@@ -158,7 +158,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     assert.ok(await until(() => !alive(pidB)));
   });
 
-  test("SES-1: /reload re-imports the module, so the new generation starts fresh and the old child is stopped", async () => {
+  test("SES-1: /reload re-imports the module, so the new import starts fresh and the old child is stopped", async () => {
     const ws = workspace();
     const a = await start(ws, { env: OWN });
     await a.sessionStart();

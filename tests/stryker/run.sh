@@ -21,6 +21,8 @@ mkdir -p "$SRC/tests"
   bindings/node/pi-gortex.linux-x64-gnu.node tests/node tests/stryker/stryker.config.json) |
   (cd "$SRC" && tar -xf -)
 ln -s "$ROOT/tests/hosts" "$SRC/tests/hosts"
+# The equivalent mutants, marked in the copy only (the product lines carry no Stryker comments).
+"$NODE22" "$ROOT/tests/stryker/mark-equivalent.mjs" "$ROOT/tests/stryker/equivalent.json" "$SRC"
 mkdir -p "$SRC/target" && ln -s "$ROOT/target/pi-gortex.tgz" "$SRC/target/pi-gortex.tgz"
 ln -s "$ROOT/tests/stryker/node_modules" "$SRC/node_modules"
 [[ -d $ROOT/bindings/node/node_modules ]] && ln -s "$ROOT/bindings/node/node_modules" "$SRC/bindings/node/node_modules"

@@ -1,6 +1,6 @@
 // The extension when the native core failed to load. It still holds
 // the first turn's place in the protocol: the model is told once, per
-// session, that graph tools are unavailable and how to retry (SES-13's text,
+// session, that graph tools are unavailable and how to retry (the core's words for it,
 // kept here because the core that normally owns it is missing). The user is
 // told too, once per load and at error level: which platform this
 // is, which ones have a core, what to do, and that read discipline is off.

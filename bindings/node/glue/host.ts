@@ -1,4 +1,4 @@
-// The slice of Pi's ExtensionAPI the glue touches (pi-host.md PI-2..6), typed
+// The slice of Pi's ExtensionAPI the glue touches (the Pi host's extension API), typed
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
 // is feature-detected before use, and every call Pi may refuse is
 // wrapped so its error is swallowed.
@@ -9,7 +9,7 @@ export type Theme = { fg(color: string, text: string): string; bold(text: string
 export interface Ctx {
   cwd?: string;
   hasUI?: boolean;
-  /** Always present in Pi's context (both hosts); the calls are still wrapped (FAIL-3). */
+  /** Always present in Pi's context (both hosts); the calls are still wrapped. */
   ui: { notify(text: string, level?: string): void; setStatus(key: string, text: string | undefined): void };
   sessionManager?: { getSessionId?(): string; sessionId?: unknown; buildContextEntries?(): unknown };
   isProjectTrusted?(): boolean;
@@ -52,10 +52,10 @@ export interface PiLike {
   cwd?: unknown;
 }
 
-/** One instance's handle on the core: what every handler forwards with. */
-export type Bridge = { pi: PiLike; addon: Addon; extension: Extension; generation: number; instance: number };
+/** One factory call as its handlers see it: Pi's API, the addon, and this call's core object. */
+export type Instance = { pi: PiLike; addon: Addon; extension: Extension };
 
-/** Runs `work`, swallowing any error (FAIL-3). */
+/** Runs `work`, swallowing any error: a failing Pi member never breaks a handler. */
 export function swallow<T>(work: () => T): T | undefined {
   try {
     return work();
@@ -64,7 +64,7 @@ export function swallow<T>(work: () => T): T | undefined {
   }
 }
 
-/** MCP-22: each present text as a user warning, only with a UI; errors swallowed. */
+/** Each present text as a user warning, only with a UI; errors swallowed. */
 export function notifyAll(ctx: Ctx | undefined, texts: (string | null | undefined)[]): void {
   for (const text of texts) if (text && ctx?.hasUI) swallow(() => ctx.ui.notify(text, "warning"));
 }
@@ -79,18 +79,17 @@ export function cwdOf(pi: PiLike, ctx: Ctx | undefined): string {
   return textOf(ctx?.cwd) || textOf(swallow(() => pi.cwd)) || process.cwd();
 }
 
-/** HOOK-9 session id: `getSessionId()` where Pi has it, else the field. */
+/** The session id: `getSessionId()` where Pi has it, else the field. */
 export function sessionIdOf(ctx: Ctx | undefined): string {
   const manager = ctx?.sessionManager;
   const getter = manager?.getSessionId;
   return textOf(typeof getter === "function" ? swallow(() => getter.call(manager)) : manager?.sessionId) ?? "";
 }
 
-/** What the core reads at `session_start`: Pi's commands (NAT-6 decides; undefined when Pi
- * cannot give them) and Pi's project trust (CFG-19; absent on a Pi without the API or when it throws). */
+/** What the core reads at `session_start`: Pi's commands (whether Pi has an MCP connector; undefined when
+ * Pi cannot give them) and Pi's project trust (absent on a Pi without the API or when it throws). */
 export function sessionBegin(pi: PiLike, ctx: Ctx | undefined): SessionBegin {
   const commands = swallow(() => pi.getCommands().map((command) => command.name));
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   const trusted = swallow(() => ctx?.isProjectTrusted?.());
   return { commands, ...(typeof trusted === "boolean" ? { projectTrusted: trusted } : {}) };
 }
@@ -100,9 +99,8 @@ export function toolNames(pi: PiLike): string[] | undefined {
   return swallow(() => pi.getAllTools().map((tool) => (typeof tool === "string" ? tool : tool.name)));
 }
 
-/** SES-14: the session's context entries, projected to what the core reads. */
+/** The session's context entries, projected to what the core reads. */
 export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
-  // Stryker disable next-line OptionalChaining: inside swallow(), a member that is missing throws and is swallowed to the same undefined
   const entries = swallow(() => ctx.sessionManager?.buildContextEntries?.());
   if (!Array.isArray(entries)) return undefined;
   return entries.map((e) => ({ type: textOf(e?.type), customType: textOf(e?.customType), details: e?.details }));
@@ -110,13 +108,12 @@ export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
 
 /** The text parts of a tool result, joined by newlines. */
 export function resultText(result: ToolEventLike): string {
-  // Stryker disable next-line ArrayDeclaration: no content and made-up content both have no text part
   const texts = (result.content ?? []).filter((item) => item.type === "text" && typeof item.text === "string");
   return texts.map((item) => item.text).join("\n");
 }
 
-/** NAT-9/NAT-15: polls `getAllTools()` within the core's budget until the core says the wait is met. */
-export async function awaitTools({ pi, addon }: Bridge, wait: ToolWait): Promise<boolean> {
+/** Polls `getAllTools()` within the core's budget until the core says the wait is met. */
+export async function awaitTools({ pi, addon }: Pick<Instance, "pi" | "addon">, wait: ToolWait): Promise<boolean> {
   const deadline = Date.now() + wait.budgetMs;
   for (;;) {
     const names = toolNames(pi);

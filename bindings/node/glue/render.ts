@@ -10,15 +10,14 @@ import { resultText, swallow } from "./host.ts";
 type Component = { render(width: number): readonly string[]; invalidate(): void };
 type ReadDefinition = { renderCall?: (args: unknown, theme: Theme, context?: unknown) => unknown };
 
-/** A component that cuts a single styled row to the terminal width (REN-3). */
+/** A component that cuts a single styled row to the terminal width. */
 const oneRow = (text: string): Component => ({ render: (width) => [truncateToWidth(text, width)], invalidate() {} });
 
-/** REN-1..4: the call line of a tool registered as `label`. */
+/** The call line of a tool registered as `label`. */
 export function renderCall(addon: Addon, label: string, daemonName: string, cwd: string) {
   return (args: unknown, theme: Theme, context?: unknown): unknown => {
     const expanded = Boolean((context as { expanded?: boolean } | undefined)?.expanded);
     const { read, rest } = addon.callLine(daemonName, args ?? {}, expanded);
-    // Stryker disable next-line OptionalChaining: inside swallow(); Pi's read definition always has renderCall
     const readCall = () => (createReadToolDefinition(cwd) as ReadDefinition).renderCall?.(read, theme, context);
     const delegated = read ? swallow(readCall) : undefined;
     if (delegated) return prefixed(theme.fg("dim", "gortex "), delegated as Component);
@@ -27,20 +26,18 @@ export function renderCall(addon: Addon, label: string, daemonName: string, cwd:
   };
 }
 
-/** Prefixes the first row of Pi's read call component (REN-4). */
+/** Prefixes the first row of Pi's read call component. */
 function prefixed(prefix: string, inner: Component): Component {
   return {
     render(width) {
-      // Stryker disable next-line StringLiteral: Pi's read call line always draws a row; the default keeps the prefix's
       const [first = "", ...rest] = inner.render(Math.max(1, width - 7));
       return [truncateToWidth(prefix + first, width), ...rest];
     },
-    // Stryker disable next-line ArrowFunction: Pi's read call line draws from text fixed when it is made; nothing to see
     invalidate: () => inner.invalidate(),
   };
 }
 
-/** REN-6: the diff view, or undefined when there is nothing to draw. */
+/** The diff view, or undefined when there is nothing to draw. */
 function diffView(result: ToolEventLike, theme: Theme | undefined, isError: boolean): Container | undefined {
   const details = result.details as { diffs?: unknown } | undefined;
   const diffs = Array.isArray(details?.diffs)
@@ -56,13 +53,12 @@ function diffView(result: ToolEventLike, theme: Theme | undefined, isError: bool
       continue;
     }
     if (diffs.length > 1) container.addChild(new Text(theme.fg("accent", path), 0, 0));
-    // Stryker disable next-line ObjectLiteral: Pi 1.6.0 draws the same rows without filePath; passed for hosts that use it
     container.addChild(new Text(renderDiff(entry.diff ?? "", { filePath: path }), 0, 0));
   }
   return container;
 }
 
-/** REN-5/6: the diff view with what the tool shows below it, or that alone. */
+/** The diff view with what the tool shows below it, or that alone. */
 function withDiffs(result: ToolEventLike, theme: Theme, isError: boolean, below: unknown): unknown {
   const view = diffView(result, theme, isError);
   if (!view) return below ?? new Text("", 0, 0);
@@ -70,13 +66,13 @@ function withDiffs(result: ToolEventLike, theme: Theme, isError: boolean, below:
   return view;
 }
 
-/** REN-5/6: own-client results: the text when expanded. */
+/** Own-client results: the text when expanded. */
 export const renderResult: RenderResult = (result, options, theme, context) => {
   const text = options.expanded ? resultText(result) : "";
   return withDiffs(result, theme, Boolean(context?.isError), text ? new Text(text, 0, 0) : undefined);
 };
 
-/** REN-7: the native renderer resolver: Pi's own result below the diffs. */
+/** The native renderer resolver: Pi's own result below the diffs. */
 export function nativeRendererResolver(prefix: string) {
   return (toolName: string, next: () => unknown): unknown => {
     const base = swallow(() => next()) as { renderResult?: RenderResult } | undefined;

@@ -4,13 +4,13 @@
 // session id, as functions the core calls only when its decision needs them;
 // the tool list a tools_search waits for) and applies the answer. A throwing tool_call handler makes Pi block the call, so every
 // handler fails open.
-import type { Bridge, Ctx, ToolEventLike } from "./host.ts";
+import type { Ctx, Instance, ToolEventLike } from "./host.ts";
 import { awaitTools, cwdOf, sessionIdOf, swallow } from "./host.ts";
 
-type ToolCallAnswer = Awaited<ReturnType<Bridge["extension"]["toolCall"]>>;
-type ToolResultAnswer = Awaited<ReturnType<Bridge["extension"]["toolResult"]>>;
+type ToolCallAnswer = Awaited<ReturnType<Instance["extension"]["toolCall"]>>;
+type ToolResultAnswer = Awaited<ReturnType<Instance["extension"]["toolResult"]>>;
 
-async function applyToolCall({ pi }: Bridge, pending: Promise<ToolCallAnswer>) {
+async function applyToolCall({ pi }: Instance, pending: Promise<ToolCallAnswer>) {
   try {
     const action = await pending;
     if (action?.action === "block") return { block: true, reason: action.reason };
@@ -21,10 +21,10 @@ async function applyToolCall({ pi }: Bridge, pending: Promise<ToolCallAnswer>) {
   return undefined;
 }
 
-async function applyToolResult(bridge: Bridge, pending: Promise<ToolResultAnswer>) {
+async function applyToolResult(instance: Instance, pending: Promise<ToolResultAnswer>) {
   try {
     const action = await pending;
-    if (action?.awaitTools) await awaitTools(bridge, action.awaitTools);
+    if (action?.awaitTools) await awaitTools(instance, action.awaitTools);
     if (action?.details) return { details: action.details };
   } catch {
     // A failed diff leaves the result as Pi has it.
@@ -32,17 +32,17 @@ async function applyToolResult(bridge: Bridge, pending: Promise<ToolResultAnswer
   return undefined;
 }
 
-export function registerToolEvents(bridge: Bridge, native: boolean): void {
-  const { pi, extension } = bridge;
+export function registerToolEvents(instance: Instance, native: boolean): void {
+  const { pi, extension } = instance;
   if (native)
     pi.on("message_end", (event: object, ctx: Ctx) => void swallow(() => extension.messageEnd(event, cwdOf(pi, ctx))));
   pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {
     const pending = swallow(() => extension.toolCall(event, () => [cwdOf(pi, ctx), sessionIdOf(ctx)]));
-    return pending ? applyToolCall(bridge, pending) : undefined;
+    return pending ? applyToolCall(instance, pending) : undefined;
   });
   pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
     const pending = swallow(() => extension.toolResult(event, () => cwdOf(pi, ctx)));
-    return pending ? applyToolResult(bridge, pending) : undefined;
+    return pending ? applyToolResult(instance, pending) : undefined;
   });
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
   // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler

@@ -1,26 +1,73 @@
-//! The `Extension` class: one per factory call, one method per Pi event,
-//! each a single crossing into `pi_gortex_runtime::extension`. A method
-//! reads from Pi's event object only the fields its decision needs (most
-//! calls need their ids alone) and answers `null` when there is nothing to
-//! apply, so a call that needs nothing makes no promise.
+//! The two classes the glue holds: `Module`, one per import of the entry
+//! module (the state its instances share, fresh after `/reload`), and
+//! `Extension`, one per factory call, with one method per Pi event, each a
+//! single crossing into `pi_gortex_runtime::extension`. A method reads from
+//! Pi's event object only the fields its decision needs (most calls need
+//! their ids alone) and answers `null` when there is nothing to apply, so a
+//! call that needs nothing makes no promise.
 
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
 
-use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, PromiseRaw};
-use napi::Env;
+use std::time::Duration;
+
+use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status};
 use napi_derive::napi;
 use pi_gortex_runtime::extension::{
-    self as core, lock, Answer, PlannedCall, Reply, ResultIds, ToolCallIds,
+    self as core, lock, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
 };
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::boundary::{to_js, ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
-use crate::{generation, guard, settle, status};
+use crate::boundary::{
+    from_js, guarded_answer, to_js, CatalogueUpdate, ToolCallAction, ToolCallEvent, TurnPlanTurn,
+    WatchResultAction, WatchToolResult,
+};
+use crate::settle::{self, Promised};
+use pi_gortex_runtime::extension::guard;
+
+/// A weak thread-safe callback into JS, taking `T` and answering `R`: it
+/// never keeps Node alive.
+type Callback<T, R> = ThreadsafeFunction<T, R, T, Status, false, true>;
+type WeakCallback = Callback<Value, ()>;
+
+/// Pi's tool names, and the way to show a footer worded with them.
+type FooterCallbacks = (Callback<(), Option<Vec<String>>>, Callback<String, ()>);
+
+/// One import of the entry module: the state its instances share (the own
+/// client's slot, the tool registry, the edit tracking, the status record).
+/// index.ts makes one per import, so `/reload` starts fresh while `/new`
+/// and resume share it.
+#[napi]
+pub struct Module {
+    state: Arc<ModuleState>,
+}
+
+#[napi]
+impl Module {
+    #[napi(constructor)]
+    pub fn new() -> Self {
+        guard::guard_sync(
+            || (),
+            // The repo-root cache of candidate paths belongs to the import too.
+            pi_gortex_runtime::diff::paths::clear_repo_root_cache,
+        );
+        Module {
+            state: Arc::default(),
+        }
+    }
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// A method's answer: `null`, or a promise of the action to apply.
-type Maybe<'env> = napi::Result<Option<PromiseRaw<'env, Value>>>;
+type Maybe<'env> = napi::Result<Option<Object<'env>>>;
 
 #[napi]
 pub struct Extension {
@@ -29,12 +76,307 @@ pub struct Extension {
 
 #[napi]
 impl Extension {
-    /// The instance `instance` of the module import `generation`.
+    /// A new instance of the import `module`.
     #[napi(constructor)]
-    pub fn new(generation: u32, instance: u32) -> Self {
+    pub fn new(module: &Module) -> Self {
         Extension {
-            core: core::Extension::new(generation::get(generation), instance),
+            core: core::Extension::new(module.state.clone()),
         }
+    }
+
+    /// Resolves the configuration the factory sees from `cwd` and keeps it
+    /// with the instance; arms its readiness barrier.
+    #[napi(ts_return_type = "Promise<host.HostConfig>")]
+    pub fn resolve_config<'env>(&self, env: &'env Env, cwd: String) -> Promised<'env> {
+        let core = self.core.clone();
+        settle::spawn_promise(env, async move {
+            let failed = || to_js(&core::fallback_config());
+            guard::guard_async(failed, async { to_js(&core.resolve_config(cwd).await) }).await
+        })
+    }
+
+    /// The path at factory time: native or the own client.
+    #[napi(
+        ts_args_type = "request: host.PathRequest",
+        ts_return_type = "host.PathChoice"
+    )]
+    pub fn choose_path(&self, request: Value) -> Value {
+        let failed = || core::own_path("internal_error");
+        guarded_answer(failed, || match from_js(request) {
+            Some(request) => self.core.choose_path(&request),
+            None => failed(),
+        })
+    }
+
+    /// `registerMcpServer` threw `reason`.
+    #[napi]
+    pub fn refuse_native(&self, reason: String) {
+        guard::guard_sync(|| (), || self.core.refuse_native(reason))
+    }
+
+    /// `session_start`, in one call: `apply` receives each step the glue
+    /// applies in Pi (at once; for the own client also when it started, and
+    /// at each later listing that changes the tools). The session's ticket
+    /// on the readiness barrier goes back after the last step was applied,
+    /// so a first turn parked on it sees the tools registered. `null` when
+    /// no own client starts; else a promise of its start.
+    #[napi(
+        ts_args_type = "begin: host.SessionBegin, piTools: Array<string> | null, apply: (action: host.SessionAction) => void",
+        ts_return_type = "Promise<void> | null"
+    )]
+    pub fn session_start<'env>(
+        &self,
+        env: &'env Env,
+        begin: Value,
+        pi_tools: Option<Vec<String>>,
+        apply: Function<'env, Value, ()>,
+    ) -> Maybe<'env> {
+        let core = self.core.clone();
+        let ticket = guard::guard_sync(|| 0, || core.open_session());
+        let (mut action, start) = guard::guard_sync(
+            || (core::no_action(), false),
+            || core.session_plan(from_js(begin), pi_tools.as_deref()),
+        );
+        if !start {
+            guard::guard_sync(
+                || (),
+                || {
+                    action.footer = core.end_step(
+                        &mut action.notices,
+                        pi_tools.as_deref(),
+                        &guard::take_recorded(),
+                    )
+                },
+            );
+            let _ = apply.call(to_js(&action));
+            release(env, core.end_session(ticket));
+            return Ok(None);
+        }
+        let _ = apply.call(to_js(&action));
+        let apply: Arc<WeakCallback> =
+            Arc::new(apply.build_threadsafe_function().weak::<true>().build()?);
+        let (settler, promise) = settle::promise(env)?;
+        settle::spawn(async move {
+            let listing = apply.clone();
+            let on_catalogue = move |update: CatalogueUpdate| {
+                let action = to_js(&core::catalogue_action(update));
+                listing.call(action, ThreadsafeFunctionCallMode::NonBlocking);
+            };
+            let panicked = core.clone();
+            let started = guard::guard_async(
+                move || panicked.start_panicked(),
+                core.start_own_client(on_catalogue),
+            )
+            .await;
+            let action = guard::guard_sync(core::no_action, || {
+                let mut action = core.session_started(started);
+                let panics = guard::take_recorded();
+                action.footer = core.end_step(&mut action.notices, pi_tools.as_deref(), &panics);
+                action
+            });
+            let ending = core.clone();
+            let applied = move |_: napi::Result<()>, env: Env| {
+                release(&env, ending.end_session(ticket));
+                settler.resolve_now(&env, Value::Null);
+                Ok(())
+            };
+            let mode = ThreadsafeFunctionCallMode::NonBlocking;
+            if apply.call_with_return_value(to_js(&action), mode, applied) != Status::Ok {
+                // Pi is going away: the parked turns are answered off its thread.
+                for turn in core.end_session(ticket) {
+                    turn.settle(true);
+                }
+            }
+        });
+        Ok(Some(promise))
+    }
+
+    /// `before_agent_start`, in one call. While the daemon reports
+    /// indexing, the session hook is asked again off the turn, and
+    /// `showFooter` (null without a UI) gets the new footer. The turn is
+    /// planned here, before any await; `null` when it has nothing to do.
+    /// Else a promise of the action: a first turn waits for the
+    /// `session_start` that registers the tools (capped; the promise holds
+    /// the loop open only once that wait ended), on the native path for Pi's
+    /// tools (`toolNames`), then runs the hook. `entries` reads the
+    /// session's context, only when the plan needs it.
+    #[napi(
+        ts_args_type = "event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null",
+        ts_return_type = "Promise<host.TurnAction> | null"
+    )]
+    pub fn before_agent_start<'env>(
+        &self,
+        env: &'env Env,
+        event: Value,
+        place: Vec<String>,
+        entries: Function<'env, (), Option<Value>>,
+        tool_names: Function<'env, (), Option<Vec<String>>>,
+        show_footer: Option<Function<'env, String, ()>>,
+    ) -> Maybe<'env> {
+        let core = self.core.clone();
+        let mut place = place.into_iter();
+        let (cwd, session_id) = (
+            place.next().unwrap_or_default(),
+            place.next().unwrap_or_default(),
+        );
+        let weak = |f: &Function<'env, (), Option<Vec<String>>>| {
+            f.build_threadsafe_function().weak::<true>().build()
+        };
+        if guard::guard_sync(|| false, || core.refresh_due()) {
+            let show = match &show_footer {
+                Some(show) => Some((
+                    weak(&tool_names)?,
+                    show.build_threadsafe_function().weak::<true>().build()?,
+                )),
+                None => None,
+            };
+            refresh_footer(core.clone(), cwd.clone(), show);
+        }
+        let plan = guard::guard_sync(core::no_turn, || match from_js(event) {
+            Some(event) => core.plan_turn(&event),
+            None => core::no_turn(),
+        });
+        if plan.turn == TurnPlanTurn::None {
+            return Ok(None);
+        }
+        let context_entries = match plan.read_context {
+            true => entries.call(()).ok().flatten().and_then(from_js),
+            false => None,
+        };
+        let wait = plan.ready_wait_ms;
+        let turn = core::PlannedTurn {
+            plan,
+            cwd,
+            session_id,
+            context_entries,
+            has_ui: show_footer.is_some(),
+        };
+        // Weak while the turn waits for readiness, like the capped timer it replaces.
+        let (answer, promise) = settle::promise_of(env, wait.is_some())?;
+        let answer = Arc::new(Mutex::new(Some(answer)));
+        let names = Arc::new(weak(&tool_names)?);
+        let (open, opened) = tokio::sync::oneshot::channel();
+        let gate: core::Parked = Box::new(Gate {
+            open,
+            answer: answer.clone(),
+        });
+        let parked = match wait {
+            Some(cap) => core
+                .park_turn(gate)
+                .map(|(me, id)| (me, id, Duration::from_millis(cap.into()))),
+            None => Err(gate),
+        };
+        let parked = match parked {
+            Ok(parked) => Some(parked),
+            // Not waiting: ready at once, on Pi's thread.
+            Err(gate) => {
+                gate.resolve_now(env, true);
+                None
+            }
+        };
+        settle::spawn(async move {
+            if let Some((me, id, cap)) = parked {
+                settle::spawn(async move {
+                    if let Some(gate) = core::Extension::expire_turn(me, id, cap).await {
+                        gate.settle(false);
+                    }
+                });
+            }
+            let ready = opened.await.unwrap_or(false);
+            if lock(&answer)
+                .as_ref()
+                .is_some_and(|answer| answer.is_weak())
+            {
+                // The cap expired off Pi's thread: the rest holds the loop from Pi's thread.
+                let (held, holding) = tokio::sync::oneshot::channel();
+                let holder = answer.clone();
+                names.call_with_return_value(
+                    (),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                    move |_, env| {
+                        if let Some(answer) = lock(&holder).as_mut() {
+                            answer.hold(&env);
+                        }
+                        let _ = held.send(());
+                        Ok(())
+                    },
+                );
+                if holding.await.is_err() {
+                    return;
+                }
+            }
+            let read_names = || {
+                let names = names.clone();
+                async move { names.call_async(()).await.ok().flatten() }
+            };
+            let failed = || to_js(&core::no_turn_action());
+            let action = guard::guard_async(failed, async {
+                to_js(
+                    &core
+                        .finish_turn(turn, ready, read_names, guard::take_recorded)
+                        .await,
+                )
+            })
+            .await;
+            if let Some(answer) = lock(&answer).take() {
+                answer.settle(action);
+            }
+        });
+        Ok(Some(promise))
+    }
+
+    /// Executes one own-client tool call. Never rejects: a failure is
+    /// `{ok:false, text}` for the glue to throw. `onProgress` receives the
+    /// text of each (throttled) progress notification of the call.
+    #[napi(
+        ts_args_type = "request: host.ToolExecuteRequest, onProgress?: (text: string) => void",
+        ts_return_type = "Promise<host.ToolExecuteResult>"
+    )]
+    pub fn execute_tool<'env>(
+        &self,
+        env: &'env Env,
+        request: Value,
+        on_progress: Option<WeakCallback>,
+    ) -> Promised<'env> {
+        let internal_error = || to_js(&core::failed_execution("gortex: internal error".into()));
+        let execution = guard::guard_sync(
+            || core::Execution::Done(core::failed_execution("gortex: internal error".into())),
+            || {
+                let progress = on_progress.map(|on_progress| {
+                    core::progress_handler(move |text| {
+                        on_progress
+                            .call(Value::String(text), ThreadsafeFunctionCallMode::NonBlocking);
+                    })
+                });
+                self.core.begin_execution(from_js(request), progress)
+            },
+        );
+        settle::spawn_promise(env, async move {
+            guard::guard_async(internal_error, async { to_js(&execution.finish().await) }).await
+        })
+    }
+
+    /// The glue's locks: the candidate files of an own-client call, `[]`
+    /// when it is not an edit. `args` stays a JavaScript value until the
+    /// name says the tool can edit.
+    #[napi(ts_args_type = "name: string, args: unknown, cwd: string")]
+    pub fn edit_candidates(
+        &self,
+        env: &Env,
+        name: String,
+        args: Unknown<'_>,
+        cwd: String,
+    ) -> Vec<String> {
+        guard::guard_sync(Vec::new, || {
+            let args = || env.from_js_value::<Value, _>(args).ok();
+            self.core.edit_candidates(&name, args, &cwd)
+        })
+    }
+
+    /// Pi aborted the call with this id.
+    #[napi]
+    pub fn abort_call(&self, call_id: String) {
+        guard::guard_sync(|| (), || self.core.abort_call(call_id))
     }
 
     /// `tool_call`: the hook's verdict and a native edit's before side.
@@ -99,7 +441,7 @@ impl Extension {
             || Answer::Now(WatchResultAction::default()),
             || {
                 let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                let is_error = truthy(field(&event, c"isError"));
+                let is_error = core::truthy(field(&event, c"isError"));
                 let ids = ResultIds {
                     tool_call_id: &id,
                     tool_name: &name,
@@ -109,7 +451,7 @@ impl Extension {
                     let cwd = cwd.call(()).ok()?;
                     Some(WatchToolResult {
                         details: field(&event, c"details"),
-                        text: Some(result_text(field(&event, c"content"))),
+                        text: Some(core::result_text(field(&event, c"content"))),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         is_error,
@@ -131,9 +473,8 @@ impl Extension {
             || (),
             || {
                 let calls = planned_calls(&self.core, &event).unwrap_or_default();
-                if let Answer::Later(start) = self.core.message_end(calls, cwd) {
-                    settle::within_runtime(|| start(Box::new(|()| ())));
-                }
+                let within = |start: Box<dyn FnOnce() + '_>| settle::within_runtime(start);
+                self.core.message_end(calls, cwd).start(within, |()| ());
             },
         )
     }
@@ -172,28 +513,27 @@ impl Extension {
         )
     }
 
-    /// Readiness at a turn's start: while the daemon reports indexing, the
-    /// session hook is asked again off the turn; resolves true when the
-    /// readiness changed.
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn refresh_readiness<'env>(&self, env: &'env Env, cwd: String) -> settle::Promised<'env> {
-        status::refresh_readiness(env, self.core.module().clone(), self.core.id(), cwd)
-    }
-
     /// `/gortex` and `/gortex doctor`: the core picks the command and words the reply.
     #[napi(
         ts_args_type = "command: host.GortexCommand",
         ts_return_type = "Promise<host.CommandReply>"
     )]
-    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> settle::Promised<'env> {
-        let (module, instance) = (self.core.module().clone(), self.core.id());
-        settle::spawn_promise(env, status::gortex_command(module, instance, command))
+    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> Promised<'env> {
+        let core = self.core.clone();
+        let command = from_js(command);
+        settle::spawn_promise(env, async move {
+            let failed = || to_js(&pi_gortex_runtime::status::status_reply(core::unavailable()));
+            let Some(command) = command else {
+                return failed();
+            };
+            guard::guard_async(failed, async { to_js(&core.gortex_command(command).await) }).await
+        })
     }
 
     /// `session_shutdown`: the calls are cleared and this instance's own
     /// client, if it holds the slot, is stopped (another's is left alone).
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn session_shutdown<'env>(&self, env: &'env Env) -> settle::Promised<'env> {
+    pub fn session_shutdown<'env>(&self, env: &'env Env) -> Promised<'env> {
         guard::guard_sync(|| (), || self.core.clear_calls());
         let core = self.core.clone();
         settle::spawn_promise(env, async move {
@@ -203,56 +543,92 @@ impl Extension {
     }
 }
 
+/// A first turn's place on the readiness barrier: opened by the release of
+/// its `session_start` (on Pi's thread, which then holds the turn's promise
+/// open) or by its cap.
+#[derive(Debug)]
+struct Gate {
+    open: tokio::sync::oneshot::Sender<bool>,
+    answer: Arc<Mutex<Option<settle::PromiseSettler>>>,
+}
+
+impl core::ParkedTurn for Gate {
+    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
+        if let Some(env) = thread.downcast_ref::<Env>() {
+            if let Some(answer) = lock(&self.answer).as_mut() {
+                answer.hold(env);
+            }
+        }
+        let _ = self.open.send(ready);
+    }
+
+    fn settle(self: Box<Self>, ready: bool) {
+        let _ = self.open.send(ready);
+    }
+}
+
+/// The readiness refresh of a turn: when the readiness changed, the new
+/// footer, worded with Pi's tool names, goes to `show`.
+fn refresh_footer(core: core::Extension, cwd: String, show: Option<FooterCallbacks>) {
+    settle::spawn(async move {
+        let failed = || core.refresh_failed();
+        let changed = guard::guard_async(failed, core.refresh_readiness(&cwd)).await;
+        let Some((names, show)) = show.filter(|_| changed) else {
+            return;
+        };
+        let names = names
+            .call_async(())
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        let footer = guard::guard_sync(|| None, || core.footer(Some(&names)));
+        if let Some(footer) = footer {
+            show.call(footer, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    });
+}
+
+/// Releases the first turns parked on a ticket, on Pi's thread.
+fn release(env: &Env, turns: Vec<core::Parked>) {
+    guard::guard_sync(
+        || (),
+        || {
+            for turn in turns {
+                turn.resolve_now(env, true);
+            }
+        },
+    )
+}
+
 /// `null` for an answer that says to do nothing; else a promise of it,
-/// resolved at once when it is known before the method returns.
+/// resolved at once on Pi's thread when it is known before the method
+/// returns (no hop), else when the work replies.
 fn promised<'env, T: Serialize + Send + 'static>(
     env: &'env Env,
     answer: Answer<T>,
     nothing: impl Fn(&T) -> bool,
 ) -> Maybe<'env> {
-    let start = match answer {
-        Answer::Now(value) if nothing(&value) => return Ok(None),
-        Answer::Now(value) => return settle::resolved(env, to_js(&value)).map(Some),
-        Answer::Later(start) => start,
-    };
+    if matches!(&answer, Answer::Now(value) if nothing(value)) {
+        return Ok(None);
+    }
     let (settler, promise) = settle::promise(env)?;
-    let slot = Arc::new(Mutex::new(Slot {
-        starting: true,
-        early: None,
-        settler: Some(settler),
-    }));
-    let replying = slot.clone();
-    let reply: Reply<T> = Box::new(move |value| {
-        let value = to_js(&value);
-        let mut slot = lock(&replying);
-        if slot.starting {
-            slot.early = Some(value);
-        } else if let Some(settler) = slot.settler.take() {
-            drop(slot);
-            settler.settle(value);
+    let settler = Arc::new(Mutex::new(Some(settler)));
+    let replying = settler.clone();
+    let later = move |value: T| {
+        if let Some(settler) = lock(&replying).take() {
+            settler.settle(to_js(&value));
         }
-    });
-    settle::within_runtime(|| guard::guard_sync(|| (), || start(reply)));
-    let mut slot = lock(&slot);
-    slot.starting = false;
-    let early = slot
-        .early
-        .take()
-        .and_then(|value| Some((value, slot.settler.take()?)));
-    drop(slot);
-    if let Some((value, settler)) = early {
-        settler.resolve_now(env, value);
+    };
+    let within = |start: Box<dyn FnOnce() + '_>| {
+        settle::within_runtime(|| guard::guard_sync(|| (), start));
+    };
+    if let Some(value) = answer.start(within, later) {
+        if let Some(settler) = lock(&settler).take() {
+            settler.resolve_now(env, to_js(&value));
+        }
     }
     Ok(Some(promise))
-}
-
-/// A promise's end while its work starts: an answer given before the
-/// method returns is resolved on Pi's thread, with no hop through the
-/// channel. Dropped unanswered, the settler answers `null`.
-struct Slot {
-    starting: bool,
-    early: Option<Value>,
-    settler: Option<settle::PromiseSettler>,
 }
 
 /// A field of a Pi object as JSON; `None` when absent or unreadable.
@@ -275,30 +651,6 @@ fn text(object: &Object<'_>, name: &CStr) -> String {
         Some(Value::Bool(flag)) => flag.to_string(),
         _ => String::new(),
     }
-}
-
-/// JavaScript's truthiness, for the flags Pi sets.
-fn truthy(value: Option<Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(flag)) => flag,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Some(Value::String(text)) => !text.is_empty(),
-        Some(_) => true,
-    }
-}
-
-/// The text parts of a result's content, joined by newlines.
-fn result_text(content: Option<Value>) -> String {
-    let Some(Value::Array(items)) = content else {
-        return String::new();
-    };
-    let texts: Vec<&str> = items
-        .iter()
-        .filter(|item| item["type"] == "text")
-        .filter_map(|item| item["text"].as_str())
-        .collect();
-    texts.join("\n")
 }
 
 /// The tool calls of an assistant message the read-ahead wants, with their arguments.

@@ -1,9 +1,10 @@
 //! pi-gortex-node: the napi-rs addon the Pi extension glue loads.
 //!
-//! The `Extension` class (`extension.rs`) carries the Pi events it handles
-//! into `pi_gortex_runtime::extension`, one call per event. The other exports
-//! adapt a boundary shape (declared in `schema/host.schema.json`) to the
-//! runtime. Everything runs inside the panic guard, so a Rust bug fails open
+//! The `Module` and `Extension` classes (`extension.rs`) carry the Pi events
+//! the extension handles into `pi_gortex_runtime::extension`, one call per
+//! event; each instance owns its state, nothing is looked up in a table. The
+//! other exports adapt a boundary shape (declared in
+//! `schema/host.schema.json`) to the runtime. Everything runs inside the panic guard, so a Rust bug fails open
 //! instead of reaching Node. Work that waits on a child process or the file
 //! system runs on napi's tokio runtime; decisions are synchronous, because a
 //! promise round trip would cost more than the decision itself. The per-call
@@ -15,30 +16,74 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod boundary;
-mod client;
-mod config;
 mod extension;
-mod generation;
-mod guard;
-mod native;
-mod render;
-mod session;
 mod settle;
-mod status;
 
 use napi_derive::napi;
+use pi_gortex_runtime::catalogue::CatalogueChanges;
+use pi_gortex_runtime::extension::guard;
+use serde_json::Value;
 
-/// Creates the state of one module generation. index.ts calls this
-/// once per import; every factory call of that import shares the handle.
-#[napi]
-pub fn create_generation() -> u32 {
-    guard::guard_sync(|| 0, generation::create)
+use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput, ToolWait};
+
+/// The call line of a tool's call in Pi's interface.
+#[napi(
+    ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
+    ts_return_type = "host.CallLine"
+)]
+pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
+    use pi_gortex_runtime::extension::call_line as line;
+    guarded_answer(line::empty_line, || {
+        line::call_line_of(&daemon_name, &args, expanded)
+    })
 }
 
-/// Allocates an id for one factory call.
-#[napi]
-pub fn create_instance() -> u32 {
-    guard::guard_sync(|| 0, generation::next_instance_id)
+/// Whether Pi's tool names satisfy a wait.
+#[napi(ts_args_type = "wait: host.ToolWait, names: Array<string>")]
+pub fn tools_ready(wait: Value, names: Vec<String>) -> bool {
+    guard::guard_sync(
+        || true,
+        || {
+            from_js::<ToolWait>(wait)
+                .is_none_or(|wait| pi_gortex_runtime::instance::tools_ready(&wait, &names))
+        },
+    )
+}
+
+/// Pi's active tools after a listing's withdrawals and returns, order kept.
+#[napi(ts_args_type = "active: Array<string>, update: host.CatalogueUpdate")]
+pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
+    guard::guard_sync(
+        || active.clone(),
+        || {
+            let Some(update) = from_js::<CatalogueUpdate>(update) else {
+                return active.clone();
+            };
+            let changes = CatalogueChanges {
+                register: Vec::new(),
+                activate: update.activate,
+                deactivate: update.deactivate,
+            };
+            changes.apply_to_active(&active)
+        },
+    )
+}
+
+/// Runs one `pi-gortex` command line (`args[0]` is the program name) and
+/// returns what to print and the exit code, exactly as the Rust binary would.
+#[napi(ts_return_type = "Promise<host.CliOutput>")]
+pub async fn run_cli(args: Vec<String>) -> Value {
+    let failed = || {
+        to_js(&CliOutput {
+            stdout: String::new(),
+            stderr: "pi-gortex: internal error\n".into(),
+            exit_code: 2,
+        })
+    };
+    guard::guard_async(failed, async move {
+        to_js(&pi_gortex_runtime::cli::run(args).await)
+    })
+    .await
 }
 
 /// Test-only: panics inside the guard of a runtime call, so a test can show

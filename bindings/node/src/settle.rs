@@ -1,137 +1,49 @@
-//! Promises for the per-call async exports, settled through one long-lived
-//! thread-safe function per JavaScript thread.
+//! Promises whose answer comes from napi's runtime threads, made with
+//! napi-rs's safe types only.
 //!
-//! napi-rs's `async fn` export makes, for every call, a new thread-safe
-//! function (its own libuv handle and env cleanup hook), an `Error` with a
-//! captured stack trace and a reference to it, and spawns two tasks. On the
-//! hot path (an own-client tool call) that is a large share of the work on
-//! Pi's thread. Here a call costs one `napi_create_promise`
-//! and one spawned task (or one blocking-pool job, for work that blocks, such
-//! as the hook's exchange); the answer comes back through a thread-safe function
-//! created once, which keeps Node's loop alive only while a promise is pending
-//! (a pending call must hold the host open like any other I/O; an idle addon
-//! must not: SES-17).
+//! A promise is JavaScript's own (`Promise.withResolvers()`); its `resolve`
+//! is kept as a function reference. Answers made on a runtime thread come
+//! back to the JavaScript thread through one long-lived thread-safe function
+//! per thread, which runs each settlement there. napi-rs's `async fn` instead
+//! makes a thread-safe function per call; here a call costs the promise, a
+//! reference and one queued settlement.
 //!
-//! A *weak* promise ([`weak_promise`]) never holds the loop open: the
-//! readiness wait is a capped wait, not I/O, and must keep the host
-//! alive no more than the unref'd timer of the 0.4.0 design did. Because an
-//! answer sent through the unref'd channel may then never be delivered, a
-//! weak promise whose answer is known on the JavaScript thread (the barrier
-//! is already released, or a `session_start` releases it there) is resolved
-//! on that thread at once (`ParkedTurn::resolve_now`); only the cap's
-//! answer comes through the channel, like a timer that fires only while
-//! something else keeps the host running.
-//!
-//! Teardown: Node finalizes a thread-safe function in an env cleanup hook
-//! registered when it was created; ours, registered after it, runs first and
-//! closes the channel under its lock, so no runtime thread calls the function
-//! once Node may have freed it. A promise whose work finishes later is never
-//! settled; its environment is gone.
+//! The thread-safe function is unref'd while idle, so an idle addon never
+//! keeps the host alive; it is ref'd while a promise that must hold the host
+//! open is pending (a pending call is I/O like any other). A *weak* promise
+//! ([`promise_of`]) does not hold the loop open until told to
+//! ([`PromiseSettler::hold`]): a first turn waiting for readiness is a capped
+//! wait, not I/O, and keeps the host alive no more than an unref'd timer
+//! would.
 
 use std::cell::{Cell, RefCell};
-use std::ffi::c_void;
 use std::future::Future;
-use std::ptr;
 use std::sync::{Arc, Mutex};
 
-use napi::bindgen_prelude::{PromiseRaw, ToNapiValue};
-use napi::{sys, Env, Error, Status};
-use pi_gortex_runtime::extension::{Parked, ParkedTurn};
+use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{Env, Status};
 use pi_gortex_runtime::sync::lock;
 use serde_json::Value;
 
-/// What a promise-returning export answers: a promise of a boundary value
-/// (the export's `ts_return_type` names the value's type).
-pub type Promised<'env> = napi::Result<PromiseRaw<'env, Value>>;
+/// What a promise-returning method answers: a promise of a boundary value
+/// (the method's `ts_return_type` names the value's type).
+pub type Promised<'env> = napi::Result<Object<'env>>;
 
-/// The runtime threads' way back to the JavaScript thread.
-struct Channel {
-    tsfn: sys::napi_threadsafe_function,
-    /// Set by the env cleanup hook; checked and used under the same lock.
-    closed: Mutex<bool>,
-}
+/// One settlement, run on the JavaScript thread.
+type Job = Box<dyn FnOnce(&Env) + Send>;
 
-// SAFETY: a thread-safe function may be called from any thread; `closed`
-// (held across every call) keeps calls from outliving it.
-unsafe impl Send for Channel {}
-unsafe impl Sync for Channel {}
+/// The runtime threads' way back to one JavaScript thread.
+type Runner = ThreadsafeFunction<Job, (), (), Status, false, true>;
 
-/// One promise's answer, on its way to the JavaScript thread.
-struct Settlement {
-    deferred: sys::napi_deferred,
-    value: Value,
-    /// A weak promise was never counted as pending.
-    weak: bool,
-}
+/// A promise's `resolve`.
+type Resolve = FunctionRef<Value, ()>;
 
-/// The settling end of one promise. Dropped without an answer (the task was
-/// cancelled, or panicked past its guard), it answers `null`, so the promise
-/// still settles and the loop is not held open for it.
-struct Settler {
-    channel: Arc<Channel>,
-    deferred: sys::napi_deferred,
-    sent: bool,
-    weak: bool,
-}
-
-// SAFETY: the deferred handle is only passed back to the JavaScript thread,
-// which alone dereferences it (in `call_js`).
-unsafe impl Send for Settler {}
-
-impl Settler {
-    fn settle(mut self, value: Value) {
-        self.send(value);
-    }
-
-    /// Resolves at once; only on the JavaScript thread of `env`, the one the
-    /// promise was made on.
-    fn resolve_now(mut self, env: sys::napi_env, value: Value) {
-        self.sent = true;
-        resolve(env, self.deferred, value);
-        if !self.weak {
-            count_pending(env, -1);
-        }
-    }
-
-    fn send(&mut self, value: Value) {
-        if std::mem::replace(&mut self.sent, true) {
-            return;
-        }
-        let closed = lock(&self.channel.closed);
-        if *closed {
-            return;
-        }
-        let data = Box::into_raw(Box::new(Settlement {
-            deferred: self.deferred,
-            value,
-            weak: self.weak,
-        }));
-        // SAFETY: the function is alive while `closed` is false and locked.
-        let status = unsafe {
-            sys::napi_call_threadsafe_function(
-                self.channel.tsfn,
-                data.cast(),
-                sys::ThreadsafeFunctionCallMode::nonblocking,
-            )
-        };
-        if status != sys::Status::napi_ok {
-            // SAFETY: not queued, so still ours.
-            drop(unsafe { Box::from_raw(data) });
-        }
-    }
-}
-
-impl Drop for Settler {
-    fn drop(&mut self) {
-        self.send(Value::Null);
-    }
-}
-
-/// The JavaScript thread's side: its channel and how many promises are
-/// pending on it.
+/// The JavaScript thread's side: its runner and how many promises that
+/// hold the loop open are pending on it.
 struct Local {
-    env: sys::napi_env,
-    channel: Arc<Channel>,
+    env: usize,
+    runner: Arc<Mutex<Runner>>,
     pending: Cell<usize>,
 }
 
@@ -139,232 +51,155 @@ thread_local! {
     static LOCAL: RefCell<Option<Local>> = const { RefCell::new(None) };
 }
 
-fn check(status: sys::napi_status, what: &str) -> napi::Result<()> {
-    if status == sys::Status::napi_ok {
-        Ok(())
-    } else {
-        Err(Error::new(
-            Status::GenericFailure,
-            format!("{what} failed ({status})"),
-        ))
+/// The settling end of one promise: settled once, from any thread; dropped
+/// unsettled (its task was cancelled or panicked past its guard), it
+/// answers `null`, so the promise still settles.
+pub struct PromiseSettler {
+    resolve: Option<Resolve>,
+    runner: Arc<Mutex<Runner>>,
+    weak: bool,
+}
+
+impl std::fmt::Debug for PromiseSettler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromiseSettler")
+            .field("weak", &self.weak)
+            .finish()
     }
 }
 
-/// This thread's channel for `env`, created on first use.
-fn channel(env: sys::napi_env) -> napi::Result<Arc<Channel>> {
-    if let Some(channel) = LOCAL.with(|local| {
-        local
-            .borrow()
-            .as_ref()
-            .filter(|local| local.env == env)
-            .map(|local| local.channel.clone())
-    }) {
-        return Ok(channel);
+impl PromiseSettler {
+    /// Settles through the runner (any thread).
+    pub fn settle(mut self, value: Value) {
+        self.send(value);
     }
-    let name = "pi-gortex settle";
-    let mut resource_name = ptr::null_mut();
-    let mut tsfn = ptr::null_mut();
-    // SAFETY: plain napi calls on the JavaScript thread of `env`.
-    unsafe {
-        check(
-            sys::napi_create_string_utf8(
-                env,
-                name.as_ptr().cast(),
-                name.len() as isize,
-                &mut resource_name,
-            ),
-            "napi_create_string_utf8",
-        )?;
-        check(
-            sys::napi_create_threadsafe_function(
-                env,
-                ptr::null_mut(),
-                ptr::null_mut(),
-                resource_name,
-                0,
-                1,
-                ptr::null_mut(),
-                None,
-                ptr::null_mut(),
-                Some(call_js),
-                &mut tsfn,
-            ),
-            "napi_create_threadsafe_function",
-        )?;
-        // Idle, it must not keep the host alive.
-        check(
-            sys::napi_unref_threadsafe_function(env, tsfn),
-            "napi_unref_threadsafe_function",
-        )?;
-    }
-    let channel = Arc::new(Channel {
-        tsfn,
-        closed: Mutex::new(false),
-    });
-    let hook_arg = Arc::into_raw(channel.clone()) as *mut c_void;
-    // SAFETY: registered after the function, so it runs before Node's own
-    // teardown of it (cleanup hooks run in reverse order).
-    let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(on_env_cleanup), hook_arg) };
-    if status != sys::Status::napi_ok {
-        // SAFETY: the hook was not registered, so the reference is ours.
-        drop(unsafe { Arc::from_raw(hook_arg as *const Channel) });
-        return Err(Error::new(
-            Status::GenericFailure,
-            "napi_add_env_cleanup_hook failed",
-        ));
-    }
-    LOCAL.with(|local| {
-        *local.borrow_mut() = Some(Local {
-            env,
-            channel: channel.clone(),
-            pending: Cell::new(0),
-        })
-    });
-    Ok(channel)
-}
 
-unsafe extern "C" fn on_env_cleanup(arg: *mut c_void) {
-    // SAFETY: the reference `channel` leaked for this hook.
-    let channel = unsafe { Arc::from_raw(arg as *const Channel) };
-    *lock(&channel.closed) = true;
-    let _ = LOCAL.try_with(|local| {
-        let mut local = local.borrow_mut();
-        if local
-            .as_ref()
-            .is_some_and(|l| Arc::ptr_eq(&l.channel, &channel))
-        {
-            local.take();
+    /// Resolves at once, on the JavaScript thread of `env` (the promise's).
+    pub fn resolve_now(mut self, env: &Env, value: Value) {
+        if let Some(resolve) = self.resolve.take() {
+            resolve_on(env, resolve, value, self.weak);
         }
-    });
-}
+    }
 
-/// One more (`+1`) or one fewer (`-1`) pending promise on this thread; the
-/// channel holds the loop open exactly while one is pending.
-fn count_pending(env: sys::napi_env, delta: isize) {
-    LOCAL.with(|local| {
-        let local = local.borrow();
-        let Some(local) = local.as_ref().filter(|local| local.env == env) else {
+    /// A weak promise holds the loop open from now on, like any pending
+    /// one; on the JavaScript thread of `env`.
+    pub fn hold(&mut self, env: &Env) {
+        if std::mem::replace(&mut self.weak, false) {
+            count_pending(env, 1);
+        }
+    }
+
+    /// Whether the promise does not hold the loop open.
+    pub fn is_weak(&self) -> bool {
+        self.weak
+    }
+
+    fn send(&mut self, value: Value) {
+        let Some(resolve) = self.resolve.take() else {
             return;
         };
-        let before = local.pending.get();
-        let after = before.saturating_add_signed(delta);
-        local.pending.set(after);
-        // SAFETY: on the JavaScript thread of `env`, the channel still open.
-        unsafe {
-            if before == 0 && after > 0 {
-                sys::napi_ref_threadsafe_function(env, local.channel.tsfn);
-            } else if before > 0 && after == 0 {
-                sys::napi_unref_threadsafe_function(env, local.channel.tsfn);
-            }
-        }
-    });
+        let weak = self.weak;
+        let job: Job = Box::new(move |env| resolve_on(env, resolve, value, weak));
+        // A closed runner (the environment is going away) drops the job.
+        lock(&self.runner).call(job, ThreadsafeFunctionCallMode::NonBlocking);
+    }
 }
 
-/// Runs on the JavaScript thread for each settlement.
-unsafe extern "C" fn call_js(
-    env: sys::napi_env,
-    _js_callback: sys::napi_value,
-    _context: *mut c_void,
-    data: *mut c_void,
-) {
-    // SAFETY: every queued pointer is a boxed `Settlement`.
-    let settlement = unsafe { Box::from_raw(data.cast::<Settlement>()) };
-    if env.is_null() {
-        // The function is being torn down: nothing to settle into.
-        return;
+impl Drop for PromiseSettler {
+    fn drop(&mut self) {
+        self.send(Value::Null);
     }
-    let Settlement {
-        deferred,
-        value,
-        weak,
-    } = *settlement;
-    resolve(env, deferred, value);
+}
+
+/// Resolves a promise on its JavaScript thread; it no longer holds the loop.
+fn resolve_on(env: &Env, resolve: Resolve, value: Value, weak: bool) {
+    if let Ok(resolve) = resolve.borrow_back(env) {
+        let _ = resolve.call(value);
+    }
     if !weak {
         count_pending(env, -1);
     }
 }
 
-/// Resolves `deferred` with `value`, on the JavaScript thread of `env`.
-fn resolve(env: sys::napi_env, deferred: sys::napi_deferred, value: Value) {
-    // A panic must not unwind into Node; `null` then settles it.
-    let resolved = std::panic::catch_unwind(|| unsafe { Value::to_napi_value(env, value) })
-        .ok()
-        .and_then(Result::ok)
-        .unwrap_or_else(|| {
-            let mut null = ptr::null_mut();
-            unsafe { sys::napi_get_null(env, &mut null) };
-            null
-        });
-    // SAFETY: `deferred` came from `napi_create_promise` on this env and is
-    // resolved exactly once (a Settler sends or resolves once).
-    unsafe { sys::napi_resolve_deferred(env, deferred, resolved) };
+/// One more (`+1`) or one fewer (`-1`) pending promise on this thread; the
+/// runner holds the loop open exactly while one is pending.
+#[allow(deprecated)] // napi-rs's alternative, counting clones, makes a thread-safe function each time.
+fn count_pending(env: &Env, delta: isize) {
+    LOCAL.with(|local| {
+        let local = local.borrow();
+        let Some(local) = local
+            .as_ref()
+            .filter(|local| local.env == env.raw() as usize)
+        else {
+            return;
+        };
+        let before = local.pending.get();
+        let after = before.saturating_add_signed(delta);
+        local.pending.set(after);
+        if before == 0 && after > 0 {
+            let _ = lock(&local.runner).refer(env);
+        } else if before > 0 && after == 0 {
+            let _ = lock(&local.runner).unref(env);
+        }
+    });
 }
 
-/// Runs `start` inside napi's runtime (for work that spawns on it from Pi's
-/// thread); a missing runtime is recorded, never a panic into Node. False
-/// when `start` did not complete (its spawns may not have happened).
-pub fn within_runtime(start: impl FnOnce()) -> bool {
-    let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        napi::bindgen_prelude::within_runtime_if_available(start)
-    }));
-    if started.is_err() {
-        crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
+/// This thread's runner for `env`, made on first use.
+fn runner(env: &Env) -> napi::Result<Arc<Mutex<Runner>>> {
+    let key = env.raw() as usize;
+    let known = LOCAL.with(|local| {
+        local
+            .borrow()
+            .as_ref()
+            .filter(|local| local.env == key)
+            .map(|local| local.runner.clone())
+    });
+    if let Some(runner) = known {
+        return Ok(runner);
     }
-    started.is_ok()
+    let noop = env.create_function_from_closure::<(), (), _>("settle", |_| Ok(()))?;
+    let runner: Runner = noop
+        .build_threadsafe_function::<Job>()
+        .weak::<true>()
+        .build_callback(|context| {
+            (context.value)(&context.env);
+            Ok(())
+        })?;
+    let runner = Arc::new(Mutex::new(runner));
+    LOCAL.with(|local| {
+        *local.borrow_mut() = Some(Local {
+            env: key,
+            runner: runner.clone(),
+            pending: Cell::new(0),
+        })
+    });
+    Ok(runner)
 }
 
-/// The settling end of a promise made by [`promise`]: settled once, from
-/// any thread; dropped unsettled, it answers `null`.
-pub struct PromiseSettler(Settler);
-
-impl PromiseSettler {
-    /// Settles through the channel (any thread).
-    pub fn settle(self, value: Value) {
-        self.0.settle(value);
+/// A pending promise and its settling end; a `weak` one does not hold the
+/// loop open until [`PromiseSettler::hold`].
+pub fn promise_of(env: &Env, weak: bool) -> napi::Result<(PromiseSettler, Object<'_>)> {
+    let runner = runner(env)?;
+    // `Promise` is a function: read as the object it also is.
+    let promise_class: Object = env.get_global()?.get_named_property_unchecked("Promise")?;
+    let with_resolvers: Function<(), Object> = promise_class.get_named_property("withResolvers")?;
+    let resolvers = with_resolvers.apply(promise_class, ())?;
+    let promise: Object = resolvers.get_named_property_unchecked("promise")?;
+    let resolve: Function<Value, ()> = resolvers.get_named_property("resolve")?;
+    let settler = PromiseSettler {
+        resolve: Some(resolve.create_ref()?),
+        runner,
+        weak,
+    };
+    if !weak {
+        count_pending(env, 1);
     }
-
-    /// Resolves at once, on the JavaScript thread of `env` (the promise's).
-    pub fn resolve_now(self, env: &Env, value: Value) {
-        self.0.resolve_now(env.raw(), value);
-    }
+    Ok((settler, promise))
 }
 
 /// A pending promise and its settling end.
-pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, PromiseRaw<'_, Value>)> {
-    let (settler, promise) = new_promise(env, false)?;
-    Ok((PromiseSettler(settler), promise))
-}
-
-/// A promise already resolved with `value`, on the JavaScript thread of
-/// `env`: for an async export whose answer is known without any work.
-pub fn resolved(env: &Env, value: Value) -> Promised<'_> {
-    let (settler, promise) = new_promise(env, false)?;
-    settler.resolve_now(env.raw(), value);
-    Ok(promise)
-}
-
-/// A pending promise on this thread's channel and its settling end; a
-/// `weak` one does not hold the loop open while it is pending.
-fn new_promise(env: &Env, weak: bool) -> napi::Result<(Settler, PromiseRaw<'_, Value>)> {
-    let raw = env.raw();
-    let channel = channel(raw)?;
-    let mut deferred = ptr::null_mut();
-    let mut promise = ptr::null_mut();
-    // SAFETY: on the JavaScript thread of `env`.
-    check(
-        unsafe { sys::napi_create_promise(raw, &mut deferred, &mut promise) },
-        "napi_create_promise",
-    )?;
-    if !weak {
-        count_pending(raw, 1);
-    }
-    let settler = Settler {
-        channel,
-        deferred,
-        sent: false,
-        weak,
-    };
-    Ok((settler, PromiseRaw::new(raw, promise)))
+pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, Object<'_>)> {
+    promise_of(env, false)
 }
 
 /// A promise of `work`'s value, which runs on napi's runtime. `work` must
@@ -374,7 +209,7 @@ pub fn spawn_promise<F>(env: &Env, work: F) -> Promised<'_>
 where
     F: Future<Output = Value> + Send + 'static,
 {
-    let (settler, promise) = new_promise(env, false)?;
+    let (settler, promise) = promise(env)?;
     spawn(async move {
         let value = work.await;
         settler.settle(value);
@@ -386,35 +221,20 @@ where
 /// the task, and with it any settler inside, which then answers `null`; the
 /// panic itself must not reach Node.
 pub fn spawn(task: impl Future<Output = ()> + Send + 'static) {
-    let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    within_runtime(|| {
         napi::bindgen_prelude::spawn(task);
+    });
+}
+
+/// Runs `start` inside napi's runtime (for work that spawns on it from Pi's
+/// thread); a missing runtime is recorded, never a panic into Node.
+pub fn within_runtime(start: impl FnOnce()) {
+    let started = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        napi::bindgen_prelude::within_runtime_if_available(start)
     }));
-    if spawned.is_err() {
-        crate::guard::record("pi-gortex: the async runtime is unavailable".to_string());
-    }
-}
-
-/// A weak promise and its settling end.
-pub fn weak_promise(env: &Env) -> napi::Result<(Parked, PromiseRaw<'_, Value>)> {
-    let (settler, promise) = new_promise(env, true)?;
-    Ok((Box::new(settler), promise))
-}
-
-impl ParkedTurn for Settler {
-    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
-        match thread.downcast_ref::<Env>() {
-            Some(env) => Settler::resolve_now(*self, env.raw(), Value::Bool(ready)),
-            None => Settler::settle(*self, Value::Bool(ready)),
-        }
-    }
-
-    fn settle(self: Box<Self>, ready: bool) {
-        Settler::settle(*self, Value::Bool(ready));
-    }
-}
-
-impl std::fmt::Debug for Settler {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Settler").field("weak", &self.weak).finish()
+    if started.is_err() {
+        pi_gortex_runtime::extension::guard::record(
+            "pi-gortex: the async runtime is unavailable".to_string(),
+        );
     }
 }

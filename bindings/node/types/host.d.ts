@@ -100,6 +100,18 @@ export interface SessionPlan {
   startOwnClient: boolean;
 }
 
+/** What the glue applies in Pi during a `session_start`, and for each later listing of the own client that changes the tools, in this order: the notices, the withdrawal of the native server, the catalogue, the footer. */
+export interface SessionAction {
+  /** Warnings to show the user, in order. */
+  notices: Array<string>;
+  /** Withdraw the native server registration (no `/mcp` connector is loaded). */
+  withdrawServer?: boolean;
+  /** Tools to register, withdraw or re-activate. */
+  catalogue?: CatalogueUpdate;
+  /** The footer status to show, when the user has a UI. */
+  footer?: string;
+}
+
 /** The parts of a `before_agent_start` event the core reads. */
 export interface TurnEvent {
   /** The event's prompt, when it is a string. */
@@ -166,6 +178,16 @@ export interface TurnResult {
   message?: HiddenMessage;
   /** Warnings to show the user. */
   notices: Array<string>;
+}
+
+/** What one `before_agent_start` returns to Pi, and what the user is shown. */
+export interface TurnAction {
+  /** The hidden message for this turn. */
+  message?: HiddenMessage;
+  /** Warnings to show the user, in order. */
+  notices: Array<string>;
+  /** The footer status to show, when the user has a UI. */
+  footer?: string;
 }
 
 /** The `message` of `before_agent_start`'s return value. */

@@ -12,18 +12,31 @@
 //! to Pi's thread. Everything decided from the event alone is
 //! [`Answer::Now`], with no thread hop.
 
+pub mod call_line;
+mod execute;
+pub mod guard;
 mod own_client;
+mod report;
+mod session;
 mod state;
 mod tool_events;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::config::ResolvedConfig;
+
+pub use execute::{failed_execution, progress_handler, Execution};
 pub use own_client::catalogue_update;
+pub use report::unavailable;
+pub use session::{
+    catalogue_action, fallback_config, no_action, no_result, no_session, no_turn, no_turn_action,
+    own_path, PlannedTurn,
+};
 pub use state::{
     lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
     SlotEntry, StatusRecord,
 };
-pub use tool_events::{PlannedCall, ResultIds, ToolCallIds};
+pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds};
 
 /// The way an answer goes back to Pi's thread; called once, from any thread.
 /// Dropped uncalled, the binding answers its fail-open value.
@@ -39,6 +52,39 @@ pub enum Answer<T> {
     Later(Box<dyn FnOnce(Reply<T>) + Send>),
 }
 
+impl<T: Send + 'static> Answer<T> {
+    /// Starts the answer; `within` runs the start (the binding's runtime
+    /// context, its panic guard). A value known before this returns is
+    /// returned, for the caller to apply on its own thread with no hop;
+    /// one that comes later goes to `later`, from any thread.
+    pub fn start(
+        self,
+        within: impl FnOnce(Box<dyn FnOnce() + '_>),
+        later: impl FnOnce(T) + Send + 'static,
+    ) -> Option<T> {
+        let start = match self {
+            Answer::Now(value) => return Some(value),
+            Answer::Later(start) => start,
+        };
+        // While starting, a reply is kept for the caller; after, it goes on.
+        let slot = Arc::new(Mutex::new((true, None, Some(later))));
+        let replying = slot.clone();
+        let reply: Reply<T> = Box::new(move |value| {
+            let mut slot = lock(&replying);
+            if slot.0 {
+                slot.1 = Some(value);
+            } else if let Some(later) = slot.2.take() {
+                drop(slot);
+                later(value);
+            }
+        });
+        within(Box::new(move || start(reply)));
+        let mut slot = lock(&slot);
+        slot.0 = false;
+        slot.1.take()
+    }
+}
+
 impl<T> std::fmt::Debug for Answer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -48,18 +94,39 @@ impl<T> std::fmt::Debug for Answer<T> {
     }
 }
 
-/// One factory call of the extension: its import's shared state and its id
-/// among that import's instances.
+/// One factory call of the extension: its import's shared state, its own
+/// state once the factory resolved its configuration, and the id its import
+/// knows it by (the own client's slot records which instance claimed it).
 #[derive(Clone)]
 pub struct Extension {
     module: Arc<ModuleState>,
     instance: u32,
+    state: Arc<OnceLock<Arc<InstanceState>>>,
 }
 
 impl Extension {
-    /// The instance `instance` of the import whose state is `module`.
-    pub fn new(module: Arc<ModuleState>, instance: u32) -> Self {
-        Extension { module, instance }
+    /// A new instance of the import whose state is `module`.
+    pub fn new(module: Arc<ModuleState>) -> Self {
+        let instance = module.next_instance_id();
+        Extension {
+            module,
+            instance,
+            state: Arc::default(),
+        }
+    }
+
+    /// Records the instance's two resolutions (with and without the project
+    /// sidecar) and its session cwd; the first is in effect until a session
+    /// start reports the project untrusted. Only the first call counts.
+    pub fn set_config(
+        &self,
+        trusted: Arc<ResolvedConfig>,
+        untrusted: Arc<ResolvedConfig>,
+        cwd: std::path::PathBuf,
+    ) {
+        let _ = self
+            .state
+            .set(Arc::new(InstanceState::new(trusted, untrusted, cwd)));
     }
 
     /// The import's shared state.
@@ -74,7 +141,7 @@ impl Extension {
 
     /// This instance's state, once the factory resolved its configuration.
     pub fn instance(&self) -> Option<Arc<InstanceState>> {
-        self.module.instance(self.instance)
+        self.state.get().cloned()
     }
 
     /// `session_shutdown`'s stop: the own client, if this instance holds
@@ -88,7 +155,8 @@ impl Extension {
 
     /// Whether this instance took the native path.
     fn is_native(&self) -> bool {
-        self.module.is_native(self.instance)
+        self.instance()
+            .is_some_and(|state| lock(&state.latches).is_native())
     }
 }
 
@@ -96,4 +164,33 @@ impl Extension {
 /// hook records the message; here it only must not cross a thread's edge.
 fn caught<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| fallback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn later_to(sent: &Arc<Mutex<Vec<u8>>>) -> impl FnOnce(u8) + Send + 'static {
+        let sent = sent.clone();
+        move |value| lock(&sent).push(value)
+    }
+
+    #[test]
+    fn a_reply_given_while_starting_is_returned_one_given_after_goes_on() {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let run = |start: Box<dyn FnOnce() + '_>| start();
+        assert_eq!(Answer::Now(1).start(run, later_to(&sent)), Some(1));
+        let early = Answer::Later(Box::new(|reply: Reply<u8>| reply(2)));
+        assert_eq!(early.start(run, later_to(&sent)), Some(2));
+        assert!(lock(&sent).is_empty(), "an early reply is the caller's");
+        let kept = Arc::new(Mutex::new(None));
+        let keeping = kept.clone();
+        let late = Answer::Later(Box::new(move |reply: Reply<u8>| {
+            *lock(&keeping) = Some(reply)
+        }));
+        assert_eq!(late.start(run, later_to(&sent)), None);
+        let reply = lock(&kept).take().expect("the start kept its reply");
+        reply(3);
+        assert_eq!(*lock(&sent), vec![3]);
+    }
 }

@@ -16,7 +16,7 @@ use crate::catalogue::CatalogueChanges;
 use crate::config;
 use crate::mcp::bridge::{BridgeConfig, OwnClientBridge};
 
-/// Converts runtime changes into the boundary shape and updates the TOOL-5
+/// Converts runtime changes into the boundary shape and updates the tool
 /// registry the hook consults.
 pub fn catalogue_update(state: &ModuleState, changes: CatalogueChanges) -> CatalogueUpdate {
     let register: Vec<(String, String)> = changes
@@ -59,7 +59,7 @@ fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
 }
 
 /// The bridge error of a start that panicked (the panic itself is reported
-/// once per session through FAIL-4).
+/// once per session with the panic warning).
 const START_PANICKED: &str = "pi-gortex internal error while starting the gortex bridge";
 /// The bridge error of a start for an instance whose configuration was
 /// never resolved (the factory's resolution failed or timed out).
@@ -104,16 +104,17 @@ impl Extension {
         on_catalogue: impl Fn(CatalogueUpdate) + Send + Sync + 'static,
     ) -> OwnStartResult {
         let (state, instance) = (self.module.clone(), self.instance);
-        let Some(config) = state.config(instance) else {
+        let Some(me) = self.instance() else {
             return start_failed(&state, NO_CONFIG.to_string());
         };
+        let config = me.config();
         state.clear_registry();
         state.status().record_connecting();
         let env: HashMap<String, String> = config::process_env();
         let mut bridge_config = BridgeConfig::new(config.bin.clone());
         // An explicit working directory, the session's, for
         // `daemon start` and `gortex mcp` alike.
-        bridge_config.cwd = state.cwd(instance).filter(|cwd| cwd.is_absolute());
+        bridge_config.cwd = Some(me.cwd.clone()).filter(|cwd| cwd.is_absolute());
         // With autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
         bridge_config.launch_daemon = config.daemon_autostart;
         bridge_config.extra_env =

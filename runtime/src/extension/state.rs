@@ -3,8 +3,8 @@
 //! of one import (`/new`, resume, fork) share its client slot, tool registry,
 //! edit tracking and status record.
 //!
-//! Every lock is taken for one statement or one short block. The only pair
-//! ever held together is `registry` then `known`, in that order.
+//! Every lock is taken for one statement or one short block, and never two
+//! at once.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -68,12 +68,13 @@ pub struct ModuleState {
     trust_noticed: Mutex<std::collections::HashSet<String>>,
     /// The bridge error of a failed start, reported once on the first turn.
     bridge_error: Mutex<Option<String>>,
-    /// Pending MCP-23 model line, delivered once with the first-turn text.
+    /// The model's line about a skewed daemon version, delivered once with
+    /// the first-turn text.
     version_warning: Mutex<Option<String>>,
     /// The tool registry: registered Pi name to daemon name.
     registry: Mutex<HashMap<String, String>>,
-    /// Instances created from this import, by id.
-    instances: Mutex<HashMap<u32, Arc<InstanceState>>>,
+    /// The id of the next instance of this import.
+    next_instance: std::sync::atomic::AtomicU32,
     /// The own client's slot and in-flight calls.
     client: ClientState,
     /// The shell tracker and the native edits' claims.
@@ -85,12 +86,27 @@ pub struct ModuleState {
 }
 
 impl InstanceState {
+    pub(super) fn new(
+        trusted: Arc<ResolvedConfig>,
+        untrusted: Arc<ResolvedConfig>,
+        cwd: PathBuf,
+    ) -> Self {
+        InstanceState {
+            config: Mutex::new(trusted.clone()),
+            trusted,
+            untrusted,
+            latches: Mutex::new(InstanceLatches::default()),
+            readiness: Mutex::default(),
+            cwd,
+        }
+    }
+
     /// The configuration in effect.
     pub fn config(&self) -> Arc<ResolvedConfig> {
         lock(&self.config).clone()
     }
 
-    /// The resolution the factory acted on (native registration, CFG-19).
+    /// The resolution the factory acted on (the native registration).
     pub fn config_at_load(&self) -> Arc<ResolvedConfig> {
         self.trusted.clone()
     }
@@ -147,7 +163,8 @@ impl ModuleState {
         Some(OwnWindow { cwd, pending })
     }
 
-    /// The after side read, compared, DIFF-15 applied.
+    /// The after side read and compared; a path a shell call touched in the
+    /// window gets no diff.
     pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
         let after = window.pending.read_after().await;
         // The shell set is copied out so the comparison runs unlocked.
@@ -155,54 +172,17 @@ impl ModuleState {
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
-    /// Records an instance's two resolutions (with and without the project
-    /// sidecar) and session cwd. The first is in effect
-    /// until a session start reports the project untrusted.
-    pub fn add_instance(
-        &self,
-        instance: u32,
-        trusted: Arc<ResolvedConfig>,
-        untrusted: Arc<ResolvedConfig>,
-        cwd: std::path::PathBuf,
-    ) {
-        let state = InstanceState {
-            config: Mutex::new(trusted.clone()),
-            trusted,
-            untrusted,
-            latches: Mutex::new(InstanceLatches::default()),
-            readiness: Mutex::default(),
-            cwd,
-        };
-        lock(&self.instances).insert(instance, Arc::new(state));
-    }
-
     /// True the first time this import gives `notice`.
     pub fn first_trust_notice(&self, notice: &str) -> bool {
         lock(&self.trust_noticed).insert(notice.to_string())
     }
 
-    /// An instance, if the factory resolved its configuration.
-    pub fn instance(&self, instance: u32) -> Option<Arc<InstanceState>> {
-        lock(&self.instances).get(&instance).cloned()
+    /// A process-unique id for one more instance of this import.
+    pub(super) fn next_instance_id(&self) -> u32 {
+        self.next_instance.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// The configuration of an instance, if the factory resolved one.
-    pub fn config(&self, instance: u32) -> Option<Arc<ResolvedConfig>> {
-        self.instance(instance).map(|state| state.config())
-    }
-
-    /// The session cwd of an instance (see [`InstanceState::cwd`]).
-    pub fn cwd(&self, instance: u32) -> Option<std::path::PathBuf> {
-        self.instance(instance).map(|state| state.cwd.clone())
-    }
-
-    /// Whether an instance is on the native path.
-    pub fn is_native(&self, instance: u32) -> bool {
-        self.instance(instance)
-            .is_some_and(|state| lock(&state.latches).is_native())
-    }
-
-    /// Takes the bridge error (cleared once reported, FAIL-5).
+    /// Takes the bridge error (cleared once reported).
     pub fn take_bridge_error(&self) -> Option<String> {
         lock(&self.bridge_error).take()
     }
@@ -212,7 +192,7 @@ impl ModuleState {
         *lock(&self.bridge_error) = Some(error);
     }
 
-    /// Takes the pending version warning (cleared once reported, MCP-23).
+    /// Takes the pending version warning (cleared once reported).
     pub fn take_version_warning(&self) -> Option<String> {
         lock(&self.version_warning).take()
     }
@@ -228,7 +208,7 @@ impl ModuleState {
         lock(&self.registry).get(registered).cloned()
     }
 
-    /// The TOOL-5 registry as (Pi name, daemon name) pairs.
+    /// The tool registry as (Pi name, daemon name) pairs.
     pub fn registry_entries(&self) -> Vec<(String, String)> {
         lock(&self.registry)
             .iter()
@@ -250,20 +230,26 @@ impl ModuleState {
         deactivate: &[String],
         activate: &[String],
     ) {
+        // One lock at a time: the daemon names are known first, then the
+        // registry changes in the listing's order.
+        let revived: Vec<(String, String)> = {
+            let mut known = lock(&self.client.known);
+            for (name, daemon) in register {
+                known.insert(name.clone(), daemon.clone());
+            }
+            activate
+                .iter()
+                .filter_map(|name| Some((name.clone(), known.get(name)?.clone())))
+                .collect()
+        };
         let mut registry = lock(&self.registry);
-        let mut known = lock(&self.client.known);
         for (name, daemon) in register {
             registry.insert(name.clone(), daemon.clone());
-            known.insert(name.clone(), daemon.clone());
         }
         for name in deactivate {
             registry.remove(name);
         }
-        for name in activate {
-            if let Some(daemon) = known.get(name) {
-                registry.insert(name.clone(), daemon.clone());
-            }
-        }
+        registry.extend(revived);
     }
 }
 
@@ -333,7 +319,7 @@ pub struct ClientState {
     /// In-flight executions by Pi tool call id, for aborts.
     pub aborts: Mutex<HashMap<String, CancellationToken>>,
     /// Daemon names of every tool registered by this import, so a relisted
-    /// (re-activated) tool re-enters the TOOL-5 registry.
+    /// (re-activated) tool re-enters the registry.
     pub known: Mutex<HashMap<String, String>>,
 }
 
@@ -348,7 +334,7 @@ pub struct StatusRecord {
     pub readiness: Option<Readiness>,
     /// A readiness refresh is running: at most one at a time.
     pub refreshing: bool,
-    /// The last bridge failure; unlike the SES-9 error it is not cleared
+    /// The last bridge failure; unlike the model's bridge error it is not cleared
     /// when reported, only when a new session starts.
     pub last_error: Option<String>,
     /// Pi names registered by the first listing; later ones are promoted.

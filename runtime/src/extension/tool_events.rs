@@ -390,5 +390,29 @@ fn promoted_tools(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// JavaScript's truthiness, for the flags Pi sets.
+pub fn truthy(value: Option<Value>) -> bool {
+    match value {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => flag,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(_) => true,
+    }
+}
+
+/// The text parts of a result's content, joined by newlines.
+pub fn result_text(content: Option<Value>) -> String {
+    let Some(Value::Array(items)) = content else {
+        return String::new();
+    };
+    let texts: Vec<&str> = items
+        .iter()
+        .filter(|item| item["type"] == "text")
+        .filter_map(|item| item["text"].as_str())
+        .collect();
+    texts.join("\n")
+}
+
 #[cfg(test)]
 mod tests;

@@ -415,6 +415,32 @@ pub struct PathRequest {
     #[serde(rename = "hasRegisterMcpServer")]
     pub has_register_mcp_server: bool,
 }
+///What the glue applies in Pi during a `session_start`, and for each later listing of the own client that changes the tools, in this order: the notices, the withdrawal of the native server, the catalogue, the footer.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct SessionAction {
+    ///Tools to register, withdraw or re-activate.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub catalogue: ::std::option::Option<CatalogueUpdate>,
+    ///The footer status to show, when the user has a UI.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub footer: ::std::option::Option<::std::string::String>,
+    ///Warnings to show the user, in order.
+    pub notices: ::std::vec::Vec<::std::string::String>,
+    ///Withdraw the native server registration (no `/mcp` connector is loaded).
+    #[serde(
+        rename = "withdrawServer",
+        skip_serializing_if = "::std::option::Option::is_none"
+    )]
+    pub withdraw_server: ::std::option::Option<bool>,
+}
 ///What the glue read from Pi when a `session_start` began.
 #[derive(
     ::schemars::JsonSchema,
@@ -752,6 +778,26 @@ pub struct ToolWait {
     ///The interval between polls, in milliseconds.
     #[serde(rename = "pollMs")]
     pub poll_ms: u32,
+}
+///What one `before_agent_start` returns to Pi, and what the user is shown.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct TurnAction {
+    ///The footer status to show, when the user has a UI.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub footer: ::std::option::Option<::std::string::String>,
+    ///The hidden message for this turn.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub message: ::std::option::Option<HiddenMessage>,
+    ///Warnings to show the user, in order.
+    pub notices: ::std::vec::Vec<::std::string::String>,
 }
 ///The parts of a `before_agent_start` event the core reads.
 #[derive(

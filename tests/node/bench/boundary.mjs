@@ -93,7 +93,7 @@ async function execFileSyncOf040() {
 async function decisionCost() {
   const addonFile = readdirSync(PKG_DIR).find((name) => name.endsWith(".node"));
   const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${addonFile}`);
-  const extension = new addon.Extension(addon.createGeneration(), addon.createInstance());
+  const extension = new addon.Extension(new addon.Module());
   // The per-call fast path: decided from the tool's name and ids alone.
   const event = { toolCallId: "call_1", toolName: "read", input: { path: "src/a.go" } };
   // A fresh place function per call, as the glue makes one.

@@ -320,7 +320,7 @@ export class Session {
     await next.sessionStart(reason);
     return next;
   }
-  /** /reload: the same loader re-imports the module (a new generation). */
+  /** /reload: the same loader re-imports the module (a new import, a new Module). */
   async reload() {
     await this.shutdown("reload");
     await inCwd(this.ws.cwd, () => this.loader.reload());

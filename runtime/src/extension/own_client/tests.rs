@@ -24,7 +24,7 @@ fn seen(
     (result.error.clone(), module.take_bridge_error(), last)
 }
 
-/// Instance 1 of a fresh import, resolved with `env` in an empty folder.
+/// An instance of a fresh import, resolved with `env` in an empty folder.
 fn extension_with(env: &[(&str, &str)]) -> Extension {
     let dir = std::env::temp_dir();
     let inputs = ConfigInputs {
@@ -37,8 +37,9 @@ fn extension_with(env: &[(&str, &str)]) -> Extension {
     };
     let config = Arc::new(config::resolve(&inputs));
     let module = Arc::new(ModuleState::default());
-    module.add_instance(1, config.clone(), config, dir);
-    Extension::new(module, 1)
+    let extension = Extension::new(module);
+    extension.set_config(config.clone(), config, dir);
+    extension
 }
 
 fn assert_all_agree(seen: (Option<String>, Option<String>, Option<String>)) -> String {
@@ -67,7 +68,7 @@ fn a_start_that_panicked_sets_the_bridge_error() {
 
 #[tokio::test]
 async fn a_start_without_configuration_sets_the_bridge_error() {
-    let extension = Extension::new(Arc::new(ModuleState::default()), 7);
+    let extension = Extension::new(Arc::new(ModuleState::default()));
     let result = extension.start_own_client(|_| {}).await;
     assert_eq!(assert_all_agree(seen(&extension, &result)), NO_CONFIG);
 }

@@ -27,8 +27,8 @@ fn extension(dir: &Path, native: bool, hook: Option<Vec<String>>) -> Extension {
     resolved.hook_argv = hook.unwrap_or_default();
     let resolved = Arc::new(resolved);
     let module = Arc::new(ModuleState::default());
-    module.add_instance(1, resolved.clone(), resolved, dir.to_path_buf());
-    let extension = Extension::new(module, 1);
+    let extension = Extension::new(module);
+    extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
     *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
     extension
 }

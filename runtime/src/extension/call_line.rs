@@ -1,11 +1,11 @@
-//! The data of a tool's call line. The glue only styles it: the
-//! label in bold, the rest plain, or hands `read` to Pi's read renderer.
+//! The data of a tool's call line in Pi's interface. The glue only styles
+//! it: the label in bold, the rest plain, or hands `read` to Pi's read
+//! renderer.
 
-use napi_derive::napi;
+use pi_gortex_schema::host::{CallLine, CallLineRead as ReadCall};
 use serde_json::{Map, Value};
 
-use crate::boundary::{guarded_answer, CallLine, CallLineRead as ReadCall};
-use pi_gortex_runtime::diff::classify;
+use crate::diff::classify;
 
 const OPERATION_KEYS: [&str; 2] = ["operation", "kind"];
 const SUBJECT_KEYS: [&str; 5] = ["target", "query", "question", "task", "path"];
@@ -126,7 +126,7 @@ fn read_delegation(daemon_name: &str, args: &Map<String, Value>) -> Option<ReadC
     })
 }
 
-fn empty_line() -> CallLine {
+pub fn empty_line() -> CallLine {
     CallLine {
         rest: String::new(),
         read: None,
@@ -161,15 +161,6 @@ pub fn call_line_of(daemon_name: &str, args: &Value, expanded: bool) -> CallLine
         rest: pieces.join(" "),
         read: None,
     }
-}
-
-/// The call line the glue draws: `CallLine`.
-#[napi(
-    ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
-    ts_return_type = "host.CallLine"
-)]
-pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
-    guarded_answer(empty_line, || call_line_of(&daemon_name, &args, expanded))
 }
 
 #[cfg(test)]

@@ -1,17 +1,17 @@
-//! Panic containment for every export.
+//! Panic containment at the binding's edge.
 //!
-//! A Rust panic must never reach Node and must never print: Pi is a TUI and
-//! its print/JSON output is machine-read. The panic hook therefore only
-//! records the message, and every export runs inside [`guard_sync`] or
-//! [`guard_async`], which turn an unwinding panic into the export's fail-open
-//! value. The recorded messages are drained by the glue, which reports the
-//! first one once per session.
+//! A Rust panic must never reach the host and must never print: Pi is a TUI
+//! and its print/JSON output is machine-read. The panic hook therefore only
+//! records the message, and every binding method runs inside [`guard_sync`]
+//! or [`guard_async`], which turn an unwinding panic into the method's
+//! fail-open value. The recorded messages are drained into the end of a
+//! session start or a first turn, which reports the first one once per
+//! session.
 
 use std::future::Future;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Mutex, Once};
-
-use futures_util::FutureExt;
+use std::task::Poll;
 
 /// Messages of panics caught since the glue last drained them. Bounded so a
 /// panic loop cannot grow memory without limit.
@@ -20,7 +20,7 @@ const MAX_RECORDED: usize = 16;
 static HOOK: Once = Once::new();
 
 /// Installs the silent panic hook once per process. Each cdylib carries its
-/// own std, so this hook governs only this addon's panics.
+/// own std, so in an addon this hook governs only the addon's panics.
 pub fn install_panic_hook() {
     HOOK.call_once(|| {
         panic::set_hook(Box::new(|info| {
@@ -71,10 +71,14 @@ pub fn guard_sync<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> 
 /// Awaits `work`, answering `fallback` when it panics at any poll.
 pub async fn guard_async<T>(fallback: impl FnOnce() -> T, work: impl Future<Output = T>) -> T {
     install_panic_hook();
-    AssertUnwindSafe(work)
-        .catch_unwind()
-        .await
-        .unwrap_or_else(|_| fallback())
+    let mut work = Box::pin(work);
+    let polled = std::future::poll_fn(|cx| {
+        match panic::catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+            Ok(poll) => poll.map(Some),
+            Err(_) => Poll::Ready(None),
+        }
+    });
+    polled.await.unwrap_or_else(fallback)
 }
 
 #[cfg(test)]
@@ -90,5 +94,18 @@ mod tests {
         assert_eq!(recorded.len(), 1);
         assert!(recorded[0].starts_with("boom"));
         assert!(take_recorded().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_panic_at_a_later_poll_becomes_the_fallback() {
+        let value = guard_async(|| 7, async {
+            tokio::task::yield_now().await;
+            panic!("later");
+        })
+        .await;
+        assert_eq!(value, 7);
+        assert!(take_recorded()
+            .iter()
+            .any(|message| message.starts_with("later")));
     }
 }

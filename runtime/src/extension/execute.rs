@@ -1,0 +1,233 @@
+//! An own-client tool call: Pi's `execute` of a registered Gortex tool. The
+//! call never fails as a promise: a failure is `{ok:false, text}` for the
+//! glue to throw. An edit gets a diff window (the before side read before
+//! the call, the after side once it answered); a call that needs no window
+//! is written to the daemon on Pi's thread, before the binding's promise
+//! exists, so the daemon works on it while the runtime's thread wakes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_gortex_schema::host::{ToolExecuteRequest, ToolExecuteResult};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{catalogue_update, lock, Extension, ModuleState};
+use crate::diff;
+use crate::mcp::bridge::{throttled, OwnClientBridge, SentCall, PROGRESS_GAP};
+use crate::mcp::client::ProgressHandler;
+
+/// The details key of a result's `structuredContent`, Pi's own MCP's word for it.
+const STRUCTURED_CONTENT: &str = "structuredContent";
+
+/// An execution that failed with `text`: the glue throws it.
+pub fn failed_execution(text: String) -> ToolExecuteResult {
+    ToolExecuteResult {
+        catalogue: None,
+        content: None,
+        details: serde_json::Map::new(),
+        ok: false,
+        text,
+    }
+}
+
+/// What the synchronous half of an execution left for the asynchronous one.
+pub enum Execution {
+    /// Answered already (bad request, not connected).
+    Done(ToolExecuteResult),
+    /// The request is with the daemon; only its reply is awaited.
+    Sent {
+        state: Arc<ModuleState>,
+        bridge: OwnClientBridge,
+        call: SentCall,
+        call_id: String,
+        token: CancellationToken,
+    },
+    /// An edit's diff window, a respawn or an abort comes first.
+    Full {
+        state: Arc<ModuleState>,
+        bridge: OwnClientBridge,
+        request: ToolExecuteRequest,
+        token: CancellationToken,
+        progress: Option<ProgressHandler>,
+    },
+}
+
+/// Pi's update text for a progress notification (its `message`, else
+/// `Progress <progress>[/<total>]`), throttled for Pi's interface.
+pub fn progress_handler(forward: impl Fn(String) + Send + Sync + 'static) -> ProgressHandler {
+    let forward: ProgressHandler = Arc::new(move |params| {
+        forward(match &params.message {
+            Some(message) => message.clone(),
+            None => match params.total {
+                Some(total) => format!("Progress {}/{total}", params.progress),
+                None => format!("Progress {}", params.progress),
+            },
+        });
+    });
+    throttled(forward, PROGRESS_GAP)
+}
+
+/// Pi's arguments; `null` reads as `{}`.
+fn call_args(args: &Value) -> Value {
+    if args.is_null() {
+        Value::Object(Default::default())
+    } else {
+        args.clone()
+    }
+}
+
+impl Extension {
+    /// The synchronous half: checks, the abort token, and the eager send.
+    pub fn begin_execution(
+        &self,
+        request: Option<ToolExecuteRequest>,
+        progress: Option<ProgressHandler>,
+    ) -> Execution {
+        let state = self.module.clone();
+        let Some(request) = request else {
+            return Execution::Done(failed_execution("gortex: bad request".to_string()));
+        };
+        let Some(bridge) = state.client().slot.bridge() else {
+            let name = state
+                .daemon_name(&request.name)
+                .unwrap_or_else(|| request.name.clone());
+            return Execution::Done(failed_execution(format!(
+                "gortex {name}: MCP bridge is not connected"
+            )));
+        };
+        // An abort that came first (while Pi's file locks were taken) left
+        // a cancelled token here; the call is then never sent.
+        let token = lock(&state.client().aborts)
+            .entry(request.call_id.clone())
+            .or_default()
+            .clone();
+        if !request.diff {
+            let args = call_args(&request.args);
+            if let Some(call) =
+                bridge.send_call_with_progress(&request.name, args, Some(&token), progress.clone())
+            {
+                return Execution::Sent {
+                    state,
+                    bridge,
+                    call,
+                    call_id: request.call_id,
+                    token,
+                };
+            }
+        }
+        Execution::Full {
+            state,
+            bridge,
+            request,
+            token,
+            progress,
+        }
+    }
+
+    /// The glue's locks: the candidate files of an own-client call, empty
+    /// when it is not an edit. `args` is read only when the name says the
+    /// tool can edit: most calls are not edits.
+    pub fn edit_candidates(
+        &self,
+        name: &str,
+        args: impl FnOnce() -> Option<Value>,
+        cwd: &str,
+    ) -> Vec<String> {
+        let Some(daemon) = self.module.daemon_name(name) else {
+            return Vec::new();
+        };
+        if !diff::classify::may_edit(&daemon) {
+            return Vec::new();
+        }
+        let Some(args) = args() else {
+            return Vec::new();
+        };
+        diff::edit_candidates(&daemon, &args, Path::new(cwd))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// Pi aborted the call with `call_id`. Before the execution registered
+    /// the call (it waits for Pi's file locks first), the abort is kept as a
+    /// cancelled token that the execution then finds.
+    pub fn abort_call(&self, call_id: String) {
+        let mut aborts = lock(&self.module.client().aborts);
+        match aborts.remove(&call_id) {
+            Some(token) => token.cancel(),
+            None => {
+                let token = CancellationToken::new();
+                token.cancel();
+                aborts.insert(call_id, token);
+            }
+        }
+    }
+}
+
+impl Execution {
+    /// The asynchronous half: the reply, and the diff window around an edit.
+    pub async fn finish(self) -> ToolExecuteResult {
+        let (state, outcome, diff_window) = match self {
+            Execution::Done(result) => return result,
+            Execution::Sent {
+                state,
+                bridge,
+                call,
+                call_id,
+                token,
+            } => {
+                let outcome = bridge.finish_call(call, Some(&token)).await;
+                lock(&state.client().aborts).remove(&call_id);
+                (state, outcome, None)
+            }
+            Execution::Full {
+                state,
+                bridge,
+                request,
+                token,
+                progress,
+            } => {
+                let args = call_args(&request.args);
+                let diff_window = if request.diff && !token.is_cancelled() {
+                    state
+                        .open_own_window(&request.name, &args, &request.cwd)
+                        .await
+                } else {
+                    None
+                };
+                let outcome = bridge
+                    .call_tool_with_progress(&request.name, args, Some(&token), progress)
+                    .await;
+                lock(&state.client().aborts).remove(&request.call_id);
+                (state, outcome, diff_window)
+            }
+        };
+        let outcome = match outcome {
+            Err(error) => return failed_execution(error.to_string()),
+            Ok(outcome) => outcome,
+        };
+        let mut details = match diff_window {
+            Some(window) if !outcome.is_error => {
+                match serde_json::to_value(state.close_own_window(window).await) {
+                    Ok(Value::Object(map)) => map,
+                    _ => serde_json::Map::new(),
+                }
+            }
+            _ => serde_json::Map::new(),
+        };
+        if let Some(structured) = outcome.structured_content {
+            details.insert(STRUCTURED_CONTENT.to_string(), structured);
+        }
+        ToolExecuteResult {
+            ok: !outcome.is_error,
+            content: (!outcome.is_error).then_some(outcome.content),
+            text: outcome.text,
+            details,
+            catalogue: outcome
+                .catalogue_changes
+                .map(|changes| catalogue_update(&state, changes)),
+        }
+    }
+}

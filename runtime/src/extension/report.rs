@@ -1,0 +1,171 @@
+//! What the instance reports to the user: the footer status, `/gortex` (the
+//! status block) and `/gortex doctor` (the doctor, run in process), and the
+//! readiness refresh that clears the footer's `indexing`.
+//!
+//! The events record what they see into the import's [`StatusRecord`]; a
+//! report joins it with what only the glue knows (Pi's tool names) into the
+//! runtime's `StatusSnapshot`, which `crate::status` words.
+//!
+//! [`StatusRecord`]: super::StatusRecord
+
+use std::collections::{BTreeMap, HashMap};
+
+use pi_gortex_schema::host::{CommandReply, GortexCommand, StatusRequest, StatusView};
+
+use super::{lock, Extension};
+use crate::config::ResolvedConfig;
+use crate::hook;
+use crate::native::{self, OwnClientReason};
+use crate::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
+
+/// What the glue shows when the status itself failed.
+pub fn unavailable() -> StatusView {
+    StatusView {
+        footer: "gortex: down".into(),
+        text: "Gortex bridge: status unavailable (internal error)\n".into(),
+    }
+}
+
+fn path_why(
+    config: &ResolvedConfig,
+    taken: Option<PathWhy>,
+    env: &HashMap<String, String>,
+) -> PathWhy {
+    taken.unwrap_or_else(|| {
+        PathWhy::Own(if !config.native_mcp {
+            OwnClientReason::NativeDisabled
+        } else if native::resolve_binary(&config.bin, env).is_none() {
+            OwnClientReason::BinaryDoesNotResolve
+        } else {
+            OwnClientReason::HostLacksNativeMcp
+        })
+    })
+}
+
+impl Extension {
+    /// The state as `/gortex` and the footer see it, with Pi's tool names.
+    fn snapshot(&self, pi_tools: &[String]) -> Option<StatusSnapshot> {
+        let me = self.instance()?;
+        let state = &self.module;
+        let config = &me.config();
+        // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
+        let env: HashMap<String, String> = crate::config::process_env();
+        let (native, taken) = {
+            let latches = lock(&me.latches);
+            (latches.is_native(), latches.path_taken())
+        };
+        // Sorted, so the block reads the same on every call; read before
+        // the status record is locked (one lock at a time).
+        let registry: BTreeMap<String, String> = match native {
+            true => BTreeMap::new(),
+            false => state.registry_entries().into_iter().collect(),
+        };
+        let record = state.status();
+        let tools: Vec<ToolEntry> = if native {
+            pi_tools
+                .iter()
+                .filter_map(|name| {
+                    native::bare_tool_name(name).map(|bare| ToolEntry {
+                        pi_name: name.clone(),
+                        daemon_name: bare.to_string(),
+                        promoted: false,
+                    })
+                })
+                .collect()
+        } else {
+            registry
+                .into_iter()
+                .map(|(pi_name, daemon_name)| ToolEntry {
+                    promoted: !record.initial_tools.contains(&pi_name),
+                    pi_name,
+                    daemon_name,
+                })
+                .collect()
+        };
+        let state_now = match (native, record.state) {
+            (_, Some(BridgeState::Down)) => BridgeState::Down,
+            (true, _) if !tools.is_empty() => BridgeState::Connected,
+            (true, _) => BridgeState::Connecting,
+            (false, Some(recorded)) => recorded,
+            (false, None) => BridgeState::Connecting,
+        };
+        Some(StatusSnapshot {
+            state: state_now,
+            path: path_why(config, taken, &env),
+            configured_bin: config.bin.clone(),
+            resolved_bin: native::resolve_binary(&config.bin, &env),
+            daemon_version: record.daemon_version.clone(),
+            readiness: record.readiness,
+            daemon_autostart: config.daemon_autostart,
+            tools,
+            hook_mode: config.hook_mode.to_string(),
+            enforce: config.enforce,
+            hook: record.hook.clone(),
+            config: status::config_entries(config),
+            last_error: record.last_error.clone(),
+        })
+    }
+
+    /// The footer status and the `/gortex` block.
+    pub fn status_view(&self, request: &StatusRequest) -> StatusView {
+        match self.snapshot(&request.pi_tools) {
+            Some(snapshot) => StatusView {
+                footer: status::footer(&snapshot),
+                text: status::render(&snapshot),
+            },
+            None => unavailable(),
+        }
+    }
+
+    /// Whether a readiness refresh is due: the last briefing reported
+    /// indexing (no cost on a turn otherwise).
+    pub fn refresh_due(&self) -> bool {
+        self.instance().is_some()
+            && self
+                .module
+                .status()
+                .readiness
+                .is_some_and(|r| r.is_indexing())
+    }
+
+    /// Asks the session hook for a fresh briefing when one is due (the last
+    /// one reported indexing, and no other refresh runs); true when the
+    /// readiness changed.
+    pub async fn refresh_readiness(&self, cwd: &str) -> bool {
+        let Some(me) = self.instance() else {
+            return false;
+        };
+        if !self.module.status().begin_refresh() {
+            return false;
+        }
+        let argv = me.config().hook_argv.clone();
+        let run = hook::run(&argv, &hook::envelope_for_session_start(cwd)).await;
+        self.module
+            .status()
+            .end_refresh(hook::orientation(&run.decision))
+    }
+
+    /// A refresh that panicked leaves the next one free to run.
+    pub fn refresh_failed(&self) -> bool {
+        self.module.status().refreshing = false;
+        false
+    }
+
+    /// One `/gortex` command: the status block with a fresh footer, or the
+    /// doctor run in process.
+    pub async fn gortex_command(&self, command: GortexCommand) -> CommandReply {
+        match status::command(&command.args) {
+            Command::Doctor => {
+                let output = crate::cli::run(status::doctor_argv(&command.cwd)).await;
+                status::doctor_reply(&output)
+            }
+            Command::Status => {
+                self.refresh_readiness(&command.cwd).await;
+                let request = StatusRequest {
+                    pi_tools: command.pi_tools,
+                };
+                status::status_reply(self.status_view(&request))
+            }
+        }
+    }
+}

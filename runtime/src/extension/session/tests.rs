@@ -1,0 +1,143 @@
+//! A session's start and a turn's rest, without Node: the steps the glue
+//! applies, the footer only where Pi shows one, and the native tool poll.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use pi_gortex_schema::host::{SessionBegin, TurnEvent, TurnPlanTurn};
+
+use super::PlannedTurn;
+use crate::config::{self, ConfigInputs};
+use crate::extension::{lock, Extension, ModuleState};
+use crate::instance::InstanceLatches;
+
+/// An instance of a fresh import resolved in the temp folder, with no hook.
+fn resolved(native: bool) -> Extension {
+    let dir = std::env::temp_dir();
+    let inputs = ConfigInputs {
+        env: Default::default(),
+        cwd: dir.clone(),
+        home: dir.join("no-home"),
+    };
+    let mut resolved = config::resolve(&inputs);
+    resolved.hook_argv = Vec::new();
+    let resolved = Arc::new(resolved);
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(resolved.clone(), resolved, dir);
+    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
+    extension
+}
+
+fn planned(extension: &Extension, has_ui: bool) -> PlannedTurn {
+    let event = TurnEvent {
+        prompt: None,
+        message_type: None,
+    };
+    PlannedTurn {
+        plan: extension.plan_turn(&event),
+        cwd: "/w".into(),
+        session_id: String::new(),
+        context_entries: None,
+        has_ui,
+    }
+}
+
+#[test]
+fn each_extension_owns_its_instance_and_a_distinct_id() {
+    let module = Arc::new(ModuleState::default());
+    let (a, b) = (Extension::new(module.clone()), Extension::new(module));
+    assert_ne!(a.id(), b.id());
+    assert!(a.instance().is_none(), "no state before the configuration");
+    let (ticket, plan) = (a.open_session(), a.session_plan(None, Some(&[])));
+    assert_eq!(ticket, 0, "no barrier without an instance");
+    assert!(
+        !plan.1 && plan.0.footer.is_none(),
+        "nothing to apply: {:?}",
+        plan.0
+    );
+}
+
+#[test]
+fn ses_7_a_session_start_without_the_own_client_words_the_footer_only_with_a_ui() {
+    let extension = resolved(true);
+    let begin = SessionBegin {
+        commands: Some(vec!["mcp".into()]),
+        project_trusted: None,
+    };
+    let (action, start) = extension.session_plan(Some(begin.clone()), Some(&[]));
+    assert!(!start);
+    assert_eq!(
+        action.footer, None,
+        "the footer comes with the session's end step"
+    );
+    let mut notices = action.notices;
+    let footer = extension.end_step(&mut notices, Some(&["mcp__gortex__search".into()]), &[]);
+    assert!(footer.is_some_and(|f| f.contains("gortex")));
+    assert_eq!(
+        extension.end_step(&mut notices, None, &[]),
+        None,
+        "no UI, no footer"
+    );
+}
+
+#[test]
+fn fail_4_a_caught_panic_is_told_once_per_session_in_the_end_step() {
+    let extension = resolved(false);
+    let mut notices = Vec::new();
+    extension.end_step(&mut notices, None, &["boom".to_string()]);
+    extension.end_step(&mut notices, None, &["again".to_string()]);
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert!(notices[0].contains("boom"));
+}
+
+#[tokio::test]
+async fn ses_10_a_first_turn_ends_with_the_footer_a_later_one_does_not() {
+    let extension = resolved(false);
+    let names = || async { Some(Vec::<String>::new()) };
+    extension
+        .module()
+        .set_bridge_error("gortex mcp exited".into());
+    let first = planned(&extension, true);
+    assert_eq!(first.plan.turn, TurnPlanTurn::First);
+    let action = extension.finish_turn(first, true, names, Vec::new).await;
+    assert!(action.footer.is_some(), "{action:?}");
+    assert!(
+        action.message.is_some(),
+        "the first turn tells the model the bridge error"
+    );
+    extension.on_compact_for_test();
+    let later = planned(&extension, true);
+    assert_eq!(later.plan.turn, TurnPlanTurn::Later);
+    let action = extension.finish_turn(later, true, names, Vec::new).await;
+    assert_eq!(action.footer, None);
+    let no_ui = resolved(false);
+    let action = no_ui
+        .finish_turn(planned(&no_ui, false), true, names, Vec::new)
+        .await;
+    assert_eq!(action.footer, None, "no UI, no footer");
+}
+
+#[tokio::test]
+async fn nat_9_a_native_first_turn_polls_pi_s_tools_until_one_is_there() {
+    let extension = resolved(true);
+    let polls = AtomicUsize::new(0);
+    let names = || {
+        let seen = polls.fetch_add(1, Ordering::SeqCst);
+        async move {
+            Some(match seen {
+                0 | 1 => vec!["read".to_string()],
+                _ => vec!["read".to_string(), "mcp__gortex__search".to_string()],
+            })
+        }
+    };
+    let first = planned(&extension, false);
+    assert!(first.plan.native_wait.is_some());
+    extension.finish_turn(first, false, names, Vec::new).await;
+    assert_eq!(polls.load(Ordering::SeqCst), 3, "ready at the third poll");
+    let record = extension.module().status();
+    assert_ne!(
+        record.state,
+        Some(crate::status::BridgeState::Down),
+        "the tools appeared: not down"
+    );
+}
