@@ -2,6 +2,9 @@
 //! (FrameDecoder + route), against the floor measured in the same run: a
 //! plain memchr split of the whole contiguous input plus `serde_json::from_slice`
 //! of each line, once into the same narrow envelope and once into a `Value`.
+//! The router reads a response's text in the same pass (it unescapes what the
+//! bridge will show), which the narrow envelope skips: that floor bounds the
+//! routing alone, the `Value` floor the whole of what the router does.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use pi_gortex_runtime::mcp::envelope::Envelope;
