@@ -196,8 +196,8 @@ fn result_range(
         // slow way, as a raw value (which checks it whole).
         None => {
             let raw = Envelope::parse(frame)?.result?.get();
-            let start = raw.as_ptr() as usize - frame.as_ptr() as usize;
-            return Some(start..start + raw.len());
+            let start = (raw.as_ptr() as usize).checked_sub(frame.as_ptr() as usize)?;
+            return Some(start..start + raw.len()).filter(|range| range.end <= frame.len());
         }
     };
     let json = frame.get(range.clone())?;
