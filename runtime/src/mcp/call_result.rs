@@ -189,7 +189,7 @@ fn materialize(
 /// does not cover (a repeated member, `content` not an array, a result
 /// that is not an object) marks it `slow`, read later by the `Value` rules.
 #[derive(Debug, Default)]
-pub struct LazyResult<'a> {
+pub(crate) struct LazyResult<'a> {
     content: Vec<LazyBlock<'a>>,
     is_error: Option<&'a RawValue>,
     structured: Option<&'a RawValue>,
@@ -483,7 +483,7 @@ fn lazy_resource(raw: &RawValue) -> Option<[Option<&RawValue>; RESOURCE_MEMBERS.
 /// What the router's pass read of a result, kept with it: every text
 /// unescaped and joined once, the other blocks converted.
 #[derive(Debug, Clone)]
-pub struct PreRead {
+pub(crate) struct PreRead {
     text: String,
     blocks: Vec<ReadBlock>,
     is_error: bool,
@@ -493,7 +493,7 @@ pub struct PreRead {
 
 /// Reads a borrowed result whose JSON text starts at `base`. `None` when
 /// only the `Value` rules can read it.
-pub fn pre_read(lazy: &LazyResult<'_>, base: *const u8) -> Option<PreRead> {
+pub(crate) fn pre_read(lazy: &LazyResult<'_>, base: *const u8) -> Option<PreRead> {
     if lazy.slow {
         return None;
     }
@@ -512,7 +512,7 @@ pub fn pre_read(lazy: &LazyResult<'_>, base: *const u8) -> Option<PreRead> {
 
 /// The places of the result's text literals, relative to `base`, in order:
 /// serde checked these are UTF-8, so the caller need check only the rest.
-pub fn text_literals(lazy: &LazyResult<'_>, base: *const u8) -> Vec<Range<usize>> {
+pub(crate) fn text_literals(lazy: &LazyResult<'_>, base: *const u8) -> Vec<Range<usize>> {
     lazy.content
         .iter()
         .filter_map(|block| {
