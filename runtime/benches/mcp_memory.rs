@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use pi_gortex_runtime::mcp::call_result::read_call_result;
+use pi_gortex_runtime::mcp::call_result::take_call_result;
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::routing::{route, Routed};
 use pi_gortex_runtime::mcp::tools::model_text;
@@ -87,12 +87,13 @@ fn main() {
             decoder
                 .push(chunk, |frame| {
                     let Routed::Response {
-                        outcome: Ok(raw), ..
+                        outcome: Ok(mut raw),
+                        ..
                     } = route(frame)
                     else {
                         panic!("a response");
                     };
-                    text_len = read_call_result(&raw).text.len();
+                    text_len = take_call_result(&mut raw).text.len();
                 })
                 .unwrap();
         }

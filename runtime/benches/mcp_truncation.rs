@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use pi_gortex_runtime::mcp::call_result::read_call_result;
+use pi_gortex_runtime::mcp::call_result::take_call_result;
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::output_limit::{
     limited_text, save_full_output, truncate_middle, FullOutput, MCP_OUTPUT_MAX_BYTES,
@@ -72,10 +72,11 @@ fn ours(bytes: &[u8]) -> usize {
         decoder
             .push(piece, |frame| {
                 if let Routed::Response {
-                    outcome: Ok(raw), ..
+                    outcome: Ok(mut raw),
+                    ..
                 } = route(frame)
                 {
-                    let read = read_call_result(&raw);
+                    let read = take_call_result(&mut raw);
                     let text = match truncate_middle(&read.text, MCP_OUTPUT_MAX_BYTES) {
                         Some(cut) => limited_text(&cut, &FullOutput::NotSaved),
                         None => read.text,
@@ -164,10 +165,11 @@ fn read_text(bytes: &[u8]) -> String {
     decoder
         .push(bytes, |frame| {
             if let Routed::Response {
-                outcome: Ok(raw), ..
+                outcome: Ok(mut raw),
+                ..
             } = route(frame)
             {
-                text = read_call_result(&raw).text;
+                text = take_call_result(&mut raw).text;
             }
         })
         .expect("under the cap");

@@ -1,9 +1,9 @@
 //! One own-client session: start, skew report, catalogue, re-sync, tool
-//! calls, stop (SES-7 steps 3 and 7..11, TOOL-6..TOOL-10).
+//! calls, stop.
 //!
 //! The bridge is created before anything is spawned, so the session layer can
 //! put it in its slot before the first suspension point and stop it from
-//! another invocation while `start()` is still running (SES-8). A stopped
+//! another invocation while `start()` is still running. A stopped
 //! bridge stops its client, which is final: nothing can respawn afterwards.
 
 use std::ffi::OsString;
@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::call_result::{read_call_result, CallResultText};
+use super::call_result::{take_call_result, CallResultText};
 use super::client::{ClientConfig, McpClient, ProgressHandler, SentRequest, Timeouts};
 use super::content::joined_text;
 use super::daemon::launch_daemon;
@@ -29,34 +29,34 @@ use crate::catalogue::{CatalogueChanges, CatalogueState};
 use crate::sync::lock;
 use crate::version::{skew_warning, SkewWarning};
 
-/// Quiet time that ends a burst of `list_changed` notifications (TOOL-9).
+/// Quiet time that ends a burst of `list_changed` notifications.
 pub const SYNC_DEBOUNCE: Duration = Duration::from_millis(200);
 
-/// `list_changed` signals held for the debounce at most (MCP-10, TOOL-9).
+/// `list_changed` signals held for the debounce at most.
 /// One is enough: a queued signal already guarantees the re-sync that every
 /// later notification of the burst asks for, so at the bound a notification
 /// is merged into the queued one instead of growing a queue without end.
 pub const LIST_CHANGED_QUEUE: usize = 1;
 
-/// The daemon tool whose call awaits its own re-sync (TOOL-6 step 5).
+/// The daemon tool whose call awaits its own re-sync.
 pub const TOOLS_SEARCH: &str = "tools_search";
 
 /// How to run one session's bridge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BridgeConfig {
-    /// The resolved `bin` (CFG-6).
+    /// The resolved `bin`.
     pub bin: OsString,
-    /// The CFG-14 preset environment.
+    /// The preset environment of the configuration.
     pub extra_env: Vec<(OsString, OsString)>,
     /// Working directory of the children; `None` inherits the host's.
     pub cwd: Option<PathBuf>,
-    /// Client timeouts (MCP-13 and friends).
+    /// Client timeouts.
     pub timeouts: Timeouts,
-    /// List-changed debounce (TOOL-9).
+    /// List-changed debounce.
     pub sync_debounce: Duration,
-    /// Run `<bin> daemon start --detach` first (MCP-1).
+    /// Run `<bin> daemon start --detach` first.
     pub launch_daemon: bool,
-    /// Frame cap (MCP-7).
+    /// Frame cap.
     pub max_frame_bytes: usize,
 }
 
@@ -82,26 +82,26 @@ pub struct StartReport {
     pub server_version: String,
     /// The negotiated protocol, or `""`.
     pub protocol: String,
-    /// The MCP-21 report, when a condition holds.
+    /// The version skew report, when a condition holds.
     pub skew: Option<SkewWarning>,
-    /// The first listing's registrations (TOOL-4, TOOL-10).
+    /// The first listing's registrations.
     pub catalogue_changes: CatalogueChanges,
 }
 
-/// A finished tool call (TOOL-6).
+/// A finished tool call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallOutcome {
     /// The text blocks of `content` joined (step 6); when `is_error`, the
     /// error text to throw (step 7: the text, or `gortex <name> failed` when
     /// it is empty).
     pub text: String,
-    /// The blocks the model reads (MCP-37), within the MCP-33 limit.
+    /// The blocks the model reads, within the output limit.
     pub content: Vec<ModelContent>,
     /// The daemon's `result` as it arrived; `.to_value()` decodes it.
     pub raw_result: RawResponse,
     /// `result.isError` was true: the glue throws `text`.
     pub is_error: bool,
-    /// `result.structuredContent`, kept for the result's details (MCP-36).
+    /// `result.structuredContent`, kept for the result's details.
     pub structured_content: Option<Value>,
     /// What the `tools_search` re-sync changed (step 5); `None` for other
     /// tools. These changes are not also sent to the listener.
@@ -111,16 +111,16 @@ pub struct ToolCallOutcome {
 /// Why a bridge operation failed. `Display` is the text the model sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BridgeError {
-    /// `start()` failed; the bridge is stopped (SES-9).
+    /// `start()` failed; the bridge is stopped.
     #[error("{0}")]
     Start(McpError),
-    /// No live client (TOOL-6 step 1).
+    /// No live client.
     #[error("gortex {name}: MCP bridge is not connected")]
     NotConnected {
         /// The bare daemon name.
         name: String,
     },
-    /// A transport failure (TOOL-6 step 4, MCP-30).
+    /// A transport failure.
     #[error("gortex {name} failed: {source}")]
     CallFailed {
         /// The bare daemon name.
@@ -138,7 +138,7 @@ pub struct SentCall {
     sent: SentRequest,
 }
 
-/// Receives the changes of every debounced re-sync (TOOL-9).
+/// Receives the changes of every debounced re-sync.
 pub type CatalogueListener = Arc<dyn Fn(CatalogueChanges) + Send + Sync>;
 
 /// One session's own-client bridge. Cheap to clone.
@@ -165,7 +165,7 @@ struct Inner {
     debounce_task: Mutex<Option<JoinHandle<()>>>,
     started: std::sync::atomic::AtomicBool,
     stopped: CancellationToken,
-    /// Test-only: the next debounced re-sync panics (MCP-32).
+    /// Test-only: the next debounced re-sync panics.
     debug_resync_panic: std::sync::atomic::AtomicBool,
 }
 
@@ -198,7 +198,7 @@ impl OwnClientBridge {
 
     /// Launches the daemon, starts the client (one retry), reports skew,
     /// wires the debounce, and runs the first listing. Any failure stops the
-    /// bridge (SES-9). Call once.
+    /// bridge. Call once.
     pub async fn start(&self) -> Result<StartReport, BridgeError> {
         let outcome = self.start_steps().await;
         if outcome.is_err() {
@@ -242,7 +242,7 @@ impl OwnClientBridge {
         *lock(&self.inner.listener) = listener;
     }
 
-    /// Calls a tool by its registered name (TOOL-6 steps 1, 2, 4..7).
+    /// Calls a tool by its registered name.
     pub async fn call_tool(
         &self,
         registered_name: &str,
@@ -253,8 +253,8 @@ impl OwnClientBridge {
             .await
     }
 
-    /// [`Self::call_tool`] whose progress notifications go to `progress`
-    /// (MCP-34); pass it through [`throttled`] for a user interface.
+    /// [`Self::call_tool`] whose progress notifications go to `progress`; pass it through
+    /// [`throttled`] for a user interface.
     pub async fn call_tool_with_progress(
         &self,
         registered_name: &str,
@@ -287,8 +287,7 @@ impl OwnClientBridge {
         self.send_call_with_progress(registered_name, arguments, abort, None)
     }
 
-    /// [`Self::send_call`] whose progress notifications go to `progress`
-    /// (MCP-34).
+    /// [`Self::send_call`] whose progress notifications go to `progress`.
     pub fn send_call_with_progress(
         &self,
         registered_name: &str,
@@ -305,7 +304,7 @@ impl OwnClientBridge {
         Some(SentCall { name, sent })
     }
 
-    /// Awaits a call that [`Self::send_call`] wrote (TOOL-6 steps 4..7).
+    /// Awaits a call that [`Self::send_call`] wrote.
     pub async fn finish_call(
         &self,
         call: SentCall,
@@ -332,17 +331,17 @@ impl OwnClientBridge {
         name: String,
         result: Result<RawResponse, McpError>,
     ) -> Result<ToolCallOutcome, BridgeError> {
-        let result = result.map_err(|source| BridgeError::CallFailed {
+        let mut result = result.map_err(|source| BridgeError::CallFailed {
             name: name.clone(),
             source,
         })?;
         let catalogue_changes = if name == TOOLS_SEARCH {
-            // TOOL-8 swallows every error of a sync.
+            // A sync swallows every error.
             Some(self.inner.sync().await.unwrap_or_default())
         } else {
             None
         };
-        let mut read = read_call_result(&result);
+        let mut read = take_call_result(&mut result);
         let is_error = read.is_error;
         let structured_content = read.structured.take();
         let content = model_content(read).await;
@@ -368,12 +367,12 @@ impl OwnClientBridge {
             .to_string()
     }
 
-    /// Runs one full re-sync now and returns its changes (TOOL-8).
+    /// Runs one full re-sync now and returns its changes.
     pub async fn sync(&self) -> Result<CatalogueChanges, McpError> {
         self.inner.sync().await
     }
 
-    /// Clears the debounce and stops the client; final (MCP-28). Returns
+    /// Clears the debounce and stops the client; final. Returns
     /// after the child is reaped.
     pub async fn stop(&self) {
         let inner = &self.inner;
@@ -391,7 +390,7 @@ impl OwnClientBridge {
     }
 
     /// The 200 ms trailing debounce, wired only after the handshake so
-    /// earlier notifications are ignored (TOOL-9).
+    /// earlier notifications are ignored.
     fn wire_debounce(&self) {
         let (handler, notifications) = list_changed_channel();
         let task = tokio::spawn(debounce(
@@ -408,7 +407,7 @@ impl OwnClientBridge {
         self.inner.client.set_list_changed_handler(Some(handler));
     }
 
-    /// Test-only (MCP-32): the next re-sync of the debounce panics.
+    /// Test-only: the next re-sync of the debounce panics.
     #[doc(hidden)]
     pub fn debug_force_resync_panic(&self) {
         self.inner
@@ -419,8 +418,7 @@ impl OwnClientBridge {
 
 /// The bounded signal from the client's reader to the debounce: a handler
 /// that never blocks and never queues more than [`LIST_CHANGED_QUEUE`].
-/// The least time between two progress updates [`throttled`] lets through
-/// (MCP-34).
+/// The least time between two progress updates [`throttled`] lets through.
 pub const PROGRESS_GAP: Duration = Duration::from_millis(100);
 
 /// `handler` called at most once per `gap`; the notifications in between are
@@ -441,7 +439,7 @@ pub fn throttled(handler: ProgressHandler, gap: Duration) -> ProgressHandler {
     })
 }
 
-/// MCP-37 and MCP-33: the blocks the model reads, within Pi's limit; off
+/// The blocks the model reads, within Pi's limit; off
 /// the runtime's threads only when a file may be written.
 async fn model_content(read: CallResultText) -> Vec<ModelContent> {
     if !read.may_write_files() {
@@ -486,7 +484,7 @@ async fn debounce(bridge: Weak<Inner>, mut notifications: mpsc::Receiver<()>, qu
         let Some(inner) = bridge.upgrade() else {
             return;
         };
-        // MCP-32: each re-sync runs in its own task, so a panic inside one
+        // Each re-sync runs in its own task, so a panic inside one
         // costs that re-sync (its `tools/list` is dropped with it), never
         // the debounce and every later burst.
         let _ = tokio::spawn(resync_and_tell(inner)).await;

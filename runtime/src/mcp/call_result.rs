@@ -1,5 +1,5 @@
 //! Reading a `tools/call` result for its text and blocks without
-//! materializing it (MCP-27, MCP-37, TOOL-6 steps 6 and 7).
+//! materializing it.
 //!
 //! A result can be as large as the frame cap. Decoding it into a `Value`
 //! and then joining its texts would hold the frame, serde's unescape scratch
@@ -8,9 +8,11 @@
 //! its final string, so the peak is the frame plus the text. Anything the
 //! lenient reading does not cover falls back to the `Value` rules.
 
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use pi_gortex_schema::host::ModelContent;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,17 +25,17 @@ use super::tools;
 /// What the tool call glue needs from a result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallResultText {
-    /// MCP-27: the `text` of every text block, joined with `\n`.
+    /// The `text` of every text block, joined with `\n`.
     pub text: String,
     /// `result.isError === true`.
     pub is_error: bool,
     /// When `text` is empty and no other block converts: the compact JSON
-    /// of `structuredContent`, else of the whole result (TOOL-6 step 6).
+    /// of `structuredContent`, else of the whole result.
     pub fallback: Option<String>,
-    /// Every block the model reads, in order (MCP-37).
+    /// Every block the model reads, in order.
     pub blocks: Vec<ReadBlock>,
     /// `result.structuredContent` when present and not null, for the
-    /// result's details as Pi's own MCP keeps it (MCP-36).
+    /// result's details as Pi's own MCP keeps it.
     pub structured: Option<Value>,
 }
 
@@ -43,12 +45,12 @@ pub enum ReadBlock {
     /// A `text` block, whose text is this range of [`CallResultText::text`]
     /// (kept there once, not copied per block).
     Text(Range<usize>),
-    /// Any other block, converted (MCP-37).
+    /// Any other block, converted.
     Other(Converted),
 }
 
 impl CallResultText {
-    /// The text the model reads on success (TOOL-6 step 6): the text blocks,
+    /// The text the model reads on success: the text blocks,
     /// else the fallback unless another block is shown.
     pub fn model_text(&self) -> &str {
         if self.text.is_empty() && !self.has_other_blocks() {
@@ -80,8 +82,8 @@ impl CallResultText {
         text > MCP_OUTPUT_MAX_BYTES
     }
 
-    /// The blocks the model reads (MCP-37), within the output limit
-    /// (MCP-33): binary resources written to files and over-long text cut,
+    /// The blocks the model reads, within the output limit: binary resources written to files and
+    /// over-long text cut,
     /// with the files named, when `save`. A result with neither text nor any
     /// other block reads as its fallback, unless it is an error (the caller
     /// words that one).
@@ -181,133 +183,411 @@ fn materialize(
         .collect()
 }
 
-#[derive(Deserialize)]
-struct LazyResult<'a> {
-    #[serde(borrow, default)]
-    content: Option<Vec<MaybeBlock<'a>>>,
-    #[serde(borrow, default, rename = "isError")]
+/// A result read in the same pass that routes its frame: the members of
+/// its blocks borrowed, nothing unescaped yet. Reading it never fails on
+/// valid JSON (the frame must still route); anything the borrowed reading
+/// does not cover (a repeated member, `content` not an array, a result
+/// that is not an object) marks it `slow`, read later by the `Value` rules.
+#[derive(Debug, Default)]
+pub(crate) struct LazyResult<'a> {
+    content: Vec<LazyBlock<'a>>,
     is_error: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "structuredContent")]
     structured: Option<&'a RawValue>,
+    slow: bool,
 }
 
-#[derive(Deserialize)]
+/// The members of one object in `content` that conversion reads, in the
+/// order of [`BLOCK_MEMBERS`].
+#[derive(Debug, Default)]
 struct LazyBlock<'a> {
-    #[serde(borrow, default, rename = "type")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    data: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "mimeType")]
-    mime_type: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    title: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    description: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    size: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    resource: Option<&'a RawValue>,
+    members: [Option<&'a RawValue>; BLOCK_MEMBERS.len()],
 }
 
-/// One item of `content`, read in the same pass as the result: an object
-/// as a block, anything else skipped. A derived struct would also read an
-/// array (`["text","x"]`) as a block, which the `Value` rules rightly do not.
-enum MaybeBlock<'a> {
-    Block(LazyBlock<'a>),
+const BLOCK_MEMBERS: [&str; 10] = [
+    "type",
+    "text",
+    "data",
+    "mimeType",
+    "uri",
+    "name",
+    "title",
+    "description",
+    "size",
+    "resource",
+];
+const RESULT_MEMBERS: [&str; 3] = ["content", "isError", "structuredContent"];
+const RESOURCE_MEMBERS: [&str; 4] = ["uri", "mimeType", "text", "blob"];
+
+impl<'a> LazyBlock<'a> {
+    fn member(&self, name: &str) -> Option<&'a RawValue> {
+        let at = BLOCK_MEMBERS.iter().position(|known| *known == name)?;
+        self.members[at]
+    }
+}
+
+/// Which of `names` a member name is (escapes decoded, as the `Value`
+/// rules read names).
+struct NameIn(&'static [&'static str]);
+
+impl<'de> DeserializeSeed<'de> for NameIn {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for NameIn {
+    type Value = Option<usize>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a member name")
+    }
+
+    fn visit_str<E>(self, name: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().position(|known| *known == name))
+    }
+}
+
+/// Reads the members `names` of an object as raw values, each at most once;
+/// `None` when one is repeated (the rest of the object is still consumed).
+fn raw_members<'de, A: MapAccess<'de>, const N: usize>(
+    mut map: A,
+    names: &'static [&'static str],
+) -> Result<Option<[Option<&'de RawValue>; N]>, A::Error> {
+    let mut members = [None; N];
+    let mut seen = [false; N];
+    let mut repeated = false;
+    while let Some(slot) = map.next_key_seed(NameIn(names))? {
+        match slot {
+            Some(at) if at < N => {
+                repeated |= std::mem::replace(&mut seen[at], true);
+                members[at] = map.next_value()?;
+            }
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+    }
+    Ok((!repeated).then_some(members))
+}
+
+/// Drains a sequence, so any JSON value can be skipped from `visit_seq`.
+fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
+/// Accepts any JSON value; `Some` for what `on_map`/`on_seq` read.
+macro_rules! accept_scalars {
+    ($value:ty, $other:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<$value, E> {
+            Ok($other)
+        }
+        fn visit_unit<E>(self) -> Result<$value, E> {
+            Ok($other)
+        }
+    };
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LazyResult<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Whole<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for Whole<'a> {
+            type Value = LazyResult<'a>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("a tool call result")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut read = LazyResult::default();
+                let mut seen = [false; RESULT_MEMBERS.len()];
+                while let Some(slot) = map.next_key_seed(NameIn(&RESULT_MEMBERS))? {
+                    if let Some(at) = slot {
+                        read.slow |= std::mem::replace(&mut seen[at], true);
+                    }
+                    match slot {
+                        Some(0) => match map.next_value::<Content<'a>>()? {
+                            Content::Blocks(blocks) => read.content = blocks,
+                            Content::Null => read.content.clear(),
+                            Content::Other => read.slow = true,
+                        },
+                        Some(1) => read.is_error = map.next_value()?,
+                        Some(2) => read.structured = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(read)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                skip_seq(seq)?;
+                Ok(LazyResult::slow())
+            }
+
+            accept_scalars!(LazyResult<'a>, LazyResult::slow());
+        }
+
+        deserializer.deserialize_any(Whole(PhantomData))
+    }
+}
+
+impl LazyResult<'_> {
+    fn slow() -> Self {
+        Self {
+            slow: true,
+            ..Self::default()
+        }
+    }
+}
+
+/// `content`: its objects as blocks (anything else in it skipped, as the
+/// `Value` rules skip it), null, or another value.
+enum Content<'a> {
+    Blocks(Vec<LazyBlock<'a>>),
+    Null,
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Items<'a>(PhantomData<&'a ()>);
+
+        impl<'de: 'a, 'a> Visitor<'de> for Items<'a> {
+            type Value = Content<'a>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+                formatter.write_str("content")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut blocks = Vec::new();
+                let mut repeated = false;
+                while let Some(item) = seq.next_element::<Item<'a>>()? {
+                    match item {
+                        Item::Block(Some(block)) => blocks.push(block),
+                        Item::Block(None) => repeated = true,
+                        Item::NotAnObject => {}
+                    }
+                }
+                Ok(if repeated {
+                    Content::Other
+                } else {
+                    Content::Blocks(blocks)
+                })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Content::Null)
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+        }
+
+        deserializer.deserialize_any(Items(PhantomData))
+    }
+}
+
+/// One item of `content`: an object as a block (`None` when a member of
+/// it is repeated), anything else skipped. A derived struct would also read
+/// an array (`["text","x"]`) as a block, which the `Value` rules rightly do
+/// not.
+enum Item<'a> {
+    Block(Option<LazyBlock<'a>>),
     NotAnObject,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for MaybeBlock<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+impl<'de: 'a, 'a> Deserialize<'de> for Item<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct One<'a>(PhantomData<&'a ()>);
 
-        struct Item<'a>(std::marker::PhantomData<&'a ()>);
-
-        impl<'de: 'a, 'a> Visitor<'de> for Item<'a> {
-            type Value = MaybeBlock<'a>;
+        impl<'de: 'a, 'a> Visitor<'de> for One<'a> {
+            type Value = Item<'a>;
 
             fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
                 formatter.write_str("a content item")
             }
 
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let block =
-                    LazyBlock::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-                Ok(MaybeBlock::Block(block))
+                let members = raw_members::<A, { BLOCK_MEMBERS.len() }>(map, &BLOCK_MEMBERS)?;
+                Ok(Item::Block(members.map(|members| LazyBlock { members })))
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeBlock::NotAnObject)
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                skip_seq(seq)?;
+                Ok(Item::NotAnObject)
             }
 
-            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
-
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
-
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(MaybeBlock::NotAnObject)
-            }
+            accept_scalars!(Item<'a>, Item::NotAnObject);
         }
 
-        deserializer.deserialize_any(Item(std::marker::PhantomData))
+        deserializer.deserialize_any(One(PhantomData))
     }
 }
 
-#[derive(Deserialize)]
-struct LazyResource<'a> {
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "mimeType")]
-    mime_type: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    blob: Option<&'a RawValue>,
+/// An embedded resource's members, read from its raw text.
+fn lazy_resource(raw: &RawValue) -> Option<[Option<&RawValue>; RESOURCE_MEMBERS.len()]> {
+    struct Resource;
+
+    impl<'de> Visitor<'de> for Resource {
+        type Value = Option<[Option<&'de RawValue>; RESOURCE_MEMBERS.len()]>;
+
+        fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+            formatter.write_str("a resource")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            raw_members::<A, { RESOURCE_MEMBERS.len() }>(map, &RESOURCE_MEMBERS)
+        }
+    }
+
+    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
+    deserializer.deserialize_map(Resource).ok().flatten()
+}
+
+/// What the router's pass read of a result, kept with it: every text
+/// unescaped and joined once, the other blocks converted.
+#[derive(Debug, Clone)]
+pub(crate) struct PreRead {
+    text: String,
+    blocks: Vec<ReadBlock>,
+    is_error: bool,
+    /// Where `structuredContent` lies in the result's JSON text.
+    structured: Option<Range<usize>>,
+}
+
+/// Reads a borrowed result whose JSON text starts at `base`. `None` when
+/// only the `Value` rules can read it.
+pub(crate) fn pre_read(lazy: &LazyResult<'_>, base: *const u8) -> Option<PreRead> {
+    if lazy.slow {
+        return None;
+    }
+    let (text, blocks) = read_blocks(lazy)?;
+    let structured = lazy.structured.map(|raw| {
+        let start = (raw.get().as_ptr() as usize).wrapping_sub(base as usize);
+        start..start + raw.get().len()
+    });
+    Some(PreRead {
+        text,
+        blocks,
+        is_error: lazy.is_error.is_some_and(|flag| flag.get() == "true"),
+        structured,
+    })
+}
+
+/// The places of the result's text literals, relative to `base`, in order:
+/// serde checked these are UTF-8, so the caller need check only the rest.
+pub(crate) fn text_literals(lazy: &LazyResult<'_>, base: *const u8) -> Vec<Range<usize>> {
+    lazy.content
+        .iter()
+        .filter_map(|block| {
+            let text = block.member("text")?.get();
+            let start = (text.as_ptr() as usize).wrapping_sub(base as usize);
+            Some(start..start + text.len())
+        })
+        .collect()
 }
 
 /// Reads a result's text, error flag and fallback.
 pub fn read_call_result(result: &RawResponse) -> CallResultText {
     let bytes = result.json();
+    match result.pre_read() {
+        Some(pre) => finish(pre.clone(), bytes),
+        None => read_bytes(bytes),
+    }
+}
+
+/// [`read_call_result`], taking what the router read rather than copying it.
+pub fn take_call_result(result: &mut RawResponse) -> CallResultText {
+    match result.take_pre_read() {
+        Some(pre) => finish(pre, result.json()),
+        None => read_bytes(result.json()),
+    }
+}
+
+fn read_bytes(bytes: &[u8]) -> CallResultText {
     let first = bytes.iter().find(|byte| !byte.is_ascii_whitespace());
     // Bytes that are not UTF-8 in a member it ignores pass this reading
     // (serde_json validates only what it returns), and then agree with the
     // slow way only because `decode_lenient` reads them lossily too (found
     // by fuzzing, see there).
     if first == Some(&b'{') {
-        let lazy = match result.json_str() {
-            Some(text) => serde_json::from_str::<LazyResult<'_>>(text),
-            None => serde_json::from_slice::<LazyResult<'_>>(bytes),
-        };
-        if let Ok(lazy) = lazy {
-            if let Some(read) = read_lazy(&lazy, bytes) {
-                return read;
+        if let Ok(lazy) = serde_json::from_slice::<LazyResult<'_>>(bytes) {
+            if let Some(pre) = pre_read(&lazy, bytes.as_ptr()) {
+                return finish(pre, bytes);
             }
         }
     }
     read_value(decode_lenient(bytes))
+}
+
+/// The fallback and `structuredContent` of a pre-read result, from its JSON
+/// text `whole` (kept as it arrived).
+fn finish(pre: PreRead, whole: &[u8]) -> CallResultText {
+    let PreRead {
+        text,
+        blocks,
+        is_error,
+        structured,
+    } = pre;
+    let structured = structured
+        .and_then(|range| whole.get(range))
+        .filter(|raw| *raw != b"null");
+    let has_other = blocks.iter().any(|b| matches!(b, ReadBlock::Other(_)));
+    let fallback = if text.is_empty() && !has_other {
+        let source = structured.unwrap_or(whole);
+        let compact = serde_json::from_slice::<Value>(source)
+            .ok()
+            .and_then(|value| serde_json::to_string(&value).ok());
+        match compact {
+            Some(compact) => Some(compact),
+            None => return read_value(decode_lenient(whole)),
+        }
+    } else {
+        None
+    };
+    CallResultText {
+        text,
+        is_error,
+        fallback,
+        blocks,
+        structured: structured.map(decode_lenient),
+    }
 }
 
 /// [`read_call_result`] on a decoded result: the `Value` rules.
@@ -425,16 +705,17 @@ fn escaped_unit_bytes(json: &[u8], at: usize) -> Option<u32> {
     hex4(std::str::from_utf8(json.get(at + 2..at + 6)?).ok()?)
 }
 
-fn read_lazy(lazy: &LazyResult<'_>, whole: &[u8]) -> Option<CallResultText> {
+/// Every text unescaped and joined, and the other blocks converted.
+fn read_blocks(lazy: &LazyResult<'_>) -> Option<(String, Vec<ReadBlock>)> {
     let mut texts: Vec<String> = Vec::new();
     let mut blocks = Vec::new();
     let mut at = 0;
-    for item in lazy.content.iter().flatten() {
-        let MaybeBlock::Block(block) = item else {
-            continue;
-        };
-        if is_text_kind(block.kind) {
-            let Some(text) = block.text.filter(|text| text.get().starts_with('"')) else {
+    for block in &lazy.content {
+        if is_text_kind(block.member("type")) {
+            let Some(text) = block
+                .member("text")
+                .filter(|text| text.get().starts_with('"'))
+            else {
                 continue;
             };
             let text = unescape_string(text.get())?;
@@ -454,30 +735,7 @@ fn read_lazy(lazy: &LazyResult<'_>, whole: &[u8]) -> Option<CallResultText> {
     } else {
         texts.join("\n")
     };
-    let has_other = blocks.iter().any(|b| matches!(b, ReadBlock::Other(_)));
-    let fallback = if text.is_empty() && !has_other {
-        let source = match lazy.structured {
-            Some(structured) if structured.get() != "null" => structured.get().as_bytes(),
-            _ => whole,
-        };
-        let value: Value = serde_json::from_slice(source).ok()?;
-        Some(serde_json::to_string(&value).ok()?)
-    } else {
-        None
-    };
-    let structured = match lazy.structured {
-        Some(structured) if structured.get() != "null" => {
-            Some(decode_lenient(structured.get().as_bytes()))
-        }
-        _ => None,
-    };
-    Some(CallResultText {
-        text,
-        is_error: lazy.is_error.is_some_and(|flag| flag.get() == "true"),
-        fallback,
-        blocks,
-        structured,
-    })
+    Some((text, blocks))
 }
 
 /// A raw string member: `Some(None)` when absent or not a string, `None`
@@ -492,32 +750,33 @@ fn raw_string(raw: Option<&RawValue>) -> Option<Option<String>> {
 /// The fields of a block that is not a text block: `Some(None)` when its
 /// `type` is not a string, `None` when the slow way must read it.
 fn lazy_fields(block: &LazyBlock<'_>) -> Option<Option<BlockFields>> {
-    let Some(kind) = raw_string(block.kind)? else {
+    let Some(kind) = raw_string(block.member("type"))? else {
         return Some(None);
     };
-    let resource = match block.resource {
+    let resource = match block.member("resource") {
         Some(raw) if raw.get().starts_with('{') => {
-            let resource: LazyResource<'_> = serde_json::from_str(raw.get()).ok()?;
+            let [uri, mime_type, text, blob] = lazy_resource(raw)?;
             Some(ResourceFields {
-                uri: raw_string(resource.uri)?,
-                mime_type: raw_string(resource.mime_type)?,
-                text: raw_string(resource.text)?,
-                blob: raw_string(resource.blob)?,
+                uri: raw_string(uri)?,
+                mime_type: raw_string(mime_type)?,
+                text: raw_string(text)?,
+                blob: raw_string(blob)?,
             })
         }
         _ => None,
     };
+    let string = |name| raw_string(block.member(name));
     Some(Some(BlockFields {
         kind,
-        text: raw_string(block.text)?,
-        data: raw_string(block.data)?,
-        mime_type: raw_string(block.mime_type)?,
-        uri: raw_string(block.uri)?,
-        name: raw_string(block.name)?,
-        title: raw_string(block.title)?,
-        description: raw_string(block.description)?,
+        text: string("text")?,
+        data: string("data")?,
+        mime_type: string("mimeType")?,
+        uri: string("uri")?,
+        name: string("name")?,
+        title: string("title")?,
+        description: string("description")?,
         size: block
-            .size
+            .member("size")
             .and_then(|raw| serde_json::from_str::<f64>(raw.get()).ok()),
         resource,
     }))
@@ -653,12 +912,57 @@ mod tests {
         RawResponse::from_json(serde_json::to_vec(value).unwrap())
     }
 
+    /// The result as the router reads it in its one pass over a frame.
+    fn routed(result: &[u8]) -> RawResponse {
+        let mut frame = br#"{"jsonrpc":"2.0","id":1,"result":"#.to_vec();
+        frame.extend_from_slice(result);
+        frame.push(b'}');
+        match super::super::routing::route(super::super::framing::Frame::Owned(frame)) {
+            super::super::routing::Routed::Response {
+                outcome: Ok(raw), ..
+            } => raw,
+            other => panic!("a response: {other:?}"),
+        }
+    }
+
     fn both_ways(value: Value) {
         let fast = read_call_result(&raw(&value));
         let text = tools::result_text(&value);
         assert_eq!(fast.text, text, "{value}");
         assert_eq!(fast.is_error, tools::is_error(&value), "{value}");
         assert_eq!(fast.model_text(), tools::model_text(&value), "{value}");
+        // Read in the router's pass, the same.
+        let mut routed = routed(&serde_json::to_vec(&value).unwrap());
+        assert_eq!(read_call_result(&routed), fast, "{value}");
+        assert_eq!(take_call_result(&mut routed), fast, "{value}");
+    }
+
+    #[test]
+    fn the_routers_reading_agrees_on_odd_results() {
+        // Repeated members, odd escapes and non-UTF-8-free oddities, as bytes:
+        // read in the router's pass or from the result alone, the same.
+        let odd: [&[u8]; 8] = [
+            br#"{"content":[{"type":"text","text":"a","text":"b"}]}"#,
+            br#"{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"}]}"#,
+            br#"{"content":[{"type":"text","text":"\ud800x"}],"isError":true}"#,
+            br#"{"content":{"type":"text","text":"not in an array"}}"#,
+            br#"{"content":[1,[2],{"type":"te\u0078t","t\u0065xt":"escaped names"}]}"#,
+            br#"{"content":[{"type":"resource","resource":{"uri":"u:a","text":"r","uri":"u:b"}}]}"#,
+            br#"{"content":null,"structuredContent":{"k":[1,"\u00e9"]}}"#,
+            br#"[{"type":"text","text":"an array result"}]"#,
+        ];
+        for result in odd {
+            let alone = read_call_result(&RawResponse::from_json(result.to_vec()));
+            let slow = read_value(decode_lenient(result));
+            assert_eq!(alone.model_text(), slow.model_text());
+            let mut routed = routed(result);
+            assert_eq!(
+                take_call_result(&mut routed),
+                alone,
+                "{}",
+                String::from_utf8_lossy(result)
+            );
+        }
     }
 
     #[test]
@@ -730,7 +1034,7 @@ mod tests {
         assert_eq!(read.model_text(), "");
         assert_eq!(read.model_text(), tools::model_text(&result));
         assert_eq!(read.into_model_content(false), [image_block("iVBO")]);
-        // Nothing shown at all: the TOOL-6 fallback, as before.
+        // Nothing shown at all: the fallback, as before.
         let empty =
             json!({"content":[{"type":"image","data":"no mime"}],"structuredContent":{"k":1}});
         assert_eq!(

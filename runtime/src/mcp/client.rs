@@ -1,13 +1,12 @@
-//! The own MCP stdio client: one `gortex mcp` child at a time (MCP-2..MCP-19,
-//! MCP-28..MCP-30).
+//! The own MCP stdio client: one `gortex mcp` child at a time.
 //!
 //! Ownership is the leak guard. Every child is spawned while the state lock
 //! is held and only after checking that the client is not stopped, and it is
 //! installed in the state in the same critical section; `stop()` marks the
 //! client stopped and takes the child out in one critical section too. So a
 //! child can never exist outside the state of a live client, and a stopped
-//! client can never get one (SES-8, improvement (e)). The task that owns a
-//! child kills it when the client disappears, and `kill_on_drop` covers a
+//! client can never get one. The task that owns a child kills it when the client disappears, and
+//! `kill_on_drop` covers a
 //! runtime that shuts down under it.
 
 use std::collections::HashMap;
@@ -34,7 +33,7 @@ use crate::sync::lock;
 
 pub use super::routing::LIST_CHANGED;
 
-/// Per-kind timeouts and delays (MCP-13, MCP-15, MCP-19). Tests shorten them.
+/// Per-kind timeouts and delays. Tests shorten them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
     /// `initialize` (60 s).
@@ -66,7 +65,7 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
-    /// The timeout of one method (MCP-13).
+    /// The timeout of one method.
     pub fn for_method(&self, method: &str) -> Duration {
         match method {
             "initialize" => self.initialize,
@@ -83,15 +82,15 @@ pub struct ClientConfig {
     pub bin: std::ffi::OsString,
     /// Arguments; `["mcp"]` for the daemon.
     pub args: Vec<std::ffi::OsString>,
-    /// Variables added to the inherited environment (CFG-14).
+    /// Variables added to the inherited environment.
     pub extra_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     /// Working directory; `None` inherits the host's.
     pub cwd: Option<std::path::PathBuf>,
     /// Timeouts.
     pub timeouts: Timeouts,
-    /// Frame cap in bytes (MCP-7).
+    /// Frame cap in bytes.
     pub max_frame_bytes: usize,
-    /// Bound of the unwritten stdin backlog in bytes (MCP-31).
+    /// Bound of the unwritten stdin backlog in bytes.
     pub max_backlog_bytes: usize,
 }
 
@@ -110,7 +109,7 @@ impl ClientConfig {
     }
 }
 
-/// A task of the client that a test can make panic (MCP-32).
+/// A task of the client that a test can make panic.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClientTask {
@@ -123,7 +122,7 @@ pub enum ClientTask {
 /// Called for every `notifications/tools/list_changed`.
 pub type ListChangedHandler = Arc<dyn Fn() + Send + Sync>;
 
-/// Called for every `notifications/progress` about one request (MCP-34).
+/// Called for every `notifications/progress` about one request.
 pub type ProgressHandler = Arc<dyn Fn(&ProgressNotificationParams) + Send + Sync>;
 
 /// Where the progress of one request goes: its timer and its handler.
@@ -152,13 +151,13 @@ pub(super) struct Shared {
     config: ClientConfig,
     next_id: AtomicU64,
     state: Mutex<State>,
-    /// Serializes spawns so concurrent callers share one respawn (MCP-16).
+    /// Serializes spawns so concurrent callers share one respawn.
     respawn_gate: tokio::sync::Mutex<Option<McpError>>,
     respawn_epoch: AtomicU64,
     stopped: CancellationToken,
     list_changed: Mutex<Option<ListChangedHandler>>,
     pub(super) noise_lines: AtomicU64,
-    /// Test-only: the supervisor panics on its next inbound chunk (MCP-32).
+    /// Test-only: the supervisor panics on its next inbound chunk.
     pub(super) debug_supervisor_panic: AtomicBool,
 }
 
@@ -227,7 +226,7 @@ impl McpClient {
         }
     }
 
-    /// Spawns and initializes, retrying once after the backoff (MCP-19).
+    /// Spawns and initializes, retrying once after the backoff.
     pub async fn start(&self) -> Result<HandshakeInfo, McpError> {
         let first = self.shared.start_attempt().await;
         if first.is_ok() || self.is_stopped() {
@@ -241,7 +240,7 @@ impl McpClient {
     }
 
     /// Sends one request and awaits its settlement, respawning first when
-    /// the child has exited (MCP-16). `abort` cancels it (MCP-30); a token
+    /// the child has exited. `abort` cancels it; a token
     /// already cancelled means the request is never sent, and no child is
     /// spawned for it.
     pub async fn request(
@@ -254,7 +253,7 @@ impl McpClient {
             .await
     }
 
-    /// [`McpClient::request`] with a progress token (MCP-34): every
+    /// [`McpClient::request`] with a progress token: every
     /// `notifications/progress` for it goes to `progress` and re-arms its
     /// timeout. `params` must be an object.
     pub async fn request_with_progress(
@@ -301,13 +300,13 @@ impl McpClient {
         Ok(())
     }
 
-    /// Sets (or clears) the list-changed callback (MCP-10).
+    /// Sets (or clears) the list-changed callback.
     pub fn set_list_changed_handler(&self, handler: Option<ListChangedHandler>) {
         *lock(&self.shared.list_changed) = handler;
     }
 
     /// Marks the client stopped, rejects everything pending, and kills and
-    /// reaps the child before returning (MCP-28, MCP-15). Final.
+    /// reaps the child before returning. Final.
     pub async fn stop(&self) {
         self.shared.stopped.cancel();
         let connection = {
@@ -348,18 +347,18 @@ impl McpClient {
         }
     }
 
-    /// Inbound lines skipped as noise so far (MCP-6), for diagnosis.
+    /// Inbound lines skipped as noise so far, for diagnosis.
     pub fn noise_lines(&self) -> u64 {
         self.shared.noise_lines.load(Ordering::Relaxed)
     }
 
-    /// Requests awaiting a settlement (MCP-29).
+    /// Requests awaiting a settlement.
     #[cfg(any(test, feature = "test-support"))]
     pub fn pending_count(&self) -> usize {
         lock(&self.shared.state).pending.len()
     }
 
-    /// Test-only (MCP-32): makes one of the live child's tasks panic. The
+    /// Test-only: makes one of the live child's tasks panic. The
     /// supervisor does so on its next inbound chunk, the stdin writer at
     /// once.
     #[doc(hidden)]
@@ -378,7 +377,7 @@ impl McpClient {
     }
 }
 
-/// MCP-30: a request whose token is already cancelled is refused unsent.
+/// A request whose token is already cancelled is refused unsent.
 fn refuse_if_aborted(abort: Option<&CancellationToken>) -> Result<(), McpError> {
     match abort.is_some_and(CancellationToken::is_cancelled) {
         true => Err(McpError::Aborted),
@@ -386,7 +385,7 @@ fn refuse_if_aborted(abort: Option<&CancellationToken>) -> Result<(), McpError> 
     }
 }
 
-/// MCP-13 against MCP-8: the timer of a request fired. While the entry was
+/// The timer of a request fired. While the entry was
 /// still pending the request timed out (`None`). When the supervisor had
 /// already taken the entry out, the reply arrived first and its settlement
 /// is being sent right now (removal and send are one synchronous step on the
@@ -401,7 +400,7 @@ pub(super) async fn settlement_after_timer(
     settled.await.ok()
 }
 
-/// MCP-4: a spawn that fails marks the client exited with `gortex mcp spawn
+/// A spawn that fails marks the client exited with `gortex mcp spawn
 /// failed` (the OS error kept as detail) and rejects everything pending.
 fn mark_spawn_failed(state: &mut State, error: &dyn std::fmt::Display) -> McpError {
     let failure = McpError::SpawnFailed {
@@ -419,15 +418,15 @@ fn reject_all(state: &mut State, reason: &McpError) {
 }
 
 /// A request whose frame is already written to the child: [`SentRequest::settled`]
-/// awaits its reply, its timeout (MCP-13) or an abort (MCP-30). Dropping it
+/// awaits its reply, its timeout or an abort. Dropping it
 /// unsettled withdraws the pending entry, so a reply that comes later is
-/// ignored (MCP-8).
+/// ignored.
 pub struct SentRequest {
     shared: Arc<Shared>,
     connection: Arc<Connection>,
     method: String,
     id: u64,
-    /// Frames seen from the child before this one was written (MCP-14).
+    /// Frames seen from the child before this one was written.
     frames_before: u64,
     settled: Option<oneshot::Receiver<Settlement>>,
     /// The pending entry is known to be gone, so no lock is needed.
@@ -493,7 +492,7 @@ impl SentRequest {
                     outcome.unwrap_or(Err(McpError::NotRunning))
                 }
                 _ = rearmed => {
-                    // MCP-34: the server reported progress, so the timeout starts over.
+                    // The server reported progress, so the timeout starts over.
                     timer.as_mut().reset(tokio::time::Instant::now() + timeout);
                     continue;
                 }
@@ -594,7 +593,7 @@ impl Shared {
     }
 
     /// The ready connection, respawning once for every concurrent caller
-    /// when there is none (MCP-16).
+    /// when there is none.
     async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, McpError> {
         let epoch_seen = self.respawn_epoch.load(Ordering::SeqCst);
         if let Some(connection) = self.ready_connection()? {
@@ -728,8 +727,8 @@ impl Shared {
         Ok(connection)
     }
 
-    /// Marks the client exited if `generation` is still the live child
-    /// (MCP-4), rejecting every pending request. Returns that child.
+    /// Marks the client exited if `generation` is still the live child, rejecting every pending
+    /// request. Returns that child.
     pub(super) fn mark_exited(&self, generation: u64, reason: McpError) -> Option<Arc<Connection>> {
         let mut state = lock(&self.state);
         let current = match &state.phase {
@@ -745,7 +744,7 @@ impl Shared {
 
     /// The synchronous half of a request: registers it as pending and
     /// writes its frame now, on the caller's thread. With `progress`, the
-    /// params carry the request id as `_meta.progressToken` (MCP-34).
+    /// params carry the request id as `_meta.progressToken`.
     fn begin_request_with(
         self: &Arc<Self>,
         connection: &Arc<Connection>,
@@ -754,7 +753,7 @@ impl Shared {
         abort: Option<&CancellationToken>,
         progress: Option<ProgressHandler>,
     ) -> Result<SentRequest, McpError> {
-        // MCP-30: an abort that came first (while Pi's file locks were
+        // An abort that came first (while Pi's file locks were
         // being taken, say) means the request is never written.
         refuse_if_aborted(abort)?;
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -802,7 +801,7 @@ impl Shared {
         Ok(sent)
     }
 
-    /// Settles a pending request; a reply nobody waits for is ignored (MCP-8).
+    /// Settles a pending request; a reply nobody waits for is ignored.
     pub(super) fn settle(&self, id: u64, build: impl FnOnce() -> Settlement) {
         let Some(settle) = lock(&self.state).pending.remove(&id) else {
             return;
@@ -810,7 +809,7 @@ impl Shared {
         let _ = settle.send(build());
     }
 
-    /// MCP-34: a progress notification re-arms its request's timer and goes
+    /// A progress notification re-arms its request's timer and goes
     /// to its handler; one about no waiting request is ignored.
     pub(super) fn notify_progress(&self, params: &ProgressNotificationParams) {
         let ProgressToken::Integer(token) = params.progress_token else {
@@ -833,7 +832,7 @@ impl Shared {
     pub(super) fn notify_list_changed(&self) {
         let handler = lock(&self.list_changed).clone();
         if let Some(handler) = handler {
-            // A panicking callback must not take the reader down (MCP-10).
+            // A panicking callback must not take the reader down.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
         }
     }

@@ -1,5 +1,5 @@
-//! A tool result's content blocks as Pi's own MCP shows them to the model
-//! (MCP-37), so a call reads the same through either client.
+//! A tool result's content blocks as Pi's own MCP shows them to the model, so a call reads the same
+//! through either client.
 //!
 //! Text stays text and an image stays an image whose base64 data is passed
 //! on untouched. A resource link becomes one line naming it, an audio block

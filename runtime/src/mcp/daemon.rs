@@ -1,4 +1,4 @@
-//! The daemon launcher of the own-client path (MCP-1).
+//! The daemon launcher of the own-client path.
 //!
 //! `<bin> daemon start --detach` is fire and forget: it runs detached from
 //! the host (its own process group) with all stdio ignored, its errors are

@@ -1,17 +1,16 @@
 //! Why an MCP request failed. The `Display` texts are the spec's exact
-//! rejection texts (MCP-4, MCP-5, MCP-7, MCP-9, MCP-13, MCP-14, MCP-28,
-//! MCP-30), because they reach the user and the model verbatim.
+//! rejection texts (docs/rules.md), because they reach the user and the model verbatim.
 
 /// A failed request or a client marked exited.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum McpError {
-    /// The child could not be spawned (MCP-4).
+    /// The child could not be spawned.
     #[error("gortex mcp spawn failed")]
     SpawnFailed {
         /// The OS error, for diagnosis only.
         detail: String,
     },
-    /// The child exited (MCP-4), with how and the last of its stderr.
+    /// The child exited, with how and the last of its stderr.
     #[error("{}", exited_text(how, stderr_tail))]
     Exited {
         /// `with status N`, `by signal N`, or empty.
@@ -19,25 +18,25 @@ pub enum McpError {
         /// The trimmed last 8 KiB of stderr.
         stderr_tail: String,
     },
-    /// A frame grew past the cap (MCP-7).
+    /// A frame grew past the cap.
     #[error("gortex mcp frame exceeded {limit} bytes")]
     FrameTooLarge {
         /// The cap in bytes.
         limit: usize,
     },
-    /// A request timed out on a child that sent nothing at all (MCP-14).
+    /// A request timed out on a child that sent nothing at all.
     #[error("gortex mcp killed after {method} timed out")]
     Wedged {
         /// The method that timed out.
         method: String,
     },
-    /// The client was stopped; it is final (MCP-28).
+    /// The client was stopped; it is final.
     #[error("gortex mcp bridge stopped")]
     Stopped,
-    /// A write was attempted with no child (MCP-5).
+    /// A write was attempted with no child.
     #[error("gortex mcp is not running")]
     NotRunning,
-    /// A request outlived its timeout (MCP-13).
+    /// A request outlived its timeout.
     #[error("{method} timed out after {ms}ms")]
     Timeout {
         /// The method.
@@ -45,7 +44,7 @@ pub enum McpError {
         /// The timeout in milliseconds.
         ms: u128,
     },
-    /// An error response (MCP-9).
+    /// An error response.
     #[error("{message}")]
     Rpc {
         /// `error.code` when it was an integer.
@@ -53,18 +52,18 @@ pub enum McpError {
         /// `error.message`, or `JSON-RPC error <code>`.
         message: String,
     },
-    /// The caller aborted a tool call (MCP-30).
+    /// The caller aborted a tool call.
     #[error("tool call aborted")]
     Aborted,
     /// The child stopped reading its stdin while frames kept coming, so the
-    /// unwritten backlog reached its bound (MCP-31).
+    /// unwritten backlog reached its bound.
     #[error("gortex mcp stdin backlog exceeded {limit} bytes")]
     BacklogFull {
         /// The bound in force, in bytes.
         limit: usize,
     },
     /// One of the client's own tasks panicked; what it was doing for the
-    /// pending requests cannot finish (MCP-32).
+    /// pending requests cannot finish.
     #[error("gortex mcp client {task} task failed")]
     TaskPanicked {
         /// Which task: `supervisor` or `stdin writer`.

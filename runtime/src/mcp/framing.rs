@@ -1,4 +1,4 @@
-//! Inbound NDJSON framing for the `gortex mcp` stdout stream (MCP-6, MCP-7).
+//! Inbound NDJSON framing for the `gortex mcp` stdout stream.
 //!
 //! Bytes arrive in arbitrary chunks. Complete lines inside a chunk are handed
 //! out as borrowed slices, so the common case copies nothing; only a line cut
@@ -8,7 +8,7 @@
 //! and unterminated frames alike, because a stream cannot be resynced
 //! mid-frame and an unbounded remainder is an unbounded allocation.
 
-/// Largest frame accepted, in bytes, excluding the newline (MCP-7).
+/// Largest frame accepted, in bytes, excluding the newline.
 pub const MAX_FRAME_BYTES: usize = 64 * 1024 * 1024;
 
 /// An accumulated frame at least this large is handed out by value, so the

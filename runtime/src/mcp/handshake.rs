@@ -1,4 +1,4 @@
-//! The `initialize` exchange (MCP-17, MCP-18; WIRE-2..WIRE-4).
+//! The `initialize` exchange.
 
 use pi_gortex_schema::mcp::{
     ClientCapabilities, Implementation, InitializeRequestParams, InitializeResult,
@@ -13,7 +13,7 @@ pub const CLIENT_NAME: &str = "pi";
 /// `clientInfo.version`.
 pub const CLIENT_VERSION: &str = "1.0.0";
 
-/// What the client reads from the handshake result (MCP-18).
+/// What the client reads from the handshake result.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct HandshakeInfo {
     /// `result.serverInfo.version`, or `""` when missing or not a string.
@@ -22,7 +22,7 @@ pub struct HandshakeInfo {
     pub protocol: String,
 }
 
-/// The `initialize` params of WIRE-2.
+/// The `initialize` params we send.
 pub fn initialize_params() -> Box<RawValue> {
     let mut experimental = Map::new();
     experimental.insert("gortex/wire".into(), serde_json::json!(["gcx"]));
@@ -46,7 +46,7 @@ pub fn initialize_params() -> Box<RawValue> {
     serde_json::value::to_raw_value(&params).expect("static params serialize")
 }
 
-/// Reads the two fields of MCP-18, tolerating anything else (WIRE-3): the
+/// Reads the server version and protocol, tolerating anything else: the
 /// generated [`InitializeResult`] first, and a field-by-field reading when a
 /// daemon sends something the schema rejects (a non-string version, say).
 pub fn read_handshake(result: &[u8]) -> HandshakeInfo {

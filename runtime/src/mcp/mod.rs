@@ -8,7 +8,7 @@
 //! [`handshake`], [`tools`] and [`call_result`] (the MCP methods used),
 //! [`output_limit`] (what the model reads of a large result), and
 //! [`bridge`] (one session: start, skew report, catalogue, re-sync, tool
-//! calls). [`daemon`] launches the shared daemon (MCP-1).
+//! calls). [`daemon`] launches the shared daemon.
 //!
 //! The entry point for the glue is [`bridge::OwnClientBridge`].
 

@@ -1,4 +1,4 @@
-//! The size limit of the text a tool call gives the model (MCP-33), the
+//! The size limit of the text a tool call gives the model, the
 //! limit and marker of Pi's own MCP client so both paths show the same text.
 //!
 //! Longer text keeps its first and last 10 KiB with the middle replaced by a

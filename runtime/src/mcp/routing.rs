@@ -1,57 +1,38 @@
-//! What one inbound frame means for the client (MCP-8..MCP-11), as a pure
-//! function so the hot path can be measured without processes.
+//! What one inbound frame means for the client, as a pure function so the
+//! hot path can be measured without processes.
 
 use std::ops::Range;
 
 use pi_gortex_schema::mcp::ProgressNotificationParams;
 
+use super::call_result::{self, LazyResult, PreRead};
 use super::envelope::{self, Envelope, Inbound};
 use super::framing::Frame;
 
-/// The notification that triggers a re-sync (MCP-10).
+/// The notification that triggers a re-sync.
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
-/// The notification that reports a request's progress (MCP-34).
+/// The notification that reports a request's progress.
 pub const PROGRESS: &str = "notifications/progress";
 
-/// A successful response's `result`, kept as the bytes it arrived in.
+/// A successful response's `result`, kept as the bytes it arrived in, and
+/// what the router's pass already read of it as a tool call result.
 /// A large frame is moved here without a copy; decoding is up to the caller.
 #[derive(Debug, Clone)]
 pub struct RawResponse {
-    bytes: Kept,
+    bytes: Vec<u8>,
     range: Range<usize>,
-}
-
-/// The frame (or the copied result) a response keeps: as text when the
-/// whole of it was UTF-8, so its readers need not check that again.
-#[derive(Debug, Clone)]
-enum Kept {
-    Text(String),
-    Bytes(Vec<u8>),
+    read: Option<Box<PreRead>>,
 }
 
 impl RawResponse {
     /// The `result` JSON text (`null` when the response had none).
     pub fn json(&self) -> &[u8] {
-        match &self.bytes {
-            Kept::Text(text) => &text.as_bytes()[self.range.clone()],
-            Kept::Bytes(bytes) => &bytes[self.range.clone()],
-        }
-    }
-
-    /// The `result` JSON text when it is known to be UTF-8.
-    pub fn json_str(&self) -> Option<&str> {
-        match &self.bytes {
-            Kept::Text(text) => text.get(self.range.clone()),
-            Kept::Bytes(_) => None,
-        }
+        &self.bytes[self.range.clone()]
     }
 
     /// Decodes `result` into `T`.
     pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        match self.json_str() {
-            Some(text) => serde_json::from_str(text),
-            None => serde_json::from_slice(self.json()),
-        }
+        serde_json::from_slice(self.json())
     }
 
     /// Wraps a complete JSON text (for tests and callers holding one).
@@ -59,8 +40,9 @@ impl RawResponse {
     pub fn from_json(bytes: Vec<u8>) -> Self {
         let range = 0..bytes.len();
         Self {
-            bytes: Kept::Bytes(bytes),
+            bytes,
             range,
+            read: None,
         }
     }
 
@@ -69,10 +51,19 @@ impl RawResponse {
         self.decode().unwrap_or(serde_json::Value::Null)
     }
 
+    pub(super) fn pre_read(&self) -> Option<&PreRead> {
+        self.read.as_deref()
+    }
+
+    pub(super) fn take_pre_read(&mut self) -> Option<PreRead> {
+        self.read.take().map(|read| *read)
+    }
+
     fn null() -> Self {
         Self {
-            bytes: Kept::Text("null".to_string()),
+            bytes: b"null".to_vec(),
             range: 0..4,
+            read: None,
         }
     }
 }
@@ -86,9 +77,9 @@ impl PartialEq for RawResponse {
 /// The routing decision for one frame.
 #[derive(Debug)]
 pub enum Routed {
-    /// Not UTF-8, not JSON, or not an object: skipped and counted (MCP-6).
+    /// Not UTF-8, not JSON, or not an object: skipped and counted.
     Noise,
-    /// A response to client request `id` (MCP-9): the result, or the error
+    /// A response to client request `id`: the result, or the error
     /// code and rejection text.
     Response {
         /// The numeric id.
@@ -96,61 +87,61 @@ pub enum Routed {
         /// `Ok(result)` or `Err((code, text))`.
         outcome: Result<RawResponse, (Option<i64>, String)>,
     },
-    /// The frame to write back for a server request (MCP-11).
+    /// The frame to write back for a server request.
     Reply(Vec<u8>),
-    /// `notifications/tools/list_changed` (MCP-10).
+    /// `notifications/tools/list_changed`.
     ListChanged,
-    /// `notifications/progress` with well-formed params (MCP-34).
+    /// `notifications/progress` with well-formed params.
     Progress(ProgressNotificationParams),
     /// A valid object that asks nothing of the client.
     Ignored,
 }
 
-/// Routes one frame. A frame that is UTF-8 throughout is checked once here
-/// and parsed as text, so no reader of its result checks it again; any other
-/// is parsed as bytes, which reads it as before (serde_json checks only the
-/// members it returns).
+/// Routes one frame, in one pass over it: a response's `result` is read
+/// as a tool call result as it goes (any result: the router cannot tell a
+/// call's from another's, and reading one that is not a call costs no
+/// more than skipping it).
 pub fn route(frame: Frame<'_>) -> Routed {
-    match frame {
-        Frame::Owned(bytes) => {
-            let kept = match String::from_utf8(bytes) {
-                Ok(text) => Kept::Text(text),
-                Err(error) => Kept::Bytes(error.into_bytes()),
-            };
-            let decision = match &kept {
-                Kept::Text(text) => decide(text.as_bytes(), Envelope::parse_str(text)),
-                Kept::Bytes(bytes) => decide(bytes, Envelope::parse(bytes)),
-            };
-            // A large frame is moved into its response, not copied.
-            finish(decision, |range| (kept, range))
-        }
-        Frame::Borrowed(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => finish(decide(bytes, Envelope::parse_str(text)), |range| {
-                let kept = text.get(range).unwrap_or("null").to_string();
-                let range = 0..kept.len();
-                (Kept::Text(kept), range)
-            }),
-            Err(_) => finish(decide(bytes, Envelope::parse(bytes)), |range| {
-                let kept = bytes[range].to_vec();
-                let range = 0..kept.len();
-                (Kept::Bytes(kept), range)
-            }),
+    match decide(frame.bytes()) {
+        Decision::Routed(routed) => routed,
+        Decision::Result { id, found: None } => Routed::Response {
+            id,
+            outcome: Ok(RawResponse::null()),
         },
+        Decision::Result {
+            id,
+            found: Some((range, read)),
+        } => {
+            let (bytes, range) = match frame {
+                // A large frame is moved into its response, not copied.
+                Frame::Owned(bytes) => (bytes, range),
+                Frame::Borrowed(bytes) => (bytes[range.clone()].to_vec(), 0..range.len()),
+            };
+            Routed::Response {
+                id,
+                outcome: Ok(RawResponse {
+                    bytes,
+                    range,
+                    read: read.map(Box::new),
+                }),
+            }
+        }
     }
 }
 
 /// A routing decision that borrows nothing from the frame.
 enum Decision {
     Routed(Routed),
-    /// A successful response, with the range of its `result` in the frame.
+    /// A successful response, with the range of its `result` in the frame
+    /// and what was read of it.
     Result {
         id: u64,
-        range: Option<Range<usize>>,
+        found: Option<(Range<usize>, Option<PreRead>)>,
     },
 }
 
-fn decide(frame: &[u8], envelope: Option<Envelope<'_>>) -> Decision {
-    let Some(envelope) = envelope else {
+fn decide(frame: &[u8]) -> Decision {
+    let Some(envelope) = Envelope::<LazyResult<'_>>::read(frame) else {
         return Decision::Routed(Routed::Noise);
     };
     let routed = match envelope.classify() {
@@ -161,12 +152,19 @@ fn decide(frame: &[u8], envelope: Option<Envelope<'_>>) -> Decision {
                     outcome: Err(envelope::error_message(error)),
                 }
             } else {
-                let base = frame.as_ptr() as usize;
-                let range = envelope.result.map(|result| {
-                    let start = result.get().as_ptr() as usize - base;
-                    start..start + result.get().len()
-                });
-                return Decision::Result { id, range };
+                let Some(lazy) = envelope.result else {
+                    return Decision::Result { id, found: None };
+                };
+                return match result_range(frame, envelope.result_range, &lazy) {
+                    Some(range) => {
+                        let read = call_result::pre_read(&lazy, frame[range.start..].as_ptr());
+                        Decision::Result {
+                            id,
+                            found: Some((range, read)),
+                        }
+                    }
+                    None => Decision::Routed(Routed::Noise),
+                };
             }
         }
         Inbound::ServerRequest { id, method } => Routed::Reply(if method == "ping" {
@@ -184,25 +182,32 @@ fn decide(frame: &[u8], envelope: Option<Envelope<'_>>) -> Decision {
     Decision::Routed(routed)
 }
 
-/// The routed frame; `keep` gives what a response keeps of the frame and
-/// where its `result` lies in that.
-fn finish(decision: Decision, keep: impl FnOnce(Range<usize>) -> (Kept, Range<usize>)) -> Routed {
-    match decision {
-        Decision::Routed(routed) => routed,
-        Decision::Result { id, range } => {
-            let raw = match range {
-                None => RawResponse::null(),
-                Some(range) => {
-                    let (bytes, range) = keep(range);
-                    RawResponse { bytes, range }
-                }
-            };
-            Routed::Response {
-                id,
-                outcome: Ok(raw),
-            }
+/// Where `result` lies in the frame, `None` when it is not UTF-8 throughout
+/// (noise, as a result read whole would be). serde_json checked the text
+/// literals it lent, so only the bytes around them are checked here.
+fn result_range(
+    frame: &[u8],
+    found: Option<Range<usize>>,
+    lazy: &LazyResult<'_>,
+) -> Option<Range<usize>> {
+    let range = match found {
+        Some(range) => range,
+        // A member name next to `result` written with escapes: find it the
+        // slow way, as a raw value (which checks it whole).
+        None => {
+            let raw = Envelope::parse(frame)?.result?.get();
+            let start = (raw.as_ptr() as usize).checked_sub(frame.as_ptr() as usize)?;
+            return Some(start..start + raw.len()).filter(|range| range.end <= frame.len());
         }
+    };
+    let json = frame.get(range.clone())?;
+    let mut checked = 0;
+    for literal in call_result::text_literals(lazy, json.as_ptr()) {
+        std::str::from_utf8(json.get(checked..literal.start)?).ok()?;
+        checked = literal.end;
     }
+    std::str::from_utf8(json.get(checked..)?).ok()?;
+    Some(range)
 }
 
 #[cfg(test)]
@@ -258,12 +263,12 @@ mod tests {
     #[test]
     fn a_frame_not_utf8_outside_its_result_still_routes_as_before() {
         // serde_json checks only the members it returns, so such a frame was
-        // always a response; only a frame UTF-8 throughout is kept as text.
+        // always a response.
         let odd = b"{\"id\":4,\"x\":\"\xff\",\"result\":{\"a\":\"\xc3\xa9\"}}".to_vec();
         let clean = "{\"id\":4,\"result\":{\"a\":\"\u{e9}\"}}"
             .as_bytes()
             .to_vec();
-        for (frame, text) in [(odd, false), (clean, true)] {
+        for frame in [odd, clean] {
             for owned in [true, false] {
                 let routed = if owned {
                     route(Frame::Owned(frame.clone()))
@@ -277,14 +282,25 @@ mod tests {
                 else {
                     panic!("a response: {routed:?}");
                 };
-                assert_eq!(raw.to_value(), serde_json::json!({"a": "\u{e9}"}));
-                assert_eq!(raw.json_str().is_some(), text, "owned {owned}");
+                assert_eq!(
+                    raw.to_value(),
+                    serde_json::json!({"a": "\u{e9}"}),
+                    "owned {owned}"
+                );
             }
         }
-        // Bytes that are not UTF-8 inside the result still make it noise.
-        let bad = b"{\"id\":4,\"result\":\"\xff\"}";
-        assert!(matches!(route(Frame::Borrowed(bad)), Routed::Noise));
-        assert!(matches!(route(Frame::Owned(bad.to_vec())), Routed::Noise));
+        // Bytes that are not UTF-8 anywhere inside the result, read or not,
+        // still make it noise.
+        for bad in [
+            &b"{\"id\":4,\"result\":\"\xff\"}"[..],
+            b"{\"id\":4,\"result\":{\"x\":\"\xff\"}}",
+            b"{\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}}",
+            b"{\"id\":4,\"result\":{\"content\":[{\"text\":\"a\"},{\"z\":\"\xff\"}]}}",
+            b"{\"id\":4,\"result\":{\"content\":[{\"text\":\"a\"}],\"z\":[\"\xff\"]},\"jsonrpc\":\"2.0\"}",
+        ] {
+            assert!(matches!(route(Frame::Borrowed(bad)), Routed::Noise));
+            assert!(matches!(route(Frame::Owned(bad.to_vec())), Routed::Noise));
+        }
     }
 
     #[test]
@@ -300,5 +316,61 @@ mod tests {
             raw.json().as_ptr(),
             address.wrapping_add("{\"id\":3,\"result\":".len())
         );
+    }
+
+    #[test]
+    fn the_result_found_in_one_pass_is_the_raw_result() {
+        // Whatever the spacing and order of members, and with names written
+        // with escapes (found by a second, raw pass), the range is exactly
+        // the raw `result` text.
+        let frames = [
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            r#" { "id" : 1 , "result" :  {"a":[1,{"b":"}"}]}  ,  "jsonrpc" : "2.0" }  "#,
+            r#"{"result":"x\"}","id":1}"#,
+            r#"{"id":1,"result":[1,2] ,"x":{}}"#,
+            r#"{"id":1,"result":12.5e3}"#,
+            "{\"id\":1,\n\"result\":\ttrue\r\n}\r",
+            r#"{"id":1,"res\u0075lt":{"k":"v"}}"#,
+            r#"{"id":1,"result":{"k":"v"},"\u006aa":1}"#,
+            r#"{"id":1,"result":{"content":[{"type":"text","text":"a\u00e9"}]},"error":null}"#,
+        ];
+        for frame in frames {
+            let raw = Envelope::parse(frame.as_bytes()).unwrap().result.unwrap();
+            let Routed::Response {
+                id: 1,
+                outcome: Ok(routed),
+            } = route(Frame::Borrowed(frame.as_bytes()))
+            else {
+                panic!("a response: {frame}");
+            };
+            assert_eq!(routed.json(), raw.get().as_bytes(), "{frame}");
+        }
+    }
+
+    #[test]
+    fn a_null_or_absent_result_reads_as_null() {
+        for frame in [r#"{"id":2,"result":null}"#, r#"{"id":2}"#] {
+            let Routed::Response {
+                outcome: Ok(raw), ..
+            } = route(Frame::Borrowed(frame.as_bytes()))
+            else {
+                panic!("a response: {frame}");
+            };
+            assert_eq!(raw.json(), b"null");
+        }
+    }
+
+    #[test]
+    fn a_repeated_routing_member_is_noise() {
+        for frame in [
+            r#"{"id":1,"id":2,"result":{}}"#,
+            r#"{"id":1,"result":{},"result":{}}"#,
+            r#"{"id":1,"result":{},"error":{},"error":{}}"#,
+        ] {
+            assert!(
+                matches!(route(Frame::Borrowed(frame.as_bytes())), Routed::Noise),
+                "{frame}"
+            );
+        }
     }
 }

@@ -1,11 +1,11 @@
-//! The task that owns one `gortex mcp` child (MCP-4, MCP-6, MCP-7, MCP-15).
+//! The task that owns one `gortex mcp` child.
 //!
 //! It reads and routes the child's stdout, notices the child's exit and marks
 //! the client exited with the spec's text, and runs the kill procedure on
 //! request. It holds only a weak reference to the client, so a client that
 //! disappears makes it kill its child rather than keep it alive.
 //!
-//! MCP-32: tokio contains a panic inside a spawned task, so nothing else
+//! tokio contains a panic inside a spawned task, so nothing else
 //! would ever settle what this child owed: its pending requests would wait
 //! out their timeouts (600 s for a call). A panic here, or in the stdin
 //! writer it watches, marks the client exited at once instead, which
@@ -115,7 +115,7 @@ impl Supervisor {
                 joined = &mut parts.writer, if writer_running => {
                     writer_running = false;
                     // The writer ends on its own only once stdin is closed;
-                    // a panic means frames were lost (MCP-32).
+                    // a panic means frames were lost.
                     if joined.is_err_and(|error| error.is_panic()) {
                         self.mark_exited(McpError::TaskPanicked { task: "stdin writer" });
                         break Ending::Kill;
@@ -136,7 +136,7 @@ impl Supervisor {
                 }
             }
         };
-        // Closing stdin is the first step of the kill procedure (MCP-15).
+        // Closing stdin is the first step of the kill procedure.
         self.outbound.close();
         parts.writer.abort();
         match ending {
@@ -192,7 +192,7 @@ impl Supervisor {
     }
 
     /// Feeds one chunk. `false` means the connection must be killed: the
-    /// frame cap was exceeded (MCP-7) or the client is gone.
+    /// frame cap was exceeded or the client is gone.
     fn consume(&self, decoder: &mut FrameDecoder, chunk: &[u8]) -> bool {
         let Some(shared) = self.shared.upgrade() else {
             return false;
@@ -210,7 +210,7 @@ impl Supervisor {
         }
     }
 
-    /// Routes one frame (MCP-8..MCP-11) and applies the outcome.
+    /// Routes one frame and applies the outcome.
     fn dispatch(&self, shared: &dyn ChildOwner, frame: Frame<'_>) {
         match route(frame) {
             Routed::Noise => {

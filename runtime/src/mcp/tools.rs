@@ -1,5 +1,5 @@
-//! The two tool methods of the own client: paged `tools/list` (MCP-25) and
-//! `tools/call` (MCP-26), plus the text rules of a result (MCP-27, TOOL-6).
+//! The two tool methods of the own client: paged `tools/list` and
+//! `tools/call`, plus the text rules of a result.
 
 use std::collections::HashSet;
 
@@ -12,7 +12,7 @@ use super::client::McpClient;
 use super::error::McpError;
 use super::routing::RawResponse;
 
-/// Pages fetched at most by one listing (MCP-25).
+/// Pages fetched at most by one listing.
 pub const MAX_LIST_PAGES: usize = 100;
 
 /// One `tools/list` page, read leniently: a missing or non-array `tools`
@@ -30,7 +30,7 @@ fn to_params<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
 }
 
 /// Lists every tool, following `nextCursor` until done, for at most
-/// [`MAX_LIST_PAGES`] pages or until a cursor repeats (MCP-25).
+/// [`MAX_LIST_PAGES`] pages or until a cursor repeats.
 pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
     let mut tools = Vec::new();
     let mut seen_cursors = HashSet::new();
@@ -58,7 +58,7 @@ pub async fn list_tools(client: &McpClient) -> Result<Vec<Value>, McpError> {
 }
 
 /// Calls one tool by its bare daemon name and decodes its `result` into a
-/// `Value` (MCP-26). Tests only: the product reads results undecoded.
+/// `Value`. Tests only: the product reads results undecoded.
 #[cfg(any(test, feature = "test-support"))]
 pub async fn call_tool(
     client: &McpClient,
@@ -73,7 +73,7 @@ pub async fn call_tool(
     })
 }
 
-/// Calls one tool and returns the `result` undecoded, as it arrived (MCP-26).
+/// Calls one tool and returns the `result` undecoded, as it arrived.
 pub async fn call_tool_raw(
     client: &McpClient,
     daemon_name: &str,
@@ -103,7 +103,7 @@ pub fn call_params(daemon_name: &str, arguments: Value) -> Box<serde_json::value
 }
 
 /// The text of a result: every string `text` of a `text` content item,
-/// joined with `\n` (MCP-27).
+/// joined with `\n`.
 pub fn result_text(result: &Value) -> String {
     let Some(Value::Array(content)) = result.get("content") else {
         return String::new();
@@ -117,8 +117,8 @@ pub fn result_text(result: &Value) -> String {
 }
 
 /// The text the model sees: [`result_text`], else (when no other block is
-/// shown, MCP-37) the compact JSON of `structuredContent`, else of the whole
-/// result (TOOL-6 step 6).
+/// shown) the compact JSON of `structuredContent`, else of the whole
+/// result.
 pub fn model_text(result: &Value) -> String {
     let text = result_text(result);
     if !text.is_empty() || shows_other_block(result) {
@@ -135,7 +135,7 @@ pub fn model_text(result: &Value) -> String {
     serde_json::to_string(fallback).unwrap_or_default()
 }
 
-/// Whether a block other than a text block reaches the model (MCP-37).
+/// Whether a block other than a text block reaches the model.
 fn shows_other_block(result: &Value) -> bool {
     let Some(Value::Array(content)) = result.get("content") else {
         return false;

@@ -1,4 +1,4 @@
-//! Spawning and killing one piped child process (MCP-2, MCP-3, MCP-15).
+//! Spawning and killing one piped child process.
 //!
 //! The child is always created killed-on-drop, so a child whose owner
 //! disappears (a dropped task, a runtime shutting down) is killed rather
@@ -6,7 +6,7 @@
 //! first (SIGTERM on Unix), a kill after the grace period, and always a
 //! `wait` so no zombie remains. The child is spawned as a [`ChildTree`] (its
 //! own process group on Unix, a kill-on-close job object on Windows), so a
-//! `gortex` that is a wrapper script takes what it started with it (MCP-15).
+//! `gortex` that is a wrapper script takes what it started with it.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -82,7 +82,7 @@ pub fn spawn_piped(spec: &ChildSpec) -> std::io::Result<SpawnedChild> {
 }
 
 /// Asks the child's tree to stop, kills it after `grace`, and reaps the
-/// child (MCP-15). The caller closes stdin first. Returns the exit status
+/// child. The caller closes stdin first. Returns the exit status
 /// when one was read.
 pub async fn terminate_and_reap(child: &mut ChildTree, grace: Duration) -> Option<ExitStatus> {
     if let Ok(Some(status)) = child.try_wait() {
@@ -98,7 +98,7 @@ pub async fn terminate_and_reap(child: &mut ChildTree, grace: Duration) -> Optio
     child.wait().await.ok()
 }
 
-/// How a child ended, in the words of the exit marking (MCP-4).
+/// How a child ended, in the words of the exit marking.
 pub fn describe_status(status: Option<ExitStatus>) -> String {
     match status {
         Some(status) => match (status.code(), exit_signal(status)) {

@@ -1,4 +1,4 @@
-//! The child's stdin as a frame sink (MCP-5, MCP-3).
+//! The child's stdin as a frame sink.
 //!
 //! A frame is written straight from the sending task with a non-blocking
 //! write, so a request costs no extra task hop; only when the pipe is full
@@ -7,12 +7,12 @@
 //! silently: the child's exit is what reports the problem. `close()` drops
 //! the pipe at once, which is how the kill procedure closes stdin.
 //!
-//! The backlog is bounded (MCP-31): a child that stops reading its stdin
+//! The backlog is bounded: a child that stops reading its stdin
 //! while requests keep coming would otherwise grow it without end. At the
 //! bound the sink switches off and fires [`Outbound::overflowed`]; the
 //! supervisor then marks the client exited with the bound's text (every
 //! pending request fails at once) and kills the child, and the next request
-//! respawns, as for an oversized inbound frame (MCP-7).
+//! respawns, as for an oversized inbound frame.
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::platform::pipe_writer::PipeWriter;
 
-/// Unwritten bytes allowed to wait for a child that is not reading (MCP-31):
+/// Unwritten bytes allowed to wait for a child that is not reading:
 /// the inbound frame cap, so one request as large as any reply still fits.
 pub const MAX_BACKLOG_BYTES: usize = 64 * 1024 * 1024;
 
@@ -38,7 +38,7 @@ pub struct Outbound {
     closed: CancellationToken,
     overflowed: CancellationToken,
     max_backlog_bytes: usize,
-    /// Test-only: the flusher panics when it next wakes (MCP-32).
+    /// Test-only: the flusher panics when it next wakes.
     debug_panic: AtomicBool,
 }
 
@@ -156,7 +156,7 @@ impl Outbound {
         }
     }
 
-    /// MCP-31: the bound was reached. Later frames are dropped; the
+    /// The bound was reached. Later frames are dropped; the
     /// supervisor, told through [`Outbound::overflowed`], does the rest.
     fn overflow(&self, state: &mut State) {
         Self::switch_off(state);
@@ -173,7 +173,7 @@ impl Outbound {
         self.max_backlog_bytes
     }
 
-    /// Test-only (MCP-32): makes the flusher task panic as soon as it wakes,
+    /// Test-only: makes the flusher task panic as soon as it wakes,
     /// which this call makes it do.
     #[doc(hidden)]
     pub fn debug_force_flusher_panic(&self) {

@@ -1,4 +1,4 @@
-//! A bounded tail of the child's stderr (MCP-3).
+//! A bounded tail of the child's stderr.
 //!
 //! stderr must be drained continuously so a chatty child never blocks on a
 //! full pipe, but only its last few KiB are worth keeping: they explain why a
