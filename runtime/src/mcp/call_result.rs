@@ -19,8 +19,76 @@ use serde_json::Value;
 
 use super::content::{self, BlockFields, Converted, ResourceFields};
 use super::output_limit::{self, MCP_OUTPUT_MAX_BYTES};
-use super::routing::RawResponse;
-use super::tools;
+use super::result_value;
+
+/// A successful response's `result`, kept as the bytes it arrived in, and
+/// what the router's pass already read of it as a tool call result.
+/// A large frame is moved here without a copy; decoding is up to the caller.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    bytes: Vec<u8>,
+    range: Range<usize>,
+    read: Option<Box<PreRead>>,
+}
+
+impl RawResponse {
+    /// The `result` at `range` of `bytes`, with the router's reading of it.
+    pub(super) fn new(bytes: Vec<u8>, range: Range<usize>, read: Option<PreRead>) -> Self {
+        Self {
+            bytes,
+            range,
+            read: read.map(Box::new),
+        }
+    }
+
+    /// The `result` JSON text (`null` when the response had none).
+    pub fn json(&self) -> &[u8] {
+        &self.bytes[self.range.clone()]
+    }
+
+    /// Decodes `result` into `T`.
+    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(self.json())
+    }
+
+    /// Wraps a complete JSON text (for tests and callers holding one).
+    #[cfg(any(test, feature = "test-support"))]
+    pub fn from_json(bytes: Vec<u8>) -> Self {
+        let range = 0..bytes.len();
+        Self {
+            bytes,
+            range,
+            read: None,
+        }
+    }
+
+    /// Decodes `result` leniently: `Value::Null` when it does not parse.
+    pub fn to_value(&self) -> serde_json::Value {
+        self.decode().unwrap_or(serde_json::Value::Null)
+    }
+
+    pub(super) fn pre_read(&self) -> Option<&PreRead> {
+        self.read.as_deref()
+    }
+
+    pub(super) fn take_pre_read(&mut self) -> Option<PreRead> {
+        self.read.take().map(|read| *read)
+    }
+
+    pub(super) fn null() -> Self {
+        Self {
+            bytes: b"null".to_vec(),
+            range: 0..4,
+            read: None,
+        }
+    }
+}
+
+impl PartialEq for RawResponse {
+    fn eq(&self, other: &Self) -> bool {
+        self.json() == other.json()
+    }
+}
 
 /// What the tool call glue needs from a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -592,7 +660,7 @@ fn finish(pre: PreRead, whole: &[u8]) -> CallResultText {
 
 /// [`read_call_result`] on a decoded result: the `Value` rules.
 pub fn read_value(value: Value) -> CallResultText {
-    let text = tools::result_text(&value);
+    let text = result_value::result_text(&value);
     let mut blocks = Vec::new();
     let mut at = 0;
     let items = value.get("content").and_then(Value::as_array);
@@ -615,7 +683,7 @@ pub fn read_value(value: Value) -> CallResultText {
     }
     let mut read = CallResultText {
         text,
-        is_error: tools::is_error(&value),
+        is_error: result_value::is_error(&value),
         fallback: None,
         blocks,
         structured: value
@@ -624,7 +692,7 @@ pub fn read_value(value: Value) -> CallResultText {
             .cloned(),
     };
     if read.text.is_empty() && !read.has_other_blocks() {
-        read.fallback = Some(tools::model_text(&value));
+        read.fallback = Some(result_value::model_text(&value));
     }
     read
 }
@@ -927,10 +995,14 @@ mod tests {
 
     fn both_ways(value: Value) {
         let fast = read_call_result(&raw(&value));
-        let text = tools::result_text(&value);
+        let text = result_value::result_text(&value);
         assert_eq!(fast.text, text, "{value}");
-        assert_eq!(fast.is_error, tools::is_error(&value), "{value}");
-        assert_eq!(fast.model_text(), tools::model_text(&value), "{value}");
+        assert_eq!(fast.is_error, result_value::is_error(&value), "{value}");
+        assert_eq!(
+            fast.model_text(),
+            result_value::model_text(&value),
+            "{value}"
+        );
         // Read in the router's pass, the same.
         let mut routed = routed(&serde_json::to_vec(&value).unwrap());
         assert_eq!(read_call_result(&routed), fast, "{value}");
@@ -1032,7 +1104,7 @@ mod tests {
         let read = read_call_result(&raw(&result));
         assert_eq!(read.fallback, None);
         assert_eq!(read.model_text(), "");
-        assert_eq!(read.model_text(), tools::model_text(&result));
+        assert_eq!(read.model_text(), result_value::model_text(&result));
         assert_eq!(read.into_model_content(false), [image_block("iVBO")]);
         // Nothing shown at all: the fallback, as before.
         let empty =
@@ -1098,7 +1170,7 @@ mod tests {
         let frame = br#"{"content":[{"type":"text","text":"\ud800abcde\\"}]}"#;
         let fast = read_call_result(&RawResponse::from_json(frame.to_vec()));
         assert_eq!(fast.text, "\u{fffd}abcde\\");
-        assert_eq!(fast.text, tools::result_text(&decode_lenient(frame)));
+        assert_eq!(fast.text, result_value::result_text(&decode_lenient(frame)));
         assert!(unescaped_len_bound(r#"\ud800abcde\\"#) >= 9);
     }
 
@@ -1113,12 +1185,12 @@ mod tests {
         assert_eq!(fast.model_text(), r#"{"k":1}"#);
         assert_eq!(
             fast.model_text(),
-            tools::model_text(&decode_lenient(unknown))
+            result_value::model_text(&decode_lenient(unknown))
         );
         let text = b"{\"content\":[{\"type\":\"text\",\"text\":\"caf\xe9\"}]}";
         let fast = read_call_result(&RawResponse::from_json(text.to_vec()));
         assert_eq!(fast.text, "caf\u{fffd}");
-        assert_eq!(fast.text, tools::result_text(&decode_lenient(text)));
+        assert_eq!(fast.text, result_value::result_text(&decode_lenient(text)));
     }
 
     #[test]

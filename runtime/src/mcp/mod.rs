@@ -5,7 +5,8 @@
 //! stderr tail), [`framing`] (NDJSON bytes to lines), [`envelope`] and
 //! [`routing`] (lines to routed messages), the private `supervisor` (the
 //! task owning one child), [`client`] (requests, timeouts, respawn, stop),
-//! [`handshake`], [`tools`] and [`call_result`] (the MCP methods used),
+//! [`handshake`], [`tools`], [`call_result`] and [`result_value`] (the MCP
+//! methods used, and what a result shows the model),
 //! [`output_limit`] (what the model reads of a large result), and
 //! [`bridge`] (one session: start, skew report, catalogue, re-sync, tool
 //! calls). [`daemon`] launches the shared daemon.
@@ -22,6 +23,7 @@ pub mod error;
 pub mod framing;
 pub mod handshake;
 pub mod output_limit;
+pub mod result_value;
 pub mod routing;
 mod supervisor;
 pub mod tools;

@@ -5,6 +5,7 @@ use std::ops::Range;
 
 use pi_gortex_schema::mcp::ProgressNotificationParams;
 
+pub use super::call_result::RawResponse;
 use super::call_result::{self, LazyResult, PreRead};
 use super::envelope::{self, Envelope, Inbound};
 use super::framing::Frame;
@@ -13,66 +14,6 @@ use super::framing::Frame;
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// The notification that reports a request's progress.
 pub const PROGRESS: &str = "notifications/progress";
-
-/// A successful response's `result`, kept as the bytes it arrived in, and
-/// what the router's pass already read of it as a tool call result.
-/// A large frame is moved here without a copy; decoding is up to the caller.
-#[derive(Debug, Clone)]
-pub struct RawResponse {
-    bytes: Vec<u8>,
-    range: Range<usize>,
-    read: Option<Box<PreRead>>,
-}
-
-impl RawResponse {
-    /// The `result` JSON text (`null` when the response had none).
-    pub fn json(&self) -> &[u8] {
-        &self.bytes[self.range.clone()]
-    }
-
-    /// Decodes `result` into `T`.
-    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(self.json())
-    }
-
-    /// Wraps a complete JSON text (for tests and callers holding one).
-    #[cfg(any(test, feature = "test-support"))]
-    pub fn from_json(bytes: Vec<u8>) -> Self {
-        let range = 0..bytes.len();
-        Self {
-            bytes,
-            range,
-            read: None,
-        }
-    }
-
-    /// Decodes `result` leniently: `Value::Null` when it does not parse.
-    pub fn to_value(&self) -> serde_json::Value {
-        self.decode().unwrap_or(serde_json::Value::Null)
-    }
-
-    pub(super) fn pre_read(&self) -> Option<&PreRead> {
-        self.read.as_deref()
-    }
-
-    pub(super) fn take_pre_read(&mut self) -> Option<PreRead> {
-        self.read.take().map(|read| *read)
-    }
-
-    fn null() -> Self {
-        Self {
-            bytes: b"null".to_vec(),
-            range: 0..4,
-            read: None,
-        }
-    }
-}
-
-impl PartialEq for RawResponse {
-    fn eq(&self, other: &Self) -> bool {
-        self.json() == other.json()
-    }
-}
 
 /// The routing decision for one frame.
 #[derive(Debug)]
@@ -119,11 +60,7 @@ pub fn route(frame: Frame<'_>) -> Routed {
             };
             Routed::Response {
                 id,
-                outcome: Ok(RawResponse {
-                    bytes,
-                    range,
-                    read: read.map(Box::new),
-                }),
+                outcome: Ok(RawResponse::new(bytes, range, read)),
             }
         }
     }
