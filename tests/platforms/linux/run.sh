@@ -121,9 +121,12 @@ node_suites() {
   done < <(known node)
   # FAKE_GORTEX_BIN: a host fake-gortex built elsewhere (the default is target/debug's).
   [ -n "${FAKE_GORTEX_BIN:-}" ] || cargo build -q -p fake-gortex
-  PI_GORTEX_TEST_PKG_DIR="$pkg" NODE22="$node" "$node" --test --experimental-test-isolation=none "${skips[@]}" \
-    "$root"/tests/node/*.test.mjs >"$log" 2>&1
+  # warm-schema.mjs compiles the sidecar schema once first: at emulation speed the dev core's
+  # first compile is over the extension's 5 s configuration bound (see the file).
+  PI_GORTEX_TEST_PKG_DIR="$pkg" NODE22="$node" "$node" --import "$here/warm-schema.mjs" --test \
+    --experimental-test-isolation=none "${skips[@]}" "$root"/tests/node/*.test.mjs >"$log" 2>&1
   local rc=$?
+  grep -a '^warm-schema:' "$log" || true
   summary+=("ExtensionRunner arm64-gnu: $(grep -E '^# (pass|fail|skipped) ' "$log" | tr '\n' ' ')$((SECONDS - started)) s (log: $log)")
   [ $rc -eq 0 ] || grep -E '^not ok|^    not ok' "$log" | head -40
   return $rc
