@@ -53,11 +53,15 @@ runtime_tests() { # triple, label
   local runner_var
   runner_var="CARGO_TARGET_$(echo "$triple" | tr 'a-z-' 'A-Z_')_RUNNER"
   local runner=${!runner_var:-}
-  cargo build -q -p fake-gortex -p pi-gortex-runtime --bins --target "$triple" || return 1
+  # The musl test binaries link statically (Rust's default for musl), which .cargo/config.toml
+  # turns off for the addon's sake: RUSTFLAGS, when set, replaces those flags.
+  local rustflags=${RUSTFLAGS:-}
+  [[ $triple != *-musl ]] || rustflags="-C target-feature=+crt-static"
+  RUSTFLAGS=$rustflags cargo build -q -p fake-gortex -p pi-gortex-runtime --bins --target "$triple" || return 1
   # The test executables, built but not run: cargo would put the real programs back in place
   # of the wrappers each time it runs, so the executables are run here, one by one.
   local exes
-  mapfile -t exes < <(cargo test -q -p pi-gortex-runtime --target "$triple" --no-run --message-format=json |
+  mapfile -t exes < <(RUSTFLAGS=$rustflags cargo test -q -p pi-gortex-runtime --target "$triple" --no-run --message-format=json |
     python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
