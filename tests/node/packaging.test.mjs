@@ -152,18 +152,21 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
 
   test("make pack-all refuses a core whose binary is not for the platform its name claims", () => {
     const core = readFileSync(join(PKG_DIR, addonFile));
-    assert.deepEqual(inspectBinary(core), { os: "linux", cpu: "x64", libc: "glibc", problems: [] });
-    const darwin = JSON.parse(readFileSync(join(PKG_DIR, "npm/darwin-arm64/package.json"), "utf8"));
-    assert.deepEqual(checkPlatform("darwin-arm64", manifest, darwin, core), [
-      "pi-gortex.darwin-arm64.node: built for os linux, its name says darwin",
-      "pi-gortex.darwin-arm64.node: built for cpu x64, its name says arm64",
+    // This machine's glibc core: x64 here, arm64 in the arm64 run under qemu (test-platforms).
+    const cpu = process.arch;
+    const other = cpu === "x64" ? "arm64" : "x64";
+    assert.deepEqual(inspectBinary(core), { os: "linux", cpu, libc: "glibc", problems: [] });
+    const darwin = JSON.parse(readFileSync(join(PKG_DIR, `npm/darwin-${other}/package.json`), "utf8"));
+    assert.deepEqual(checkPlatform(`darwin-${other}`, manifest, darwin, core), [
+      `pi-gortex.darwin-${other}.node: built for os linux, its name says darwin`,
+      `pi-gortex.darwin-${other}.node: built for cpu ${cpu}, its name says ${other}`,
     ]);
-    const musl = JSON.parse(readFileSync(join(PKG_DIR, "npm/linux-x64-musl/package.json"), "utf8"));
-    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, core), [
-      "pi-gortex.linux-x64-musl.node: built for libc glibc, its name says musl",
+    const musl = JSON.parse(readFileSync(join(PKG_DIR, `npm/linux-${cpu}-musl/package.json`), "utf8"));
+    assert.deepEqual(checkPlatform(`linux-${cpu}-musl`, manifest, musl, core), [
+      `pi-gortex.linux-${cpu}-musl.node: built for libc glibc, its name says musl`,
     ]);
-    assert.deepEqual(checkPlatform("linux-x64-musl", manifest, musl, Buffer.from("not a binary")), [
-      "pi-gortex.linux-x64-musl.node: not a 64-bit ELF, PE or Mach-O addon",
+    assert.deepEqual(checkPlatform(`linux-${cpu}-musl`, manifest, musl, Buffer.from("not a binary")), [
+      `pi-gortex.linux-${cpu}-musl.node: not a 64-bit ELF, PE or Mach-O addon`,
     ]);
   });
 
@@ -283,7 +286,9 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     }
     assert.equal(reports, 0, "getReport can take minutes on some hosts; it is not on the start path");
     const head = readFileSync(process.execPath).subarray(0, 4096);
-    assert.match(loader.elfInterpreter(head), /^\/lib(64)?\/ld-linux-x86-64\.so\.2$/);
+    const interpreter =
+      process.arch === "arm64" ? /^\/lib(64)?\/ld-linux-aarch64\.so\.1$/ : /^\/lib(64)?\/ld-linux-x86-64\.so\.2$/;
+    assert.match(loader.elfInterpreter(head), interpreter);
     assert.equal(loader.libcOfInterpreter("/lib/ld-musl-aarch64.so.1"), "musl");
     assert.equal(loader.libcOfInterpreter("/lib/ld-linux-aarch64.so.1"), "gnu");
     assert.equal(loader.elfInterpreter(Buffer.from("#!/bin/sh\n")), undefined);

@@ -6,7 +6,8 @@
 # cargo-zigbuild (zig from PyPI, no macOS SDK: napi-rs leaves Node-API to
 # the host with -undefined dynamic_lookup). The musl cores are built without
 # crt-static (a static libc cannot be a shared object), in their own target
-# directory so the static test binaries of run.sh keep theirs.
+# directory so the static test binaries of run.sh keep theirs; the macOS
+# cores go there too, so they build while run.sh's builds hold target/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 out=$1
@@ -25,12 +26,13 @@ core() { # triple, tag, target dir, cargo subcommand, library name
   cp -f "$tdir/$triple/$dir/$lib" "$out/cores/pi-gortex.$tag.node"
   echo "core $tag: $((SECONDS - started)) s"
 }
-core aarch64-unknown-linux-gnu linux-arm64-gnu "$root/target" build libpi_gortex_node.so
 for arch in x86_64 aarch64; do
   tag=linux-$([ $arch = x86_64 ] && echo x64 || echo arm64)-musl
   RUSTFLAGS="-C target-feature=-crt-static" core "$arch-unknown-linux-musl" "$tag" "$root/target/platforms/dylib" \
     zigbuild libpi_gortex_node.so
 done
-core x86_64-apple-darwin darwin-x64 "$root/target" zigbuild libpi_gortex_node.dylib
-core aarch64-apple-darwin darwin-arm64 "$root/target" zigbuild libpi_gortex_node.dylib
+core x86_64-apple-darwin darwin-x64 "$root/target/platforms/dylib" zigbuild libpi_gortex_node.dylib
+core aarch64-apple-darwin darwin-arm64 "$root/target/platforms/dylib" zigbuild libpi_gortex_node.dylib
+# Last: it shares target/ (and its lock) with run.sh's arm64 test builds.
+core aarch64-unknown-linux-gnu linux-arm64-gnu "$root/target" build libpi_gortex_node.so
 "$NODE22" "$root/bindings/node/scripts/pack-all.mjs" --out "$out/pack-all" --from "$out/cores"

@@ -5,7 +5,9 @@
 # against real Pi's loader and runner, with the Windows fake-gortex.exe as gortex.
 # The addon links against node.exe itself: an import library of node.exe's napi_* exports,
 # made with mingw's dlltool, is what napi-build finds through LIBNODE_PATH.
-# Usage: node.sh [test file...]   (default: every node/*.test.mjs)
+# Usage: node.sh [test file...]   (default: every node/*.test.mjs). WINDOWS_NODE_LOG names the
+# log under target/windows-node/ (default extension-runner). e2e/*.test.mjs (the real Pi CLI,
+# `make test-windows-e2e`) run the same way: PI160 and NODE22 are handed over as Windows paths.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -53,10 +55,12 @@ tests=("$@")
 wtests=()
 for t in "${tests[@]}"; do wtests+=("$(w "$t")"); done
 wineserver -p 60 || true
-log="$out/extension-runner.log"
+log="$out/${WINDOWS_NODE_LOG:-extension-runner}.log"
 status=0
 PI_GORTEX_TEST_PKG_DIR=$(w "$pkg") FAKE_GORTEX_BIN=$(w "$out/fake-gortex.exe") \
   PI_HOST_DIR=$(w "$root/tests/hosts/pi-1.6.0") \
+  PI160=$(w "$root/tests/hosts/pi-1.6.0/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js") \
+  NODE22=$(w "$node_exe") \
   timeout 900 wine "$node_exe" --test --test-concurrency=1 "${wtests[@]}" >"$log" 2>&1 || status=$?
 grep -aE '^(not )?ok |^# (tests|pass|fail|skipped|todo|duration_ms) ' "$log" || true
 if ((status)); then
