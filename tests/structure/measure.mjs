@@ -149,7 +149,10 @@ function glueCircles(dirs) {
   for (const file of files) {
     const text = readFileSync(file, "utf8");
     const targets = [...text.matchAll(/from\s+"(\.[^"]+\.ts)"/g)].map(([, spec]) => join(dirname(file), spec));
-    edges.set(file, targets.filter((t) => files.includes(t)));
+    edges.set(
+      file,
+      targets.filter((t) => files.includes(t)),
+    );
   }
   return circles(files, (f) => edges.get(f) ?? []).map((c) => c.map(rel));
 }
