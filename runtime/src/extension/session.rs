@@ -19,7 +19,7 @@ use pi_gortex_schema::host::{
     TurnResult,
 };
 
-use super::{lock, Extension, InstanceState, ModuleState, Parked};
+use super::{guard, lock, Extension, InstanceState, ModuleState, Parked};
 use crate::config::{self, ConfigInputs};
 use crate::hook::{self, EnvelopeContext};
 use crate::instance::{self, InstanceLatches};
@@ -310,6 +310,12 @@ impl Extension {
     ) -> Option<String> {
         notices.extend(self.panic_notice(panics));
         self.footer(pi_tools)
+    }
+
+    /// [`Self::end_step`] for a `session_start`'s last step, with the panics
+    /// caught since the last report.
+    pub fn end_session_step(&self, action: &mut SessionAction, pi_tools: Option<&[String]>) {
+        action.footer = self.end_step(&mut action.notices, pi_tools, &guard::take_recorded());
     }
 
     /// The footer status for Pi's tool names, `None` without a UI.
