@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::boundary::{
-    from_js, guarded_answer, to_js, CatalogueUpdate, ToolCallAction, ToolCallEvent, TurnPlanTurn,
+    from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
     WatchResultAction, WatchToolResult,
 };
 use crate::settle::{self, Promised};
@@ -152,21 +152,10 @@ impl Extension {
         let (settler, promise) = settle::promise_of(env, false)?;
         settle::spawn(async move {
             let listing = apply.clone();
-            let on_catalogue = move |update: CatalogueUpdate| {
-                let action = to_js(&core::catalogue_action(update));
-                listing.call(action, ThreadsafeFunctionCallMode::NonBlocking);
+            let on_listing = move |action: SessionAction| {
+                listing.call(to_js(&action), ThreadsafeFunctionCallMode::NonBlocking);
             };
-            let panicked = core.clone();
-            let started = guard::guard_async(
-                move || panicked.start_panicked(),
-                core.start_own_client(on_catalogue),
-            )
-            .await;
-            let action = guard::guard_sync(core::no_action, || {
-                let mut action = core.session_started(started);
-                core.end_session_step(&mut action, pi_tools.as_deref());
-                action
-            });
+            let action = core.start_session(pi_tools.as_deref(), on_listing).await;
             let ending = core.clone();
             let applied = move |_: napi::Result<()>, env: Env| {
                 release(&env, ending.end_session(ticket));
