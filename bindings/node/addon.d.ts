@@ -69,10 +69,8 @@ export declare class Extension {
   messageEnd(event: object, cwd: string): void
   /** `tool_execution_end`. */
   toolExecutionEnd(event: object): void
-  /** `turn_start`. */
-  turnStart(): void
-  /** `agent_end`. */
-  agentEnd(): void
+  /** `turn_start` and `agent_end`: the calls' claims are cleared. */
+  clearCalls(): void
   /** `session_compact`: the next turn briefs again. */
   sessionCompact(): void
   /** `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */

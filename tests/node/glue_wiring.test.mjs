@@ -203,11 +203,12 @@ describe("tool_events.ts: the tool event handlers", () => {
     const end = { toolCallId: "x1" };
     await emit(pi, "tool_execution_end", end);
     assert.deepEqual(of("toolExecutionEnd"), [[end]]);
-    for (const event of ["turn_start", "agent_end"]) await emit(pi, event, {});
-    assert.deepEqual(of("turnStart"), [[]]);
-    assert.deepEqual(of("agentEnd"), [[]]);
+    for (const [index, event] of ["turn_start", "agent_end"].entries()) {
+      await emit(pi, event, {});
+      assert.equal(of("clearCalls").length, index + 1, `${event} clears`);
+    }
     assert.equal(handlersOf(pi, "turn_end").length, 0, "decision 006");
-    const throwing = addonDouble({ toolExecutionEnd: boom, turnStart: boom, agentEnd: boom });
+    const throwing = addonDouble({ toolExecutionEnd: boom, clearCalls: boom });
     const quiet = piDouble();
     registerToolEvents(instanceOf(quiet, throwing.addon), false);
     for (const event of ["tool_execution_end", "turn_start", "agent_end"])

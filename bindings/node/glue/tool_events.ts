@@ -47,6 +47,6 @@ export function registerToolEvents(instance: Instance, native: boolean): void {
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
   // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler
   // present, Pi builds the whole session's context twice per turn (docs/decisions/006-no-turn-end-handler.md).
-  pi.on("turn_start", () => void swallow(() => extension.turnStart()));
-  pi.on("agent_end", () => void swallow(() => extension.agentEnd()));
+  pi.on("turn_start", () => void swallow(() => extension.clearCalls()));
+  pi.on("agent_end", () => void swallow(() => extension.clearCalls()));
 }

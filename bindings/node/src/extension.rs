@@ -22,7 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::boundary::{
-    from_js, guarded_answer, to_js, CatalogueUpdate, ToolCallAction, ToolCallEvent, TurnPlanTurn,
+    from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
     WatchResultAction, WatchToolResult,
 };
 use crate::settle::{self, Promised};
@@ -140,13 +140,7 @@ impl Extension {
         if !start {
             guard::guard_sync(
                 || (),
-                || {
-                    action.footer = core.end_step(
-                        &mut action.notices,
-                        pi_tools.as_deref(),
-                        &guard::take_recorded(),
-                    )
-                },
+                || core.end_session_step(&mut action, pi_tools.as_deref()),
             );
             let _ = apply.call(to_js(&action));
             release(env, core.end_session(ticket));
@@ -155,25 +149,13 @@ impl Extension {
         let _ = apply.call(to_js(&action));
         let apply: Arc<WeakCallback> =
             Arc::new(apply.build_threadsafe_function().weak::<true>().build()?);
-        let (settler, promise) = settle::promise(env)?;
+        let (settler, promise) = settle::promise_of(env, false)?;
         settle::spawn(async move {
             let listing = apply.clone();
-            let on_catalogue = move |update: CatalogueUpdate| {
-                let action = to_js(&core::catalogue_action(update));
-                listing.call(action, ThreadsafeFunctionCallMode::NonBlocking);
+            let on_listing = move |action: SessionAction| {
+                listing.call(to_js(&action), ThreadsafeFunctionCallMode::NonBlocking);
             };
-            let panicked = core.clone();
-            let started = guard::guard_async(
-                move || panicked.start_panicked(),
-                core.start_own_client(on_catalogue),
-            )
-            .await;
-            let action = guard::guard_sync(core::no_action, || {
-                let mut action = core.session_started(started);
-                let panics = guard::take_recorded();
-                action.footer = core.end_step(&mut action.notices, pi_tools.as_deref(), &panics);
-                action
-            });
+            let action = core.start_session(pi_tools.as_deref(), on_listing).await;
             let ending = core.clone();
             let applied = move |_: napi::Result<()>, env: Env| {
                 release(&env, ending.end_session(ticket));
@@ -488,29 +470,16 @@ impl Extension {
         )
     }
 
-    /// `turn_start`.
+    /// `turn_start` and `agent_end`: the calls' claims are cleared.
     #[napi]
-    pub fn turn_start(&self) {
-        guard::guard_sync(|| (), || self.core.clear_calls())
-    }
-
-    /// `agent_end`.
-    #[napi]
-    pub fn agent_end(&self) {
+    pub fn clear_calls(&self) {
         guard::guard_sync(|| (), || self.core.clear_calls())
     }
 
     /// `session_compact`: the next turn briefs again.
     #[napi]
     pub fn session_compact(&self) {
-        guard::guard_sync(
-            || (),
-            || {
-                if let Some(me) = self.core.instance() {
-                    core::lock(&me.latches).on_compact();
-                }
-            },
-        )
+        guard::guard_sync(|| (), || self.core.session_compact())
     }
 
     /// `/gortex` and `/gortex doctor`: the core picks the command and words the reply.
@@ -571,19 +540,9 @@ impl core::ParkedTurn for Gate {
 /// footer, worded with Pi's tool names, goes to `show`.
 fn refresh_footer(core: core::Extension, cwd: String, show: Option<FooterCallbacks>) {
     settle::spawn(async move {
-        let failed = || core.refresh_failed();
-        let changed = guard::guard_async(failed, core.refresh_readiness(&cwd)).await;
-        let Some((names, show)) = show.filter(|_| changed) else {
-            return;
-        };
-        let names = names
-            .call_async(())
-            .await
-            .ok()
-            .flatten()
-            .unwrap_or_default();
-        let footer = guard::guard_sync(|| None, || core.footer(Some(&names)));
-        if let Some(footer) = footer {
+        let (names, show) = show.unzip();
+        let names = names.map(|names| async move { names.call_async(()).await.ok().flatten() });
+        if let (Some(footer), Some(show)) = (core.refresh_footer(&cwd, names).await, show) {
             show.call(footer, ThreadsafeFunctionCallMode::NonBlocking);
         }
     });
@@ -612,7 +571,7 @@ fn promised<'env, T: Serialize + Send + 'static>(
     if matches!(&answer, Answer::Now(value) if nothing(value)) {
         return Ok(None);
     }
-    let (settler, promise) = settle::promise(env)?;
+    let (settler, promise) = settle::promise_of(env, false)?;
     let settler = Arc::new(Mutex::new(Some(settler)));
     let replying = settler.clone();
     let later = move |value: T| {

@@ -197,11 +197,6 @@ pub fn promise_of(env: &Env, weak: bool) -> napi::Result<(PromiseSettler, Object
     Ok((settler, promise))
 }
 
-/// A pending promise and its settling end.
-pub fn promise(env: &Env) -> napi::Result<(PromiseSettler, Object<'_>)> {
-    promise_of(env, false)
-}
-
 /// A promise of `work`'s value, which runs on napi's runtime. `work` must
 /// not panic (wrap it in `guard::guard_async`); if it does, or the runtime
 /// drops it, the promise resolves to `null`.
@@ -209,7 +204,7 @@ pub fn spawn_promise<F>(env: &Env, work: F) -> Promised<'_>
 where
     F: Future<Output = Value> + Send + 'static,
 {
-    let (settler, promise) = promise(env)?;
+    let (settler, promise) = promise_of(env, false)?;
     spawn(async move {
         let value = work.await;
         settler.settle(value);

@@ -81,12 +81,18 @@ pub async fn guard_async<T>(fallback: impl FnOnce() -> T, work: impl Future<Outp
     polled.await.unwrap_or_else(fallback)
 }
 
+/// Held by the tests that take the process-wide record, so one never takes
+/// another's.
+#[cfg(test)]
+pub(crate) static RECORD_TAKERS: Mutex<()> = Mutex::new(());
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_panic_becomes_the_fallback_and_is_recorded_once() {
+        let _serial = crate::sync::lock(&RECORD_TAKERS);
         take_recorded();
         let value = guard_sync(|| 7, || panic!("boom"));
         assert_eq!(value, 7);
@@ -97,7 +103,9 @@ mod tests {
     }
 
     #[tokio::test]
+    #[allow(clippy::await_holding_lock)] // The lock only orders tests; one thread each.
     async fn a_panic_at_a_later_poll_becomes_the_fallback() {
+        let _serial = crate::sync::lock(&RECORD_TAKERS);
         let value = guard_async(|| 7, async {
             tokio::task::yield_now().await;
             panic!("later");

@@ -144,6 +144,13 @@ impl Extension {
         self.state.get().cloned()
     }
 
+    /// `session_compact`: the next turn briefs again.
+    pub fn session_compact(&self) {
+        if let Some(me) = self.instance() {
+            lock(&me.latches).on_compact();
+        }
+    }
+
     /// `session_shutdown`'s stop: the own client, if this instance holds
     /// the slot; a client another instance started is left alone.
     pub async fn stop_own_client(&self) {

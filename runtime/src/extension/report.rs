@@ -9,10 +9,11 @@
 //! [`StatusRecord`]: super::StatusRecord
 
 use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
 
 use pi_gortex_schema::host::{CommandReply, GortexCommand, StatusRequest, StatusView};
 
-use super::{lock, Extension};
+use super::{guard, lock, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
 use crate::native::{self, OwnClientReason};
@@ -149,6 +150,19 @@ impl Extension {
     pub fn refresh_failed(&self) -> bool {
         self.module.status().refreshing = false;
         false
+    }
+
+    /// A turn's readiness refresh: when the readiness changed and Pi has a
+    /// UI (`names` reads its tool names, only then), the new footer.
+    pub async fn refresh_footer(
+        &self,
+        cwd: &str,
+        names: Option<impl Future<Output = Option<Vec<String>>>>,
+    ) -> Option<String> {
+        let failed = || self.refresh_failed();
+        let changed = guard::guard_async(failed, self.refresh_readiness(cwd)).await;
+        let names = names.filter(|_| changed)?.await.unwrap_or_default();
+        guard::guard_sync(|| None, || self.footer(Some(&names)))
     }
 
     /// One `/gortex` command: the status block with a fresh footer, or the

@@ -19,7 +19,7 @@ use pi_gortex_schema::host::{
     TurnResult,
 };
 
-use super::{lock, Extension, InstanceState, ModuleState, Parked};
+use super::{guard, lock, Extension, InstanceState, ModuleState, Parked};
 use crate::config::{self, ConfigInputs};
 use crate::hook::{self, EnvelopeContext};
 use crate::instance::{self, InstanceLatches};
@@ -310,6 +310,29 @@ impl Extension {
     ) -> Option<String> {
         notices.extend(self.panic_notice(panics));
         self.footer(pi_tools)
+    }
+
+    /// The own client's start for a `session_start` and its last step;
+    /// `on_listing` gets the step of each later listing that changes the tools.
+    pub async fn start_session(
+        &self,
+        pi_tools: Option<&[String]>,
+        on_listing: impl Fn(SessionAction) + Send + Sync + 'static,
+    ) -> SessionAction {
+        let on_catalogue = move |update| on_listing(catalogue_action(update));
+        let panicked = || self.start_panicked();
+        let started = guard::guard_async(panicked, self.start_own_client(on_catalogue)).await;
+        guard::guard_sync(no_action, || {
+            let mut action = self.session_started(started);
+            self.end_session_step(&mut action, pi_tools);
+            action
+        })
+    }
+
+    /// [`Self::end_step`] for a `session_start`'s last step, with the panics
+    /// caught since the last report.
+    pub fn end_session_step(&self, action: &mut SessionAction, pi_tools: Option<&[String]>) {
+        action.footer = self.end_step(&mut action.notices, pi_tools, &guard::take_recorded());
     }
 
     /// The footer status for Pi's tool names, `None` without a UI.

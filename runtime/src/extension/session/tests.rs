@@ -141,3 +141,46 @@ async fn nat_9_a_native_first_turn_polls_pi_s_tools_until_one_is_there() {
         "the tools appeared: not down"
     );
 }
+
+#[test]
+fn ses_7_a_session_start_s_last_step_words_the_footer_only_with_a_ui() {
+    let _serial = lock(&crate::extension::guard::RECORD_TAKERS);
+    let extension = resolved(true);
+    let mut action = super::no_action();
+    extension.end_session_step(&mut action, Some(&["mcp__gortex__search".into()]));
+    assert!(action.footer.is_some_and(|f| f.contains("gortex")));
+    let mut action = super::no_action();
+    extension.end_session_step(&mut action, None);
+    assert_eq!(action.footer, None, "no UI, no footer");
+}
+
+#[tokio::test]
+async fn a_readiness_refresh_that_changes_nothing_reads_no_tool_names() {
+    let extension = resolved(false);
+    let read = Arc::new(AtomicUsize::new(0));
+    let counted = read.clone();
+    let names = async move {
+        counted.fetch_add(1, Ordering::SeqCst);
+        Some(vec!["mcp__gortex__search".to_string()])
+    };
+    let footer = extension.refresh_footer("/w", Some(names)).await;
+    assert_eq!(footer, None, "no refresh was due");
+    assert_eq!(read.load(Ordering::SeqCst), 0, "Pi's tool names were read");
+}
+
+#[tokio::test]
+#[allow(clippy::await_holding_lock)] // The lock only orders tests; one thread each.
+async fn ses_9_an_own_client_that_cannot_start_ends_its_session_start_with_the_footer() {
+    let _serial = lock(&crate::extension::guard::RECORD_TAKERS);
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    let listings = Arc::new(AtomicUsize::new(0));
+    let counted = listings.clone();
+    let on_listing = move |_| {
+        counted.fetch_add(1, Ordering::SeqCst);
+    };
+    let tools = ["mcp__gortex__search".to_string()];
+    let action = extension.start_session(Some(&tools), on_listing).await;
+    assert_eq!(action.catalogue, None, "nothing started: {action:?}");
+    assert!(action.footer.is_some_and(|f| f.contains("gortex")));
+    assert_eq!(listings.load(Ordering::SeqCst), 0);
+}
