@@ -57,7 +57,7 @@ $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh 
 gortex-hook: $(GORTEX_UPSTREAM_HOOK)
 
 # ---------------------------------------------------------------- test
-test: tools lint check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e
+test: tools lint structure check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e
 	@echo "make test: all suites passed"
 
 # Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu

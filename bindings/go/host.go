@@ -1030,17 +1030,15 @@ func (WatchToolResult) schemaType() (file, def string) {
 	return "host", "WatchToolResult"
 }
 
-// WatchResultAction: What the `tool_result` handler returns and waits for.
+// WatchResultAction: What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
 type WatchResultAction struct {
 	// Replacement details: the existing object merged with EditDetails.
 	Details *map[string]json.RawMessage `json:"details,omitempty"`
-	// A wait for promoted tools before the result returns.
-	AwaitTools *ToolWait `json:"awaitTools,omitempty"`
 }
 
 var shapeOfWatchResultAction = objectShape{
 	typeName: "WatchResultAction",
-	declared: []string{"details", "awaitTools"},
+	declared: []string{"details"},
 	required: nil,
 	closed:   true,
 	keep:     false,

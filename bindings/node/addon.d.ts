@@ -24,15 +24,14 @@ export declare class Extension {
    */
   sessionStart(begin: host.SessionBegin, piTools: Array<string> | null, apply: (action: host.SessionAction) => void): Promise<void> | null
   /**
-   * `before_agent_start`, in one call. While the daemon reports
-   * indexing, the session hook is asked again off the turn, and
-   * `showFooter` (null without a UI) gets the new footer. The turn is
-   * planned here, before any await; `null` when it has nothing to do.
-   * Else a promise of the action: a first turn waits for the
-   * `session_start` that registers the tools (capped; the promise holds
-   * the loop open only once that wait ended), on the native path for Pi's
-   * tools (`toolNames`), then runs the hook. `entries` reads the
-   * session's context, only when the plan needs it.
+   * `before_agent_start`, planned here before any await; `null` when the
+   * turn has nothing to do. Else a promise of its action: a first turn
+   * waits (capped, holding the loop only once that wait ended) for the
+   * `session_start` that registers the tools, on the native path for Pi's
+   * tools (`toolNames`), then runs the hook; `entries` is read only when
+   * the plan needs the context. While the daemon reports indexing, the
+   * session hook is asked again off the turn and `showFooter` (null
+   * without a UI) gets the new footer.
    */
   beforeAgentStart(event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null): Promise<host.TurnAction> | null
   /**
@@ -57,11 +56,12 @@ export declare class Extension {
    */
   toolCall(event: object, place: () => [cwd: string, sessionId: string]): Promise<host.ToolCallAction> | null
   /**
-   * `tool_result`: a claimed edit's diff in `details`, or the wait for
-   * the tools a `tools_search` promoted. `cwd` is called only when the
-   * result is one the core acts on.
+   * `tool_result`: a claimed edit's diff in `details`, or a
+   * `tools_search` held until Pi lists the tools it promoted. `cwd` is
+   * called only when the result is one the core acts on, `toolNames`
+   * only while a search is held.
    */
-  toolResult(event: object, cwd: () => string): Promise<host.WatchResultAction> | null
+  toolResult(event: object, cwd: () => string, toolNames: () => string[] | undefined): Promise<host.WatchResultAction> | null
   /**
    * `message_end`: an assistant message's planned native edits are read
    * ahead; only an edit's arguments are read from the message.
@@ -110,6 +110,3 @@ export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
  * returns what to print and the exit code, exactly as the Rust binary would.
  */
 export declare function runCli(args: Array<string>): Promise<host.CliOutput>
-
-/** Whether Pi's tool names satisfy a wait. */
-export declare function toolsReady(wait: host.ToolWait, names: Array<string>): boolean

@@ -8,6 +8,9 @@
 //! lock and hands it each event's facts. Everything here is pure, so
 //! each rule is a unit test with no Pi present.
 
+use std::future::Future;
+use std::time::{Duration, Instant};
+
 use pi_gortex_schema::host::{
     SessionPlan, SteerMessage, SteerMessageCustomType, ToolWait, TurnPlan, TurnPlanTurn,
 };
@@ -87,6 +90,25 @@ pub fn promotion_wait(names: Vec<String>) -> ToolWait {
         names: Some(names),
         budget_ms: PROMOTION_WAIT_MS,
         poll_ms: PROMOTION_POLL_MS,
+    }
+}
+
+/// Polls Pi's tool names within the wait's budget until they satisfy it.
+pub async fn wait_for_tools<F>(wait: &ToolWait, tool_names: impl Fn() -> F) -> bool
+where
+    F: Future<Output = Option<Vec<String>>>,
+{
+    let deadline = Instant::now() + Duration::from_millis(wait.budget_ms.into());
+    loop {
+        if let Some(names) = tool_names().await {
+            if tools_ready(wait, &names) {
+                return true;
+            }
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(wait.poll_ms.into())).await;
     }
 }
 

@@ -3,7 +3,7 @@
 //! paths re-serialize the member), so this reads the typed fields directly.
 //! It caught `outputSchema` losing its wire name when it became an `Option`.
 
-use pi_gortex_schema::host::{PathChoice, ToolWait, WatchResultAction};
+use pi_gortex_schema::host::{PathChoice, ToolWait, TurnPlan, TurnPlanTurn};
 use pi_gortex_schema::mcp::Tool;
 use serde_json::json;
 
@@ -30,14 +30,18 @@ fn host_answers_serialize_optional_collections_in_camel_case() {
     };
     let value = serde_json::to_value(&choice).expect("serializes");
     assert!(value.get("serverConfig").is_some(), "{value}");
-    let action = WatchResultAction {
-        await_tools: Some(ToolWait {
+    let plan = TurnPlan {
+        compacted: false,
+        native_wait: Some(ToolWait {
             budget_ms: 2_000,
             names: Some(vec!["mcp__gortex__find_usages".into()]),
             poll_ms: 20,
         }),
-        ..Default::default()
+        prompt: None,
+        read_context: false,
+        ready_wait_ms: None,
+        turn: TurnPlanTurn::First,
     };
-    let value = serde_json::to_value(&action).expect("serializes");
-    assert!(value.get("awaitTools").is_some(), "{value}");
+    let value = serde_json::to_value(&plan).expect("serializes");
+    assert!(value.get("nativeWait").is_some(), "{value}");
 }

@@ -239,13 +239,14 @@ describe(`the core failing on Pi ${PI_VERSION}`, () => {
     const ws = workspace();
     const s = await start(ws, { env: OWN });
     const addon = createRequire(join(PKG_DIR, "index.ts"))(`./${ADDON_FILE}`);
-    // A ToolWait whose budget is a string: the export answers its fail-open value (the wait is met)...
-    assert.equal(addon.toolsReady({ budgetMs: "soon", pollMs: 1 }, []), true);
+    // A catalogue update whose withdrawals are a string: the export answers its fail-open value
+    // (Pi's active tools unchanged)...
+    assert.deepEqual(addon.activeTools(["read"], { activate: [], deactivate: "read" }), ["read"]);
     await s.sessionStart();
     // ...and the session hears about it once, naming the shape that failed.
     const warnings = s.host.notifications.filter((n) => n.message.startsWith("pi-gortex hit an internal error"));
     assert.equal(warnings.length, 1, JSON.stringify(s.host.notifications));
-    assert.match(warnings[0].message, /could not read a ToolWait/);
+    assert.match(warnings[0].message, /could not read a CatalogueUpdate/);
     await s.shutdown();
   });
 });

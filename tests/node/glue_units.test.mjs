@@ -144,41 +144,6 @@ describe("host.ts: what the glue reads from Pi", () => {
     assert.equal(host.resultText({ content }), "a\nb");
     assert.equal(host.resultText({}), "");
   });
-
-  test("NAT-9: awaitTools polls until the core says ready, or gives up at the budget", async () => {
-    let polls = 0;
-    const names = [];
-    const pi = {
-      getAllTools: () => {
-        polls += 1;
-        return polls >= 3 ? ["mcp__gortex__search"] : [];
-      },
-    };
-    const addon = {
-      toolsReady: (_wait, seen) => {
-        names.push(seen);
-        return seen.includes("mcp__gortex__search");
-      },
-    };
-    assert.equal(await host.awaitTools({ pi, addon }, { budgetMs: 5000, pollMs: 1 }), true);
-    assert.equal(polls, 3);
-    assert.deepEqual(names.at(-1), ["mcp__gortex__search"]);
-    const started = Date.now();
-    const never = { toolsReady: () => false };
-    assert.equal(
-      await host.awaitTools({ pi: { getAllTools: () => [] }, addon: never }, { budgetMs: 30, pollMs: 5 }),
-      false,
-    );
-    assert.ok(Date.now() - started >= 30, "waited out the budget");
-    // FAIL-3: a throwing getAllTools is never ready; the core is not asked.
-    let asked = 0;
-    const counting = { toolsReady: () => ++asked > 0 };
-    assert.equal(
-      await host.awaitTools({ pi: { getAllTools: boom }, addon: counting }, { budgetMs: 10, pollMs: 2 }),
-      false,
-    );
-    assert.equal(asked, 0);
-  });
 });
 
 describe("degraded.ts: a package without its core (PKG-4, PKG-10)", () => {

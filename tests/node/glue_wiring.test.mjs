@@ -162,33 +162,31 @@ describe("tool_events.ts: the tool event handlers", () => {
     const [result] = handlersOf(pi, "tool_result");
     const event = { toolCallId: "r1", toolName: "read", content: [{ type: "text", text: "long" }], isError: 1 };
     assert.equal(result(event, ctxOf()), undefined);
-    const [[sent, cwd, ...rest]] = of("toolResult");
-    assert.deepEqual([sent, cwd(), ...rest], [event, "/ctx-cwd"]);
+    const [[sent, cwd, names, ...rest]] = of("toolResult");
+    assert.deepEqual([sent, cwd(), names(), ...rest], [event, "/ctx-cwd", ["read"]]);
     assert.equal(of("toolResult").length, 1);
   });
 
-  test("DIFF-19/NAT-15: a result action's details replace Pi's, after waiting for the promoted tools", async () => {
+  test("DIFF-19/NAT-15: a result action's details replace Pi's; the core reads Pi's tools through the glue", async () => {
     const answers = {
-      toolResult: (event) =>
-        Promise.resolve(
-          event.toolCallId === "d"
-            ? { details: { diffs: [] } }
-            : event.toolCallId === "t"
-              ? { awaitTools: { budgetMs: 5000, pollMs: 1, names: ["mcp__gortex__x"] } }
-              : {},
-        ),
-      toolsReady: (_wait, names) => names.includes("mcp__gortex__x"),
+      toolResult: (event) => Promise.resolve(event.toolCallId === "d" ? { details: { diffs: [] } } : {}),
     };
-    const { addon } = addonDouble(answers);
-    let polls = 0;
-    const pi = piDouble({ getAllTools: () => (++polls > 2 ? ["mcp__gortex__x"] : []) });
+    const { addon, of } = addonDouble(answers);
+    const pi = piDouble({ getAllTools: () => [{ name: "read" }, "mcp__gortex__x"] });
     registerToolEvents(instanceOf(pi, addon), false);
     const [result] = handlersOf(pi, "tool_result");
     assert.deepEqual(await result({ toolCallId: "d", toolName: "mcp__gortex__edit" }, ctxOf()), {
       details: { diffs: [] },
     });
     assert.equal(await result({ toolCallId: "t", toolName: "mcp__gortex__tools_search" }, ctxOf()), undefined);
-    assert.equal(polls, 3, "held until the promoted tool appeared");
+    const [, [, , names]] = of("toolResult");
+    assert.deepEqual(names(), ["read", "mcp__gortex__x"], "NAT-15: the names the held search polls");
+    assert.equal(of("toolResult").length, 2, "one call per result, however long the core holds it");
+    const throwing = piDouble({ getAllTools: boom });
+    const quiet = addonDouble({ toolResult: null });
+    registerToolEvents(instanceOf(throwing, quiet.addon), false);
+    handlersOf(throwing, "tool_result")[0]({ toolCallId: "q" }, ctxOf());
+    assert.equal(quiet.of("toolResult")[0][2](), undefined, "FAIL-3: Pi's throw reads as no names");
     assert.equal(await result({ toolCallId: "n", toolName: "edit" }, ctxOf()), undefined);
     const failing = addonDouble({ toolResult: () => Promise.reject(new Error("x")) });
     const pi2 = piDouble();

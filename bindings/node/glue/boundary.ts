@@ -19,7 +19,6 @@ export type {
   SessionBegin,
   ToolCallEvent,
   ToolRegistration,
-  ToolWait,
 } from "../types/host.d.ts";
 
 export type LoadedAddon =

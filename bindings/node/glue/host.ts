@@ -2,7 +2,7 @@
 // structurally so one glue serves Pi 0.87.1 and 1.6.0. Every optional member
 // is feature-detected before use, and every call Pi may refuse is
 // wrapped so its error is swallowed.
-import type { Addon, ContextEntry, Extension, SessionBegin, ToolWait } from "./boundary.ts";
+import type { Addon, ContextEntry, Extension, SessionBegin } from "./boundary.ts";
 
 export type Theme = { fg(color: string, text: string): string; bold(text: string): string };
 
@@ -110,24 +110,4 @@ export function contextEntries(ctx: Ctx): ContextEntry[] | undefined {
 export function resultText(result: ToolEventLike): string {
   const texts = (result.content ?? []).filter((item) => item.type === "text" && typeof item.text === "string");
   return texts.map((item) => item.text).join("\n");
-}
-
-/** Polls `getAllTools()` within the core's budget until the core says the wait is met. */
-export async function awaitTools({ pi, addon }: Pick<Instance, "pi" | "addon">, wait: ToolWait): Promise<boolean> {
-  const deadline = Date.now() + wait.budgetMs;
-  for (;;) {
-    const names = toolNames(pi);
-    if (names && addon.toolsReady(wait, names)) return true;
-    if (Date.now() >= deadline) return false;
-    await pollDelay(wait.pollMs);
-  }
-}
-
-/**
- * A short poll interval a handler awaits. It keeps the loop
- * alive for at most its bounded poll, so a handler mid-poll is never cut off
- * by an otherwise idle host.
- */
-export function pollDelay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

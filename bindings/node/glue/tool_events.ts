@@ -1,11 +1,11 @@
 // The tool events: each goes to the core's Extension in one call, which
 // reads from the event only what the call needs and answers null when there
 // is nothing to apply. The glue supplies what only Pi's objects know (cwd and
-// session id, as functions the core calls only when its decision needs them;
-// the tool list a tools_search waits for) and applies the answer. A throwing tool_call handler makes Pi block the call, so every
+// session id, and the tool list a tools_search waits for, as functions the core
+// calls only when its decision needs them) and applies the answer. A throwing tool_call handler makes Pi block the call, so every
 // handler fails open.
 import type { Ctx, Instance, ToolEventLike } from "./host.ts";
-import { awaitTools, cwdOf, sessionIdOf, swallow } from "./host.ts";
+import { cwdOf, sessionIdOf, swallow, toolNames } from "./host.ts";
 
 type ToolCallAnswer = Awaited<ReturnType<Instance["extension"]["toolCall"]>>;
 type ToolResultAnswer = Awaited<ReturnType<Instance["extension"]["toolResult"]>>;
@@ -21,10 +21,9 @@ async function applyToolCall({ pi }: Instance, pending: Promise<ToolCallAnswer>)
   return undefined;
 }
 
-async function applyToolResult(instance: Instance, pending: Promise<ToolResultAnswer>) {
+async function applyToolResult(pending: Promise<ToolResultAnswer>) {
   try {
     const action = await pending;
-    if (action?.awaitTools) await awaitTools(instance, action.awaitTools);
     if (action?.details) return { details: action.details };
   } catch {
     // A failed diff leaves the result as Pi has it.
@@ -41,8 +40,14 @@ export function registerToolEvents(instance: Instance, native: boolean): void {
     return pending ? applyToolCall(instance, pending) : undefined;
   });
   pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
-    const pending = swallow(() => extension.toolResult(event, () => cwdOf(pi, ctx)));
-    return pending ? applyToolResult(instance, pending) : undefined;
+    const pending = swallow(() =>
+      extension.toolResult(
+        event,
+        () => cwdOf(pi, ctx),
+        () => toolNames(pi),
+      ),
+    );
+    return pending ? applyToolResult(pending) : undefined;
   });
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
   // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler

@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 pub use pi_gortex_schema::host::{
-    CatalogueUpdate, CliOutput, SessionAction, ToolCallAction, ToolCallEvent, ToolWait,
-    TurnPlanTurn, WatchResultAction, WatchToolResult,
+    CatalogueUpdate, CliOutput, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
+    WatchResultAction, WatchToolResult,
 };
 
 /// A synchronous export whose answer is a boundary value: `work` runs under
@@ -35,15 +35,11 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
     match serde_json::from_value(value) {
         Ok(parsed) => Some(parsed),
         Err(error) => {
-            pi_gortex_runtime::extension::guard::record(boundary_fault::<T>(&error));
+            let name = std::any::type_name::<T>();
+            let short = name.rsplit("::").next().unwrap_or(name);
+            let fault = format!("the addon could not read a {short} from the glue: {error}");
+            pi_gortex_runtime::extension::guard::record(fault);
             None
         }
     }
-}
-
-/// The recorded text of a request that failed to convert.
-fn boundary_fault<T>(error: &serde_json::Error) -> String {
-    let name = std::any::type_name::<T>();
-    let short = name.rsplit("::").next().unwrap_or(name);
-    format!("the addon could not read a {short} from the glue: {error}")
 }

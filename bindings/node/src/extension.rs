@@ -1,14 +1,11 @@
-//! The two classes the glue holds: `Module`, one per import of the entry
-//! module (the state its instances share, fresh after `/reload`), and
-//! `Extension`, one per factory call, with one method per Pi event, each a
-//! single crossing into `pi_gortex_runtime::extension`. A method reads from
-//! Pi's event object only the fields its decision needs (most calls need
-//! their ids alone) and answers `null` when there is nothing to apply, so a
-//! call that needs nothing makes no promise.
+//! The classes the glue holds: `Module`, one per import of the entry module,
+//! and `Extension`, one per factory call, with one method per Pi event, each
+//! a single crossing into `pi_gortex_runtime::extension`. A method reads only
+//! the event fields its decision needs and answers `null` when there is
+//! nothing to apply, so a call that needs nothing makes no promise.
 
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
-
 use std::time::Duration;
 
 use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
@@ -34,7 +31,7 @@ type Callback<T, R> = ThreadsafeFunction<T, R, T, Status, false, true>;
 type WeakCallback = Callback<Value, ()>;
 
 /// Pi's tool names, and the way to show a footer worded with them.
-type FooterCallbacks = (Callback<(), Option<Vec<String>>>, Callback<String, ()>);
+type FooterCallbacks = (core::ToolNames, Callback<String, ()>);
 
 /// One import of the entry module: the state its instances share (the own
 /// client's slot, the tool registry, the edit tracking, the status record).
@@ -46,23 +43,12 @@ pub struct Module {
 }
 
 #[napi]
+#[allow(clippy::new_without_default)] // JavaScript constructs it; Rust never does.
 impl Module {
     #[napi(constructor)]
     pub fn new() -> Self {
-        guard::guard_sync(
-            || (),
-            // The repo-root cache of candidate paths belongs to the import too.
-            pi_gortex_runtime::diff::paths::clear_repo_root_cache,
-        );
-        Module {
-            state: Arc::default(),
-        }
-    }
-}
-
-impl Default for Module {
-    fn default() -> Self {
-        Self::new()
+        let state = guard::guard_sync(Arc::default, ModuleState::new_import);
+        Module { state }
     }
 }
 
@@ -102,10 +88,7 @@ impl Extension {
     )]
     pub fn choose_path(&self, request: Value) -> Value {
         let failed = || core::own_path("internal_error");
-        guarded_answer(failed, || match from_js(request) {
-            Some(request) => self.core.choose_path(&request),
-            None => failed(),
-        })
+        guarded_answer(failed, || self.core.choose_path(from_js(request)))
     }
 
     /// `registerMcpServer` threw `reason`.
@@ -132,21 +115,13 @@ impl Extension {
         apply: Function<'env, Value, ()>,
     ) -> Maybe<'env> {
         let core = self.core.clone();
-        let ticket = guard::guard_sync(|| 0, || core.open_session());
-        let (mut action, start) = guard::guard_sync(
-            || (core::no_action(), false),
-            || core.session_plan(from_js(begin), pi_tools.as_deref()),
-        );
-        if !start {
-            guard::guard_sync(
-                || (),
-                || core.end_session_step(&mut action, pi_tools.as_deref()),
-            );
-            let _ = apply.call(to_js(&action));
+        let opening = core.session_opening(from_js(begin), pi_tools.as_deref());
+        let _ = apply.call(to_js(&opening.action));
+        let ticket = opening.ticket;
+        if !opening.start {
             release(env, core.end_session(ticket));
             return Ok(None);
         }
-        let _ = apply.call(to_js(&action));
         let apply: Arc<WeakCallback> =
             Arc::new(apply.build_threadsafe_function().weak::<true>().build()?);
         let (settler, promise) = settle::promise_of(env, false)?;
@@ -173,15 +148,14 @@ impl Extension {
         Ok(Some(promise))
     }
 
-    /// `before_agent_start`, in one call. While the daemon reports
-    /// indexing, the session hook is asked again off the turn, and
-    /// `showFooter` (null without a UI) gets the new footer. The turn is
-    /// planned here, before any await; `null` when it has nothing to do.
-    /// Else a promise of the action: a first turn waits for the
-    /// `session_start` that registers the tools (capped; the promise holds
-    /// the loop open only once that wait ended), on the native path for Pi's
-    /// tools (`toolNames`), then runs the hook. `entries` reads the
-    /// session's context, only when the plan needs it.
+    /// `before_agent_start`, planned here before any await; `null` when the
+    /// turn has nothing to do. Else a promise of its action: a first turn
+    /// waits (capped, holding the loop only once that wait ended) for the
+    /// `session_start` that registers the tools, on the native path for Pi's
+    /// tools (`toolNames`), then runs the hook; `entries` is read only when
+    /// the plan needs the context. While the daemon reports indexing, the
+    /// session hook is asked again off the turn and `showFooter` (null
+    /// without a UI) gets the new footer.
     #[napi(
         ts_args_type = "event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null",
         ts_return_type = "Promise<host.TurnAction> | null"
@@ -201,23 +175,17 @@ impl Extension {
             place.next().unwrap_or_default(),
             place.next().unwrap_or_default(),
         );
-        let weak = |f: &Function<'env, (), Option<Vec<String>>>| {
-            f.build_threadsafe_function().weak::<true>().build()
-        };
         if guard::guard_sync(|| false, || core.refresh_due()) {
             let show = match &show_footer {
                 Some(show) => Some((
-                    weak(&tool_names)?,
+                    names_reader(&tool_names)?,
                     show.build_threadsafe_function().weak::<true>().build()?,
                 )),
                 None => None,
             };
             refresh_footer(core.clone(), cwd.clone(), show);
         }
-        let plan = guard::guard_sync(core::no_turn, || match from_js(event) {
-            Some(event) => core.plan_turn(&event),
-            None => core::no_turn(),
-        });
+        let plan = guard::guard_sync(core::no_turn, || core.plan_turn(from_js(event)));
         if plan.turn == TurnPlanTurn::None {
             return Ok(None);
         }
@@ -236,7 +204,7 @@ impl Extension {
         // Weak while the turn waits for readiness, like the capped timer it replaces.
         let (answer, promise) = settle::promise_of(env, wait.is_some())?;
         let answer = Arc::new(Mutex::new(Some(answer)));
-        let names = Arc::new(weak(&tool_names)?);
+        let names = names_reader(&tool_names)?;
         let (open, opened) = tokio::sync::oneshot::channel();
         let gate: core::Parked = Box::new(Gate {
             open,
@@ -265,41 +233,14 @@ impl Extension {
                 });
             }
             let ready = opened.await.unwrap_or(false);
-            if lock(&answer)
-                .as_ref()
-                .is_some_and(|answer| answer.is_weak())
-            {
-                // The cap expired off Pi's thread: the rest holds the loop from Pi's thread.
-                let (held, holding) = tokio::sync::oneshot::channel();
-                let holder = answer.clone();
-                names.call_with_return_value(
-                    (),
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                    move |_, env| {
-                        if let Some(answer) = lock(&holder).as_mut() {
-                            answer.hold(&env);
-                        }
-                        let _ = held.send(());
-                        Ok(())
-                    },
-                );
-                if holding.await.is_err() {
-                    return;
-                }
+            // The cap expired off Pi's thread: the rest holds the loop from Pi's thread.
+            let hold = settle::hold_on_its_thread(answer.clone());
+            if !hold.await {
+                return;
             }
-            let read_names = || {
-                let names = names.clone();
-                async move { names.call_async(()).await.ok().flatten() }
-            };
             let failed = || to_js(&core::no_turn_action());
-            let action = guard::guard_async(failed, async {
-                to_js(
-                    &core
-                        .finish_turn(turn, ready, read_names, guard::take_recorded)
-                        .await,
-                )
-            })
-            .await;
+            let finished = core.finish_turn(turn, ready, || names(), guard::take_recorded);
+            let action = guard::guard_async(failed, async { to_js(&finished.await) }).await;
             if let Some(answer) = lock(&answer).take() {
                 answer.settle(action);
             }
@@ -320,9 +261,9 @@ impl Extension {
         request: Value,
         on_progress: Option<WeakCallback>,
     ) -> Promised<'env> {
-        let internal_error = || to_js(&core::failed_execution("gortex: internal error".into()));
+        let failed = || core::failed_execution("gortex: internal error".into());
         let execution = guard::guard_sync(
-            || core::Execution::Done(core::failed_execution("gortex: internal error".into())),
+            || core::Execution::Done(failed()),
             || {
                 let progress = on_progress.map(|on_progress| {
                     core::progress_handler(move |text| {
@@ -334,6 +275,7 @@ impl Extension {
             },
         );
         settle::spawn_promise(env, async move {
+            let internal_error = || to_js(&failed());
             guard::guard_async(internal_error, async { to_js(&execution.finish().await) }).await
         })
     }
@@ -406,11 +348,12 @@ impl Extension {
         promised(env, answer, |action| matches!(action, ToolCallAction::None))
     }
 
-    /// `tool_result`: a claimed edit's diff in `details`, or the wait for
-    /// the tools a `tools_search` promoted. `cwd` is called only when the
-    /// result is one the core acts on.
+    /// `tool_result`: a claimed edit's diff in `details`, or a
+    /// `tools_search` held until Pi lists the tools it promoted. `cwd` is
+    /// called only when the result is one the core acts on, `toolNames`
+    /// only while a search is held.
     #[napi(
-        ts_args_type = "event: object, cwd: () => string",
+        ts_args_type = "event: object, cwd: () => string, toolNames: () => string[] | undefined",
         ts_return_type = "Promise<host.WatchResultAction> | null"
     )]
     pub fn tool_result<'env>(
@@ -418,6 +361,7 @@ impl Extension {
         env: &'env Env,
         event: Object<'env>,
         cwd: Function<'env, (), String>,
+        tool_names: Function<'env, (), Option<Vec<String>>>,
     ) -> Maybe<'env> {
         let answer = guard::guard_sync(
             || Answer::Now(WatchResultAction::default()),
@@ -429,17 +373,18 @@ impl Extension {
                     tool_name: &name,
                     is_error,
                 };
-                self.core.tool_result(ids, || {
-                    let cwd = cwd.call(()).ok()?;
+                let event = || {
                     Some(WatchToolResult {
                         details: field(&event, c"details"),
                         text: Some(core::result_text(field(&event, c"content"))),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         is_error,
-                        cwd,
+                        cwd: cwd.call(()).ok()?,
                     })
-                })
+                };
+                self.core
+                    .tool_result(ids, event, || names_reader(&tool_names).ok())
             },
         );
         promised(env, answer, |action| {
@@ -518,7 +463,7 @@ impl Extension {
 #[derive(Debug)]
 struct Gate {
     open: tokio::sync::oneshot::Sender<bool>,
-    answer: Arc<Mutex<Option<settle::PromiseSettler>>>,
+    answer: settle::SharedSettler,
 }
 
 impl core::ParkedTurn for Gate {
@@ -541,11 +486,28 @@ impl core::ParkedTurn for Gate {
 fn refresh_footer(core: core::Extension, cwd: String, show: Option<FooterCallbacks>) {
     settle::spawn(async move {
         let (names, show) = show.unzip();
-        let names = names.map(|names| async move { names.call_async(()).await.ok().flatten() });
+        let names = names.map(|names| names());
         if let (Some(footer), Some(show)) = (core.refresh_footer(&cwd, names).await, show) {
             show.call(footer, ThreadsafeFunctionCallMode::NonBlocking);
         }
     });
+}
+
+/// Pi's tool names, read on Pi's thread from any thread; the callback never
+/// keeps Node alive.
+fn names_reader(
+    tool_names: &Function<'_, (), Option<Vec<String>>>,
+) -> napi::Result<core::ToolNames> {
+    let names = Arc::new(
+        tool_names
+            .build_threadsafe_function()
+            .weak::<true>()
+            .build()?,
+    );
+    Ok(Arc::new(move || {
+        let names = names.clone();
+        Box::pin(async move { names.call_async(()).await.ok().flatten() })
+    }))
 }
 
 /// Releases the first turns parked on a ticket, on Pi's thread.

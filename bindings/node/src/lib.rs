@@ -1,15 +1,8 @@
-//! pi-gortex-node: the napi-rs addon the Pi extension glue loads.
-//!
-//! The `Module` and `Extension` classes (`extension.rs`) carry the Pi events
-//! the extension handles into `pi_gortex_runtime::extension`, one call per
-//! event; each instance owns its state, nothing is looked up in a table. The
-//! other exports adapt a boundary shape (declared in
-//! `schema/host.schema.json`) to the runtime. Everything runs inside the panic guard, so a Rust bug fails open
-//! instead of reaching Node. Work that waits on a child process or the file
-//! system runs on napi's tokio runtime; decisions are synchronous, because a
-//! promise round trip would cost more than the decision itself. The per-call
-//! promises come from `settle`, whose crossing costs less than napi-rs's
-//! `async fn`.
+//! pi-gortex-node: the napi-rs addon the Pi extension glue loads. The
+//! `Module` and `Extension` classes (`extension.rs`) carry each Pi event
+//! into `pi_gortex_runtime::extension` in one call; the other exports adapt
+//! a shape of `schema/host.schema.json` to the runtime. Everything runs
+//! inside the panic guard, so a Rust bug fails open instead of reaching Node.
 
 // napi-derive registers exports only outside test builds, so unit-test
 // builds see the adapters as unused.
@@ -24,7 +17,7 @@ use pi_gortex_runtime::catalogue::CatalogueChanges;
 use pi_gortex_runtime::extension::guard;
 use serde_json::Value;
 
-use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput, ToolWait};
+use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput};
 
 /// The call line of a tool's call in Pi's interface.
 #[napi(
@@ -36,18 +29,6 @@ pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
     guarded_answer(line::empty_line, || {
         line::call_line_of(&daemon_name, &args, expanded)
     })
-}
-
-/// Whether Pi's tool names satisfy a wait.
-#[napi(ts_args_type = "wait: host.ToolWait, names: Array<string>")]
-pub fn tools_ready(wait: Value, names: Vec<String>) -> bool {
-    guard::guard_sync(
-        || true,
-        || {
-            from_js::<ToolWait>(wait)
-                .is_none_or(|wait| pi_gortex_runtime::instance::tools_ready(&wait, &names))
-        },
-    )
 }
 
 /// Pi's active tools after a listing's withdrawals and returns, order kept.

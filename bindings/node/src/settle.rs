@@ -1,20 +1,13 @@
 //! Promises whose answer comes from napi's runtime threads, made with
-//! napi-rs's safe types only.
-//!
-//! A promise is JavaScript's own (`Promise.withResolvers()`); its `resolve`
-//! is kept as a function reference. Answers made on a runtime thread come
-//! back to the JavaScript thread through one long-lived thread-safe function
-//! per thread, which runs each settlement there. napi-rs's `async fn` instead
-//! makes a thread-safe function per call; here a call costs the promise, a
-//! reference and one queued settlement.
-//!
-//! The thread-safe function is unref'd while idle, so an idle addon never
-//! keeps the host alive; it is ref'd while a promise that must hold the host
-//! open is pending (a pending call is I/O like any other). A *weak* promise
-//! ([`promise_of`]) does not hold the loop open until told to
-//! ([`PromiseSettler::hold`]): a first turn waiting for readiness is a capped
-//! wait, not I/O, and keeps the host alive no more than an unref'd timer
-//! would.
+//! napi-rs's safe types only. A promise is JavaScript's own
+//! (`Promise.withResolvers()`); answers made on a runtime thread come back
+//! through one long-lived thread-safe function per JavaScript thread, which
+//! runs each settlement there (napi-rs's `async fn` makes one per call;
+//! docs/decisions/012-napi-rs-promises.md). That function is unref'd while
+//! idle, so an idle addon never keeps the host alive, and ref'd while a
+//! pending promise holds the loop open. A *weak* promise ([`promise_of`])
+//! holds it only once told to ([`PromiseSettler::hold`]): a first turn
+//! waiting for readiness is a capped wait, like an unref'd timer, not I/O.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -89,11 +82,6 @@ impl PromiseSettler {
         }
     }
 
-    /// Whether the promise does not hold the loop open.
-    pub fn is_weak(&self) -> bool {
-        self.weak
-    }
-
     fn send(&mut self, value: Value) {
         let Some(resolve) = self.resolve.take() else {
             return;
@@ -108,6 +96,36 @@ impl PromiseSettler {
 impl Drop for PromiseSettler {
     fn drop(&mut self) {
         self.send(Value::Null);
+    }
+}
+
+/// A promise settled from whichever thread gets to it first.
+pub type SharedSettler = Arc<Mutex<Option<PromiseSettler>>>;
+
+/// Makes a weak promise hold the loop open, from any thread: the hold runs
+/// on its JavaScript thread, and this returns once it ran; `false` when that
+/// thread is going away. A promise already holding, or settled, is left as is.
+pub fn hold_on_its_thread(shared: SharedSettler) -> impl Future<Output = bool> + Send {
+    let weak = lock(&shared)
+        .as_ref()
+        .filter(|settler| settler.weak)
+        .map(|settler| settler.runner.clone());
+    let holding = weak.map(|runner| {
+        let (held, holding) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |env| {
+            if let Some(settler) = lock(&shared).as_mut() {
+                settler.hold(env);
+            }
+            let _ = held.send(());
+        });
+        lock(&runner).call(job, ThreadsafeFunctionCallMode::NonBlocking);
+        holding
+    });
+    async move {
+        match holding {
+            Some(holding) => holding.await.is_ok(),
+            None => true,
+        }
     }
 }
 

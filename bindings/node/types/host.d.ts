@@ -326,12 +326,10 @@ export interface WatchToolResult {
   text?: string;
 }
 
-/** What the `tool_result` handler returns and waits for. */
+/** What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them. */
 export interface WatchResultAction {
   /** Replacement details: the existing object merged with EditDetails. */
   details?: { [key: string]: unknown };
-  /** A wait for promoted tools before the result returns. */
-  awaitTools?: ToolWait;
 }
 
 /** A tool's call line before styling: the text after the label, or a read that Pi's own renderer draws. */

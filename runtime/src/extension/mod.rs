@@ -30,13 +30,13 @@ pub use own_client::catalogue_update;
 pub use report::unavailable;
 pub use session::{
     catalogue_action, fallback_config, no_action, no_result, no_session, no_turn, no_turn_action,
-    own_path, PlannedTurn,
+    own_path, PlannedTurn, SessionOpening,
 };
 pub use state::{
     lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
     SlotEntry, StatusRecord,
 };
-pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds};
+pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, ToolNames};
 
 /// The way an answer goes back to Pi's thread; called once, from any thread.
 /// Dropped uncalled, the binding answers its fail-open value.

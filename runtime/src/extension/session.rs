@@ -10,13 +10,12 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pi_gortex_schema::host::{
     CatalogueUpdate, ContextEntry, HiddenMessage, HiddenMessageDetails, HostConfig, OwnStartResult,
     OwnStartResultStatus, PathChoice, PathRequest, SessionAction, SessionBegin, SessionPlan,
-    StatusRequest, ToolWait, TurnAction, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest,
-    TurnResult,
+    StatusRequest, TurnAction, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
 
 use super::{guard, lock, Extension, InstanceState, ModuleState, Parked};
@@ -166,8 +165,8 @@ impl Extension {
 
     /// The path at factory time. The connector check runs later, in
     /// `session_start`, so it is assumed present here.
-    pub fn choose_path(&self, request: &PathRequest) -> PathChoice {
-        let Some(me) = self.instance() else {
+    pub fn choose_path(&self, request: Option<PathRequest>) -> PathChoice {
+        let (Some(request), Some(me)) = (request, self.instance()) else {
             return own_path("internal_error");
         };
         // The factory's resolution (the session start withdraws this
@@ -230,6 +229,31 @@ impl Extension {
     pub fn open_session(&self) -> u32 {
         self.instance()
             .map_or(0, |me| lock(&me.readiness).begin_session())
+    }
+
+    /// A `session_start`'s first step, taken on Pi's thread: its ticket on
+    /// the barrier, the action the glue applies at once and whether the own
+    /// client starts. Without a start the action is already the last step.
+    /// Every step is guarded (a panic of the plan costs the plan, never the
+    /// ticket), so the binding calls it bare.
+    pub fn session_opening(
+        &self,
+        begin: Option<SessionBegin>,
+        pi_tools: Option<&[String]>,
+    ) -> SessionOpening {
+        let ticket = guard::guard_sync(|| 0, || self.open_session());
+        let (mut action, start) = guard::guard_sync(
+            || (no_action(), false),
+            || self.session_plan(begin, pi_tools),
+        );
+        if !start {
+            guard::guard_sync(|| (), || self.end_session_step(&mut action, pi_tools));
+        }
+        SessionOpening {
+            ticket,
+            action,
+            start,
+        }
     }
 
     /// The plan of a session start, with the configuration notice. Clears
@@ -369,8 +393,8 @@ impl Extension {
     }
 
     /// The plan of one `before_agent_start`, taken before any await.
-    pub fn plan_turn(&self, event: &TurnEvent) -> TurnPlan {
-        let Some(me) = self.instance() else {
+    pub fn plan_turn(&self, event: Option<TurnEvent>) -> TurnPlan {
+        let (Some(event), Some(me)) = (event, self.instance()) else {
             return no_turn();
         };
         let (prompt, message_type) = (event.prompt.as_deref(), event.message_type.as_deref());
@@ -419,7 +443,7 @@ impl Extension {
             has_ui,
         } = turn;
         let ready = match &plan.native_wait {
-            Some(wait) => wait_for_tools(wait, &tool_names).await,
+            Some(wait) => instance::wait_for_tools(wait, &tool_names).await,
             None => ready,
         };
         let first = plan.turn == TurnPlanTurn::First;
@@ -454,6 +478,16 @@ impl Extension {
     }
 }
 
+/// What [`Extension::session_opening`] answers.
+#[derive(Debug)]
+pub struct SessionOpening {
+    /// For [`Extension::end_session`] once the last step was applied.
+    pub ticket: u32,
+    pub action: SessionAction,
+    /// Whether [`Extension::start_session`] follows.
+    pub start: bool,
+}
+
 /// A turn planned on Pi's thread, with what the glue read there.
 #[derive(Debug)]
 pub struct PlannedTurn {
@@ -464,25 +498,6 @@ pub struct PlannedTurn {
     pub context_entries: Option<Vec<ContextEntry>>,
     /// Whether the user has a UI (a first turn then ends with the footer).
     pub has_ui: bool,
-}
-
-/// Polls Pi's tool names within the wait's budget until they satisfy it.
-async fn wait_for_tools<F>(wait: &ToolWait, tool_names: impl Fn() -> F) -> bool
-where
-    F: Future<Output = Option<Vec<String>>>,
-{
-    let deadline = Instant::now() + Duration::from_millis(wait.budget_ms.into());
-    loop {
-        if let Some(names) = tool_names().await {
-            if instance::tools_ready(wait, &names) {
-                return true;
-            }
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(wait.poll_ms.into())).await;
-    }
 }
 
 /// The prompt guidance for this turn, when the plan carries a prompt.

@@ -125,6 +125,13 @@ impl InstanceState {
 }
 
 impl ModuleState {
+    /// The state of a new import of the entry module; the repo-root cache of
+    /// candidate paths belongs to the import too, so it starts empty.
+    pub fn new_import() -> Arc<Self> {
+        crate::diff::paths::clear_repo_root_cache();
+        Arc::default()
+    }
+
     /// Records what the host's tool API takes; every instance of an import shares one host.
     pub fn set_takes_tool_metadata(&self, takes: bool) {
         self.takes_tool_metadata

@@ -10,11 +10,15 @@
 //! Every path fails open: a fault costs the diff or the hook's answer, never
 //! the call.
 
+use std::future::Future;
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
 
-use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
+use pi_gortex_schema::host::{
+    ToolCallAction, ToolCallEvent, ToolWait, WatchResultAction, WatchToolResult,
+};
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
@@ -211,11 +215,14 @@ impl Extension {
     }
 
     /// `tool_result`. `event` (the result's text, details and cwd) is read
-    /// only for a claimed edit that succeeded or a native `tools_search`.
+    /// only for a claimed edit that succeeded or a native `tools_search`;
+    /// `tool_names` only for a search that promoted tools, whose answer then
+    /// comes once Pi lists them (or the wait's budget ran out).
     pub fn tool_result(
         &self,
         ids: ResultIds<'_>,
         event: impl FnOnce() -> Option<WatchToolResult>,
+        tool_names: impl FnOnce() -> Option<ToolNames>,
     ) -> Answer<WatchResultAction> {
         let native = self.is_native();
         {
@@ -236,10 +243,13 @@ impl Extension {
         let Some(event) = event() else {
             return Answer::Now(WatchResultAction::default());
         };
-        let mut action = WatchResultAction::default();
+        let action = WatchResultAction::default();
         if is_tools_search(&event.tool_name) && !event.is_error {
             let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
-            action.await_tools = (!promoted.is_empty()).then(|| instance::promotion_wait(promoted));
+            let names = (!promoted.is_empty()).then(tool_names).flatten();
+            if let Some(names) = names {
+                return held_for(instance::promotion_wait(promoted), names, action);
+            }
         }
         let pending = self
             .module
@@ -276,6 +286,25 @@ impl Extension {
     pub fn clear_calls(&self) {
         self.module.edits().on_turn_end();
     }
+}
+
+/// Reads Pi's tool names, on Pi's thread, from any thread.
+pub type ToolNames =
+    Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Option<Vec<String>>> + Send>> + Send + Sync>;
+
+/// `action`, answered once Pi's tool names satisfy `wait` or its budget ran
+/// out: the result reaches the model only when its promoted tools can be called.
+fn held_for(
+    wait: ToolWait,
+    names: ToolNames,
+    action: WatchResultAction,
+) -> Answer<WatchResultAction> {
+    Answer::Later(Box::new(move |reply| {
+        tokio::spawn(async move {
+            instance::wait_for_tools(&wait, || names()).await;
+            reply(action);
+        });
+    }))
 }
 
 /// The before side of a claim, read on a pool thread within the time limit.

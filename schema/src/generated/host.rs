@@ -959,7 +959,7 @@ pub struct TurnResult {
     ///Warnings to show the user.
     pub notices: ::std::vec::Vec<::std::string::String>,
 }
-///What the `tool_result` handler returns and waits for.
+///What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -971,12 +971,6 @@ pub struct TurnResult {
 )]
 #[serde(deny_unknown_fields)]
 pub struct WatchResultAction {
-    ///A wait for promoted tools before the result returns.
-    #[serde(
-        rename = "awaitTools",
-        skip_serializing_if = "::std::option::Option::is_none"
-    )]
-    pub await_tools: ::std::option::Option<ToolWait>,
     ///Replacement details: the existing object merged with EditDetails.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub details: ::std::option::Option<

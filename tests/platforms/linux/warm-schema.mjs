@@ -21,7 +21,7 @@ mkdirSync(join(cwd, ".pi"));
 writeFileSync(join(cwd, ".pi/gortex.json"), JSON.stringify({ hook_mode: "enrich" }));
 const started = Date.now();
 for (let attempt = 1; attempt <= 12; attempt++) {
-  const config = await core.resolveConfig(core.createGeneration(), core.createInstance(), cwd);
+  const config = await new core.Extension(new core.Module()).resolveConfig(cwd);
   if (config.hookArgv.includes("--mode=enrich")) {
     process.stderr.write(`warm-schema: the sidecar schema compiled in ${Date.now() - started} ms (${attempt} reads)\n`);
     break;

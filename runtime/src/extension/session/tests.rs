@@ -34,7 +34,7 @@ fn planned(extension: &Extension, has_ui: bool) -> PlannedTurn {
         message_type: None,
     };
     PlannedTurn {
-        plan: extension.plan_turn(&event),
+        plan: extension.plan_turn(Some(event.clone())),
         cwd: "/w".into(),
         session_id: String::new(),
         context_entries: None,
@@ -55,6 +55,22 @@ fn each_extension_owns_its_instance_and_a_distinct_id() {
         "nothing to apply: {:?}",
         plan.0
     );
+}
+
+#[test]
+fn a_session_opening_without_a_start_is_already_the_last_step() {
+    let extension = resolved(true);
+    let begin = SessionBegin {
+        commands: Some(vec!["mcp".into()]),
+        project_trusted: None,
+    };
+    let tools = ["mcp__gortex__search".to_string()];
+    let opening = extension.session_opening(Some(begin), Some(&tools));
+    assert!(!opening.start);
+    assert_ne!(opening.ticket, 0, "a ticket on the barrier");
+    let footer = opening.action.footer.clone();
+    assert!(footer.is_some_and(|f| f.contains("gortex")), "{opening:?}");
+    assert!(extension.end_session(opening.ticket).is_empty());
 }
 
 #[test]

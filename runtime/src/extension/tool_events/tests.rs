@@ -2,15 +2,17 @@
 //! the same reply a binding passes, files and a hook that are real.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
 use serde_json::{json, Value};
 
-use super::{PlannedCall, ResultIds, ToolCallIds};
+use super::{PlannedCall, ResultIds, ToolCallIds, ToolNames};
 use crate::config::{self, ConfigInputs};
 use crate::extension::{lock, Answer, Extension, ModuleState};
-use crate::instance::InstanceLatches;
+use crate::instance::{self, InstanceLatches};
 
 const EDIT: &str = "mcp__gortex__edit";
 
@@ -87,7 +89,26 @@ async fn result_of(extension: &Extension, event: WatchToolResult) -> Option<Watc
         tool_name: &event.tool_name.clone(),
         is_error: event.is_error,
     };
-    answer(extension.tool_result(ids, || Some(event))).await
+    answer(extension.tool_result(ids, || Some(event), no_names)).await
+}
+
+/// A binding that was never asked for Pi's tool names.
+fn no_names() -> Option<ToolNames> {
+    panic!("the tool names were read")
+}
+
+/// Pi's tool names as a counting double: `promoted` is listed from the
+/// `listed_at`-th read on.
+fn names_listed_at(listed_at: usize, promoted: &str, reads: Arc<AtomicUsize>) -> ToolNames {
+    let promoted = promoted.to_string();
+    Arc::new(move || {
+        let read = reads.fetch_add(1, Ordering::SeqCst) + 1;
+        let names = match read >= listed_at {
+            true => vec!["read".to_string(), promoted.clone()],
+            false => vec!["read".to_string()],
+        };
+        Box::pin(async move { Some(names) })
+    })
 }
 
 /// The `path` of each file diff in `details`.
@@ -121,7 +142,7 @@ async fn a_call_that_cannot_edit_is_answered_now_and_its_event_is_never_read() {
         tool_name: "mcp__gortex__search",
         is_error: false,
     };
-    let answer = extension.tool_result(result, || panic!("the result was read"));
+    let answer = extension.tool_result(result, || panic!("the result was read"), no_names);
     assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
 }
 
@@ -196,7 +217,7 @@ async fn a_failed_edit_reads_no_result_and_its_end_releases_the_claim() {
         tool_name: EDIT,
         is_error: true,
     };
-    let answer = extension.tool_result(failed, || panic!("the result was read"));
+    let answer = extension.tool_result(failed, || panic!("the result was read"), no_names);
     assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
     extension.tool_execution_end("e1");
     let again = ResultIds {
@@ -204,24 +225,51 @@ async fn a_failed_edit_reads_no_result_and_its_end_releases_the_claim() {
         ..failed
     };
     assert!(matches!(
-        extension.tool_result(again, || panic!("the claim is gone")),
+        extension.tool_result(again, || panic!("the claim is gone"), no_names),
         Answer::Now(_)
     ));
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_tools_search_is_held_for_its_promoted_tools() {
+async fn a_tools_search_is_answered_only_once_pi_lists_its_promoted_tools() {
     let dir = tempfile::tempdir().unwrap();
     let extension = extension(dir.path(), true, None);
     let mut event = result_event(dir.path(), "t1", "mcp__gortex__tools_search");
     event.text = Some(r#"{"query":"q","promoted":["find_usages",""],"tools":[]}"#.into());
-    let action = result_of(&extension, event).await.unwrap();
-    let wait = action.await_tools.expect("held");
+    let ids = ResultIds {
+        tool_call_id: "t1",
+        tool_name: "mcp__gortex__tools_search",
+        is_error: false,
+    };
+    let reads = Arc::new(AtomicUsize::new(0));
+    let names = names_listed_at(3, "mcp__gortex__find_usages", reads.clone());
+    let held = extension.tool_result(ids, || Some(event.clone()), || Some(names));
+    assert!(matches!(held, Answer::Later(_)), "held, not answered now");
+    let action = answer(held).await.unwrap();
     assert_eq!(
-        wait.names,
-        Some(vec!["mcp__gortex__find_usages".to_string()])
+        reads.load(Ordering::SeqCst),
+        3,
+        "answered at the read that listed it"
     );
-    assert!(action.details.is_none());
+    assert_eq!(action, WatchResultAction::default());
+
+    // Negative control: a tool Pi never lists holds the answer to the budget, not forever.
+    let never = names_listed_at(usize::MAX, "mcp__gortex__other", Arc::default());
+    let started = Instant::now();
+    let held = extension.tool_result(ids, || Some(event.clone()), || Some(never));
+    assert!(answer(held).await.is_some());
+    let budget = Duration::from_millis(instance::PROMOTION_WAIT_MS.into());
+    assert!(started.elapsed() >= budget, "waited out the budget");
+
+    // A search that promoted nothing, or a binding without the names, is answered now.
+    event.text = Some(r#"{"query":"q","promoted":[],"tools":[]}"#.into());
+    let now = extension.tool_result(ids, || Some(event.clone()), no_names);
+    assert!(matches!(now, Answer::Now(_)));
+    event.text = Some(r#"{"query":"q","promoted":["find_usages"],"tools":[]}"#.into());
+    assert!(matches!(
+        extension.tool_result(ids, || Some(event), || None),
+        Answer::Now(_)
+    ));
 }
 
 #[cfg(unix)]
@@ -256,7 +304,7 @@ async fn the_hook_judges_first_and_a_block_claims_nothing() {
     };
     assert!(
         matches!(
-            extension.tool_result(result, || panic!("no claim")),
+            extension.tool_result(result, || panic!("no claim"), no_names),
             Answer::Now(_)
         ),
         "a blocked call claims nothing"
