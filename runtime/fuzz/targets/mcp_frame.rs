@@ -6,12 +6,14 @@
 //! agree: a frame the schema accepts as a JSON-RPC message is routed as the
 //! matching kind. The replies the client writes to server requests must be
 //! one JSON line echoing the id. Result bodies go through the readers the
-//! client uses (handshake, result text, the tool catalogue).
+//! client uses (handshake, result text, the tool catalogue), and the router's
+//! one-scan reader must route each frame as the serde reader does.
 
 use pi_gortex_runtime::catalogue::{self, CatalogueState};
 use pi_gortex_runtime::mcp::envelope::{self, Envelope, Inbound};
 use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::handshake::read_handshake;
+use pi_gortex_runtime::mcp::routing;
 use pi_gortex_runtime::mcp::tools::{is_error, model_text, result_text};
 use pi_gortex_runtime::version::skew_warning;
 use pi_gortex_schema::mcp::{
@@ -104,6 +106,11 @@ pub fn run(data: &[u8]) {
         return;
     }
     for frame in &frames {
+        // The one-scan reader of the common response agrees with the serde
+        // reader on every frame.
+        if let Some(difference) = routing::scan_differs(frame) {
+            panic!("the one-scan reader differs: {difference}");
+        }
         let envelope = Envelope::parse(frame);
         let inbound = envelope.as_ref().map(Envelope::classify);
         check_agreement(frame, inbound.as_ref());

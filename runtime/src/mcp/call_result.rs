@@ -33,7 +33,7 @@ pub struct RawResponse {
 
 impl RawResponse {
     /// The `result` at `range` of `bytes`, with the router's reading of it.
-    pub(super) fn new(bytes: Vec<u8>, range: Range<usize>, read: Option<PreRead>) -> Self {
+    pub(crate) fn new(bytes: Vec<u8>, range: Range<usize>, read: Option<PreRead>) -> Self {
         Self {
             bytes,
             range,
@@ -557,6 +557,24 @@ pub(crate) struct PreRead {
     is_error: bool,
     /// Where `structuredContent` lies in the result's JSON text.
     structured: Option<Range<usize>>,
+}
+
+impl PreRead {
+    /// A result read as text blocks alone; `structured` is relative to the
+    /// result's JSON text.
+    pub(crate) fn new(
+        text: String,
+        blocks: Vec<ReadBlock>,
+        is_error: bool,
+        structured: Option<Range<usize>>,
+    ) -> Self {
+        Self {
+            text,
+            blocks,
+            is_error,
+            structured,
+        }
+    }
 }
 
 /// Reads a borrowed result whose JSON text starts at `base`. `None` when

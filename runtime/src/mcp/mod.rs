@@ -3,7 +3,8 @@
 //!
 //! Layers, bottom up: [`transport`] (the child process, its stdin sink and
 //! stderr tail), [`framing`] (NDJSON bytes to lines), [`envelope`] and
-//! [`routing`] (lines to routed messages), the private `supervisor` (the
+//! [`routing`] (lines to routed messages, the common response read in one
+//! scan by the private `response_scan`), the private `supervisor` (the
 //! task owning one child), [`client`] (requests, timeouts, respawn, stop),
 //! [`handshake`], [`tools`], [`call_result`] and [`result_value`] (the MCP
 //! methods used, and what a result shows the model),
@@ -23,6 +24,7 @@ pub mod error;
 pub mod framing;
 pub mod handshake;
 pub mod output_limit;
+mod response_scan;
 pub mod result_value;
 pub mod routing;
 mod supervisor;

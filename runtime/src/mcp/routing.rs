@@ -9,6 +9,7 @@ pub use super::call_result::RawResponse;
 use super::call_result::{self, LazyResult, PreRead};
 use super::envelope::{self, Envelope, Inbound};
 use super::framing::Frame;
+use super::response_scan;
 
 /// The notification that triggers a re-sync.
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
@@ -41,9 +42,75 @@ pub enum Routed {
 /// Routes one frame, in one pass over it: a response's `result` is read
 /// as a tool call result as it goes (any result: the router cannot tell a
 /// call's from another's, and reading one that is not a call costs no
-/// more than skipping it).
+/// more than skipping it). The common response, text blocks alone, is read
+/// by the one-scan reader; every frame it declines, by serde_json.
 pub fn route(frame: Frame<'_>) -> Routed {
-    match decide(frame.bytes()) {
+    let decision = match response_scan::scan_response(frame.bytes()) {
+        Some(scanned) => Decision::Result {
+            id: scanned.id,
+            found: Some((scanned.result, Some(scanned.read))),
+        },
+        None => decide(frame.bytes()),
+    };
+    settle(frame, decision)
+}
+
+/// [`route`] by the serde reader alone, which decides every frame the
+/// one-scan reader declines: the reference the one-scan reader is checked
+/// against.
+#[cfg(any(test, feature = "test-support"))]
+pub fn route_by_serde(frame: Frame<'_>) -> Routed {
+    let decision = decide(frame.bytes());
+    settle(frame, decision)
+}
+
+/// How [`route`] and [`route_by_serde`] differ on `frame`, a response read
+/// as a tool call result included; `None` when they agree.
+#[cfg(any(test, feature = "test-support"))]
+pub fn scan_differs(frame: &[u8]) -> Option<String> {
+    use super::call_result::take_call_result;
+    let (a, b) = (
+        route(Frame::Borrowed(frame)),
+        route_by_serde(Frame::Borrowed(frame)),
+    );
+    match (a, b) {
+        (
+            Routed::Response {
+                id: a_id,
+                outcome: Ok(mut a),
+            },
+            Routed::Response {
+                id: b_id,
+                outcome: Ok(mut b),
+            },
+        ) => {
+            if a_id != b_id || a.json() != b.json() {
+                return Some(format!("id {a_id} / {b_id}, or the result's place"));
+            }
+            let (a, b) = (take_call_result(&mut a), take_call_result(&mut b));
+            (a != b).then(|| format!("{a:?}\n{b:?}"))
+        }
+        (
+            Routed::Response {
+                id: a_id,
+                outcome: Err(a),
+            },
+            Routed::Response {
+                id: b_id,
+                outcome: Err(b),
+            },
+        ) if a_id == b_id && a == b => None,
+        (Routed::Reply(a), Routed::Reply(b)) if a == b => None,
+        (Routed::Progress(a), Routed::Progress(b)) if a == b => None,
+        (Routed::Noise, Routed::Noise)
+        | (Routed::Ignored, Routed::Ignored)
+        | (Routed::ListChanged, Routed::ListChanged) => None,
+        (a, b) => Some(format!("{a:?}\n{b:?}")),
+    }
+}
+
+fn settle(frame: Frame<'_>, decision: Decision) -> Routed {
+    match decision {
         Decision::Routed(routed) => routed,
         Decision::Result { id, found: None } => Routed::Response {
             id,
