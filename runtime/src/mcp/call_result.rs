@@ -915,41 +915,48 @@ fn unescape_string(literal: &str) -> Option<String> {
         }
         let code = *bytes.get(at)?;
         at += 1;
-        let simple = match code {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let high = hex4(inner.get(at..at + 4)?)?;
-                at += 4;
-                let low = escaped_unit(inner, at).filter(|low| (0xDC00..0xE000).contains(low));
-                let scalar = match (high, low) {
-                    (0xD800..=0xDBFF, Some(low)) => {
-                        at += 6;
-                        0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    // A lone surrogate: the character after it is read next.
-                    (0xD800..=0xDFFF, _) => 0xFFFD,
-                    _ => high,
-                };
-                let mut utf8 = [0; 4];
-                out.extend_from_slice(char::from_u32(scalar)?.encode_utf8(&mut utf8).as_bytes());
-                continue;
+        if let Some(simple) = simple_escape(code) {
+            out.push(simple);
+            continue;
+        }
+        if code != b'u' {
+            return None;
+        }
+        let high = hex4(inner.get(at..at + 4)?)?;
+        at += 4;
+        let low = escaped_unit(inner, at).filter(|low| (0xDC00..0xE000).contains(low));
+        let scalar = match (high, low) {
+            (0xD800..=0xDBFF, Some(low)) => {
+                at += 6;
+                0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
             }
-            _ => return None,
+            // A lone surrogate: the character after it is read next.
+            (0xD800..=0xDFFF, _) => 0xFFFD,
+            _ => high,
         };
-        out.push(simple);
+        let mut utf8 = [0; 4];
+        out.extend_from_slice(char::from_u32(scalar)?.encode_utf8(&mut utf8).as_bytes());
     }
     // Exact at last, in place (a shrinking reallocation does not move).
     out.shrink_to_fit();
     // Always UTF-8 (the input's characters are copied whole, escapes encode
     // whole ones); checked all the same rather than assumed.
     String::from_utf8(out).ok()
+}
+
+/// The byte a one-letter escape (`\n`, `\"`, …) stands for.
+pub(super) fn simple_escape(code: u8) -> Option<u8> {
+    Some(match code {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'/' => b'/',
+        b'b' => 0x08,
+        b'f' => 0x0c,
+        b'n' => b'\n',
+        b'r' => b'\r',
+        b't' => b'\t',
+        _ => return None,
+    })
 }
 
 /// How many of the eight bytes come before the first backslash (8 when

@@ -18,7 +18,7 @@
 
 use std::ops::Range;
 
-use super::call_result::{PreRead, ReadBlock};
+use super::call_result::{simple_escape, PreRead, ReadBlock};
 
 /// Nesting this reader follows; serde_json's own limit is 128.
 const MAX_DEPTH: usize = 64;
@@ -170,27 +170,13 @@ impl<'a> Cursor<'a> {
         if !self.eat(b'{') {
             return None;
         }
-        self.space();
-        if self.eat(b'}') {
-            return Some(());
-        }
-        loop {
-            let name = self.name()?;
-            self.space();
-            if !self.eat(b':') {
-                return None;
-            }
-            self.space();
-            member(self, name)?;
-            self.space();
-            if self.eat(b'}') {
-                return Some(());
-            }
-            if !self.eat(b',') {
-                return None;
-            }
-            self.space();
-        }
+        self.members(b'}', |cursor| {
+            let name = cursor.name()?;
+            cursor.space();
+            cursor.eat(b':').then_some(())?;
+            cursor.space();
+            member(cursor, name)
+        })
     }
 
     /// A member name without escapes.
@@ -269,21 +255,7 @@ impl<'a> Cursor<'a> {
         if !self.eat(b'[') {
             return None;
         }
-        self.space();
-        if self.eat(b']') {
-            return Some(());
-        }
-        loop {
-            self.text_block(texts)?;
-            self.space();
-            if self.eat(b']') {
-                return Some(());
-            }
-            if !self.eat(b',') {
-                return None;
-            }
-            self.space();
-        }
+        self.members(b']', |cursor| cursor.text_block(texts))
     }
 
     /// One `{"type":"text","text":…}` block, any other members skipped.
@@ -476,39 +448,32 @@ fn plain_prefix(word: u64) -> usize {
 /// the offset after it. A lone surrogate is declined: the serde reader
 /// decides what it becomes.
 fn escape(bytes: &[u8], at: usize, sink: &mut impl Sink) -> Option<usize> {
-    let simple = match *bytes.get(at)? {
-        b'"' => b'"',
-        b'\\' => b'\\',
-        b'/' => b'/',
-        b'b' => 0x08,
-        b'f' => 0x0c,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        b'u' => {
-            let unit = hex4(bytes.get(at + 1..at + 5)?)?;
-            let (scalar, next) = match unit {
-                0xD800..=0xDBFF => {
-                    if bytes.get(at + 5..at + 7)? != b"\\u" {
-                        return None;
-                    }
-                    let low = hex4(bytes.get(at + 7..at + 11)?)?;
-                    if !(0xDC00..0xE000).contains(&low) {
-                        return None;
-                    }
-                    (0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), at + 11)
-                }
-                0xDC00..=0xDFFF => return None,
-                _ => (unit, at + 5),
-            };
-            let mut utf8 = [0; 4];
-            sink.bytes(char::from_u32(scalar)?.encode_utf8(&mut utf8).as_bytes());
-            return Some(next);
+    let code = *bytes.get(at)?;
+    if let Some(simple) = simple_escape(code) {
+        sink.byte(simple);
+        return Some(at + 1);
+    }
+    if code != b'u' {
+        return None;
+    }
+    let unit = hex4(bytes.get(at + 1..at + 5)?)?;
+    let (scalar, next) = match unit {
+        0xD800..=0xDBFF => {
+            if bytes.get(at + 5..at + 7)? != b"\\u" {
+                return None;
+            }
+            let low = hex4(bytes.get(at + 7..at + 11)?)?;
+            if !(0xDC00..0xE000).contains(&low) {
+                return None;
+            }
+            (0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), at + 11)
         }
-        _ => return None,
+        0xDC00..=0xDFFF => return None,
+        _ => (unit, at + 5),
     };
-    sink.byte(simple);
-    Some(at + 1)
+    let mut utf8 = [0; 4];
+    sink.bytes(char::from_u32(scalar)?.encode_utf8(&mut utf8).as_bytes());
+    Some(next)
 }
 
 /// Four hex digits, and nothing else (no sign, as `from_str_radix` takes).
