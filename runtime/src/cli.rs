@@ -158,11 +158,22 @@ mod tests {
 
     #[tokio::test]
     async fn doctor_of_a_missing_directory_is_status_2() {
-        let out = run(["pi-gortex", "doctor", "--cwd", "/nonexistent/pi-gortex-dir"]).await;
+        let parent = tempfile::tempdir().expect("temp dir");
+        let missing = parent.path().join("pi-gortex-dir");
+        let out = run([
+            "pi-gortex".into(),
+            "doctor".into(),
+            "--cwd".into(),
+            missing.clone().into_os_string(),
+        ])
+        .await;
         assert_eq!(out.exit_code, 2);
         assert_eq!(
             out.stderr,
-            "pi-gortex doctor: /nonexistent/pi-gortex-dir is not a directory\n"
+            format!(
+                "pi-gortex doctor: {} is not a directory\n",
+                missing.display()
+            )
         );
     }
 

@@ -4,14 +4,14 @@
 
 mod common_config;
 
-use common_config::{inputs, temp_dir, write_file};
+use common_config::{abs, inputs, native, temp_dir, write_file};
 use pi_gortex_runtime::config::{resolve, ConfigWarning, Layer};
 
 #[test]
 fn project_bin_is_ignored_and_named_in_a_warning() {
     let root = temp_dir();
     let cwd = root.path().join("cloned-repo");
-    let project = cwd.join(".pi/gortex.json");
+    let project = cwd.join(native(".pi/gortex.json"));
     write_file(&project, r#"{"bin":"./evil.sh","hook_mode":"enrich"}"#);
     let config = resolve(&inputs(&[], &cwd, &root.path().join("home")));
     assert_eq!(config.bin, "gortex");
@@ -40,9 +40,9 @@ fn project_bin_does_not_shadow_the_global_one() {
     write_file(&cwd.join(".pi/gortex.json"), r#"{"bin":"/tmp/evil"}"#);
     write_file(
         &home.join(".pi/agent/extensions/gortex.json"),
-        r#"{"bin":"/opt/gortex"}"#,
+        &format!(r#"{{"bin":"{}"}}"#, abs("/opt/gortex")),
     );
     let config = resolve(&inputs(&[], &cwd, &home));
-    assert_eq!(config.bin, "/opt/gortex");
+    assert_eq!(config.bin, abs("/opt/gortex"));
     assert_eq!(config.provenance.bin, Layer::Global);
 }

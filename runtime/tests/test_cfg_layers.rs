@@ -4,7 +4,7 @@
 
 mod common_config;
 
-use common_config::{inputs, temp_dir, write_file};
+use common_config::{abs, inputs, temp_dir, write_file};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -52,12 +52,15 @@ fn env_beats_project_beats_global_per_key() {
     );
     write_file(
         &home.join(".pi/agent/extensions/gortex.json"),
-        r#"{"bin":"/opt/g","hook_mode":"nudge","enforce":true,"tools_preset":"edit","native_mcp":false,"prompt_context":true}"#,
+        &format!(
+            r#"{{"bin":"{}","hook_mode":"nudge","enforce":true,"tools_preset":"edit","native_mcp":false,"prompt_context":true}}"#,
+            abs("/opt/g")
+        ),
     );
     let config = resolve(&inputs(&[("GORTEX_TOOLS", " readonly ")], &cwd, &home));
     assert_eq!(
         (config.bin.as_str(), config.provenance.bin),
-        ("/opt/g", Layer::Global)
+        (abs("/opt/g").as_str(), Layer::Global)
     );
     assert_eq!(
         (config.hook_mode, config.provenance.hook_mode),
@@ -114,14 +117,15 @@ fn gortex_bin_env_wins_over_global_sidecar() {
         &home.join(".pi/agent/extensions/gortex.json"),
         r#"{"bin":"/opt/g"}"#,
     );
+    let bin = abs("/usr/local/bin/gortex");
     let config = resolve(&inputs(
-        &[("GORTEX_BIN", " /usr/local/bin/gortex ")],
+        &[("GORTEX_BIN", &format!(" {bin} "))],
         root.path(),
         &home,
     ));
-    assert_eq!(config.bin, "/usr/local/bin/gortex");
+    assert_eq!(config.bin, bin);
     assert_eq!(config.provenance.bin, Layer::Env);
-    assert_eq!(config.hook_argv[0], "/usr/local/bin/gortex");
+    assert_eq!(config.hook_argv[0], bin);
 }
 
 #[test]
@@ -167,7 +171,8 @@ fn inputs_are_read_from_this_process() {
     // This test binary's own environment: PATH and HOME are set by cargo's
     // caller; the values must be the process's, not defaults.
     let path = std::env::var("PATH").expect("PATH is set");
-    let home = std::env::var("HOME").expect("HOME is set");
+    let home_variable = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    let home = std::env::var(home_variable).expect("the home variable is set");
     assert_eq!(process_env().get("PATH"), Some(&path));
     assert!(!process_env().contains_key(""), "no invented variable");
     let inputs = ConfigInputs::from_process();
@@ -182,16 +187,22 @@ fn inputs_are_read_from_this_process() {
 }
 
 #[test]
-fn home_is_home_then_userprofile_and_a_blank_value_does_not_count() {
+fn home_follows_os_homedir_order_and_a_blank_value_does_not_count() {
+    // `os.homedir()` reads `HOME` on Unix and `USERPROFILE` on Windows; the other is a fallback.
     let env = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
     };
-    let both = env(&[("HOME", "/h"), ("USERPROFILE", "/u")]);
-    assert_eq!(home_from_env(&both), PathBuf::from("/h"));
-    let blank_home = env(&[("HOME", "  "), ("USERPROFILE", "/u")]);
-    assert_eq!(home_from_env(&blank_home), PathBuf::from("/u"));
+    let (first, second) = if cfg!(windows) {
+        ("USERPROFILE", "HOME")
+    } else {
+        ("HOME", "USERPROFILE")
+    };
+    let both = env(&[(first, "/first"), (second, "/second")]);
+    assert_eq!(home_from_env(&both), PathBuf::from("/first"));
+    let blank_first = env(&[(first, "  "), (second, "/second")]);
+    assert_eq!(home_from_env(&blank_first), PathBuf::from("/second"));
     assert_eq!(home_from_env(&env(&[])), PathBuf::new());
 }

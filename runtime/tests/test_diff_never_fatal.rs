@@ -78,7 +78,12 @@ fn random_json(rng: &mut Rng, depth: u32) -> Value {
 #[test]
 fn classification_and_candidates_survive_arbitrary_arguments() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let cwd = Path::new("/nonexistent/session/cwd");
+    // Absolute on this platform: on Windows a path without a drive is relative to the current one.
+    let cwd = Path::new(if cfg!(windows) {
+        "C:/nonexistent/session/cwd"
+    } else {
+        "/nonexistent/session/cwd"
+    });
     let mut edits_with_candidates = 0;
     for _ in 0..3000 {
         let args = random_json(&mut rng, 0);

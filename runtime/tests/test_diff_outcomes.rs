@@ -3,7 +3,7 @@
 //! `EditDetails`.
 
 use std::num::NonZeroU32;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use pi_gortex_runtime::diff::budget::{work_estimate, MAX_DIFF_WORK};
@@ -222,8 +222,12 @@ fn compare_shows_paths_relative_to_cwd() {
     let details = compare(&before, &after, &cwd);
     let diffs = details.diffs.unwrap();
     assert_eq!(diffs.len(), 1);
-    assert_eq!(diffs[0].path, "src/a.ts");
-    assert!(diffs[0].patch.starts_with("--- src/a.ts\n+++ src/a.ts\n"));
+    // `path.relative` writes this platform's separator (`src\\a.ts` on Windows).
+    let shown = Path::new("src").join("a.ts").display().to_string();
+    assert_eq!(diffs[0].path, shown);
+    assert!(diffs[0]
+        .patch
+        .starts_with(&format!("--- {shown}\n+++ {shown}\n")));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common_config;
 
-use common_config::{assert_valid_report, fake_gortex, run_doctor, temp_dir, write_file};
+use common_config::{assert_valid_report, fake_gortex, native, run_doctor, temp_dir, write_file};
 
 #[test]
 fn healthy_setup_reports_ok_as_json() {
@@ -37,10 +37,10 @@ fn healthy_setup_reports_ok_as_json() {
     assert_eq!(config["provenance"]["hook_mode"], "project");
     let warnings = config["warnings"].as_array().expect("warnings");
     assert_eq!(warnings.len(), 1);
-    assert!(warnings[0]
-        .as_str()
-        .expect("text")
-        .contains(".pi/gortex.json: key `bin` is ignored"));
+    assert!(warnings[0].as_str().expect("text").contains(&format!(
+        "{}: key `bin` is ignored",
+        native(".pi/gortex.json").display()
+    )));
 
     assert_eq!(report["binary"]["resolved"], fake.to_str().expect("utf8"));
     let handshake = &report["handshake"];

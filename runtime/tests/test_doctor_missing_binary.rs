@@ -3,14 +3,15 @@
 
 mod common_config;
 
-use common_config::{assert_valid_report, run_doctor, temp_dir};
+use common_config::{abs, assert_valid_report, run_doctor, temp_dir};
 
 #[test]
 fn missing_binary_exits_1_naming_it() {
     let root = temp_dir();
+    let missing = abs("/nonexistent");
     let run = run_doctor(
         &["--json", "--cwd", root.path().to_str().expect("utf8")],
-        &[("GORTEX_BIN", "/nonexistent")],
+        &[("GORTEX_BIN", &missing)],
         &root.path().join("home"),
     );
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -18,7 +19,7 @@ fn missing_binary_exits_1_naming_it() {
     assert_valid_report(&report);
     assert_eq!(report["ok"], false);
     let reason = report["reason"].as_str().expect("reason");
-    assert!(reason.contains("`/nonexistent`"), "{reason}");
+    assert!(reason.contains(&format!("`{missing}`")), "{reason}");
     assert!(report["binary"].get("resolved").is_none());
     assert_eq!(report["handshake"]["status"], "skipped");
     assert_eq!(report["tools"]["status"], "skipped");
@@ -26,7 +27,7 @@ fn missing_binary_exits_1_naming_it() {
     assert!(report["hook"]["failure"]
         .as_str()
         .expect("failure")
-        .contains("could not start `/nonexistent`"));
+        .contains(&format!("could not start `{missing}`")));
     assert_eq!(report["native"]["path"], "own_client");
     assert_eq!(report["native"]["reason"], "binary_does_not_resolve");
 }

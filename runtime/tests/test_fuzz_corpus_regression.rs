@@ -71,6 +71,10 @@ fn sidecar_config_corpus_replays_clean() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: the target's symlink out of the repo is not seen as a link"
+)]
 fn edit_paths_corpus_replays_clean() {
     assert!(replay("edit_paths", targets::edit_paths::run) > 0);
 }
@@ -92,7 +96,15 @@ fn dotdot_at_the_root_names_the_same_file_once() {
     let file = cwd.join("a.ts");
     std::fs::write(&file, "x\n").expect("file");
     let direct = file.to_string_lossy().into_owned();
-    let via_root = format!("/..{direct}");
+    // `..` right below the root (`/../tmp/…`; `\\\\?\\C:\\..\\users\\…` on Windows).
+    let root = file.ancestors().last().expect("a root");
+    let below_root = file.strip_prefix(root).expect("below its root");
+    let via_root = format!(
+        "{}..{}{}",
+        root.display(),
+        std::path::MAIN_SEPARATOR,
+        below_root.display()
+    );
     let args = serde_json::json!({"path": via_root, "file": direct});
     let candidates = edit_candidates("edit_file", &args, &cwd).expect("an edit");
     assert_eq!(candidates, vec![file]);

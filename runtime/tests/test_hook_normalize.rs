@@ -177,6 +177,50 @@ fn session_start_and_prompt_envelopes() {
     assert!(envelope_for_prompt("  ", &ctx("sid")).is_none());
 }
 
+/// A path below the test's home `/home/u`, as Node's `path.join` writes it on this platform
+/// (`\\home\\u\\…` on Windows).
+fn under_home(unix: &str) -> String {
+    if cfg!(windows) {
+        unix.replace('/', "\\")
+    } else {
+        unix.to_string()
+    }
+}
+
+#[test]
+fn tilde_names_join_as_node_path_join_joins_them() {
+    // Pi's `normalizePath` returns `path.join(homedir(), rest)`: a leading separator in the rest
+    // stays below the home, `.` and `..` resolve, a trailing separator is kept. Expected values
+    // printed by Node 22's `path.posix.join` and `path.win32.join`.
+    let home = Some("/home/u");
+    for (written, posix, win32) in [
+        ("~/proj/src", "/home/u/proj/src", r"\home\u\proj\src"),
+        ("~//etc", "/home/u/etc", r"\home\u\etc"),
+        ("~/a/../b", "/home/u/b", r"\home\u\b"),
+        ("~/proj/", "/home/u/proj/", r"\home\u\proj\"),
+        ("~/a/../../../x", "/x", r"\x"),
+        ("~/.", "/home/u", r"\home\u"),
+        ("~/./x/.", "/home/u/x", r"\home\u\x"),
+        ("~/proj//x", "/home/u/proj/x", r"\home\u\proj\x"),
+    ] {
+        let expected = if cfg!(windows) { win32 } else { posix };
+        assert_eq!(resolve_like_pi(written, home), expected, "{written:?}");
+    }
+}
+
+#[cfg(windows)]
+#[test]
+fn windows_drive_forms_resolve_as_pi_reads_them() {
+    // `normalizeWindowsShellPath` runs before the `~` expansion; `~\` is a home name there.
+    let home = Some(r"C:\Users\u");
+    assert_eq!(resolve_like_pi("/c/src/a.go", home), r"C:\src\a.go");
+    assert_eq!(resolve_like_pi("@/mnt/d/x", home), r"D:\x");
+    assert_eq!(
+        resolve_like_pi(r"~\proj\a.go", home),
+        r"C:\Users\u\proj\a.go"
+    );
+}
+
 #[test]
 fn paths_resolve_as_pi_tools_resolve_them() {
     // HOOK-8: Pi's read/grep/find/ls/edit/write drop one leading `@`, then expand `~` and `~/…`
@@ -196,6 +240,13 @@ fn paths_resolve_as_pi_tools_resolve_them() {
         ("/abs/a.go", "/abs/a.go"),
         ("", ""),
     ] {
+        // `~` alone is the home as written; a joined name is Node's `path.join` output.
+        let joined = written.trim_start_matches('@') != "~";
+        let resolved = if joined && resolved.starts_with("/home/u") {
+            under_home(resolved)
+        } else {
+            resolved.to_string()
+        };
         assert_eq!(resolve_like_pi(written, home), resolved, "{written:?}");
     }
 }
@@ -229,7 +280,7 @@ fn grep_and_glob_path_scope_resolved_like_pi() {
             input.as_object().unwrap(),
             home
         )),
-        json!({"pattern":"*.go","path":"/home/u/proj/src","file_path":"/home/u/proj/src"})
+        json!({"pattern":"*.go","path":under_home("/home/u/proj/src"),"file_path":under_home("/home/u/proj/src")})
     );
     let input = json!({"path":"@~/proj"});
     assert_eq!(
@@ -238,7 +289,7 @@ fn grep_and_glob_path_scope_resolved_like_pi() {
             input.as_object().unwrap(),
             home
         )),
-        json!({"path":"/home/u/proj","file_path":"/home/u/proj","pattern":"/home/u/proj"})
+        json!({"path":under_home("/home/u/proj"),"file_path":under_home("/home/u/proj"),"pattern":under_home("/home/u/proj")})
     );
 }
 
@@ -254,7 +305,7 @@ fn read_edit_write_file_path_expands_tilde_and_keeps_path() {
                 input.as_object().unwrap(),
                 home
             )),
-            json!({"path":"~/proj/a.go","file_path":"/home/u/proj/a.go"}),
+            json!({"path":"~/proj/a.go","file_path":under_home("/home/u/proj/a.go")}),
             "{canonical}"
         );
     }
@@ -269,7 +320,8 @@ fn envelope_expands_tilde_with_the_process_home() {
         &ctx("s"),
         no_registry,
     );
-    let expected = match std::env::var("HOME") {
+    let home_variable = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
+    let expected = match std::env::var(home_variable) {
         Ok(home) if !home.is_empty() => std::path::Path::new(&home)
             .join("proj")
             .to_string_lossy()

@@ -66,7 +66,7 @@ mod windows {
     use super::*;
     use std::path::PathBuf;
 
-    use pi_gortex_runtime::diff::paths::{candidates, display_path, resolve_pi_path};
+    use pi_gortex_runtime::diff::paths::{candidates, display_path, normalize, resolve_pi_path};
 
     fn cwd() -> PathBuf {
         PathBuf::from(r"C:\w\repo")
@@ -142,5 +142,20 @@ mod windows {
         let backslash = candidates(&[r"src\a.ts".to_owned()], &cwd);
         assert!(slash.contains(&cwd.join("src").join("a.ts")), "{slash:?}");
         assert_eq!(slash, backslash);
+    }
+
+    #[test]
+    fn a_drive_name_after_the_start_never_replaces_the_path() {
+        // `PathBuf::push("C:")` would drop what came before and leave the drive-relative `C:x`,
+        // which resolves against the drive's own working directory.
+        assert_eq!(
+            normalize(Path::new(r"\..\?\C:\x")),
+            PathBuf::from(r"\?\C:\x")
+        );
+        assert_eq!(
+            normalize(Path::new(r"C:\w\D:\y")),
+            PathBuf::from(r"C:\w\D:\y")
+        );
+        assert_eq!(normalize(Path::new(r"C:x\..\y")), PathBuf::from(r"C:y"));
     }
 }

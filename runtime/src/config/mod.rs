@@ -87,10 +87,11 @@ fn env_name(name: String) -> String {
     name.to_uppercase()
 }
 
-/// The platform home directory named by the environment (`HOME`, then
-/// Windows' `USERPROFILE`), or `""` when neither is set.
+/// The home directory named by the environment, in `os.homedir()`'s order
+/// for this platform (`HOME` first on Unix, `USERPROFILE` first on Windows),
+/// or `""` when neither is set.
 pub fn home_from_env(env: &HashMap<String, String>) -> PathBuf {
-    ["HOME", "USERPROFILE"]
+    crate::platform::node_path::HOME_VARIABLES
         .iter()
         .filter_map(|name| env.get(*name))
         .find(|value| !value.trim().is_empty())

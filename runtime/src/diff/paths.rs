@@ -49,29 +49,7 @@ pub fn repo_root(cwd: &Path) -> PathBuf {
     root
 }
 
-/// Lexical normalization: drops `.` and resolves `..` without touching the
-/// file system (`..` at the root stays at the root).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                // `..` cancels a normal component, stays at the root, and
-                // piles up at the start of a relative path.
-                let last_is_normal =
-                    matches!(out.components().next_back(), Some(Component::Normal(_)));
-                if last_is_normal {
-                    out.pop();
-                } else if !out.has_root() {
-                    out.push(component);
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
+pub use crate::platform::node_path::normalize;
 
 /// DIFF-8 without the security rule: every place a raw name may denote.
 pub fn resolve_name(raw: &str, cwd: &Path, root: &Path) -> Vec<PathBuf> {
@@ -254,7 +232,7 @@ fn expand_pi_name(name: &str) -> PathBuf {
             return home;
         }
         if let Some(rest) = node_path::tilde_rest(name) {
-            return home.join(rest);
+            return node_path::join_home(&home, rest);
         }
     }
     if let Some(rest) = name.strip_prefix("file://") {

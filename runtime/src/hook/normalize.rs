@@ -5,10 +5,13 @@
 //! key is added beside Pi's own keys. Graph calls are sent by the daemon's
 //! bare tool name, whichever name Pi knows them by.
 
+use std::path::Path;
+
 use serde_json::{Map, Value};
 
 use super::HookEvent;
 use crate::native::MCP_TOOL_PREFIX;
+use crate::platform::node_path;
 
 /// The canonical name of a non-graph tool, or `None` when the name is
 /// outside the map (it then passes through in its original case).
@@ -41,43 +44,34 @@ fn first_string<'a>(input: &'a Map<String, Value>, sources: &[&str]) -> Option<&
         .find(|value| !value.is_empty())
 }
 
-/// How Pi's tools read a path they are given: a leading `@` dropped, then `~`
-/// or `~/…` (also `~\…` on Windows) expanded to `home`. Without a home
-/// the path stays as written.
+/// How Pi's `normalizePath` reads a path its tools are given: a leading `@`
+/// dropped, a Git Bash or WSL drive path (`/c/x`) read as `C:\x` on Windows,
+/// then `~` or `~/…` (also `~\…` on Windows) joined to `home` as Node's
+/// `path.join` joins them. Without a home the path stays as written.
 pub fn resolve_like_pi(path: &str, home: Option<&str>) -> String {
     let path = path.strip_prefix('@').unwrap_or(path);
+    let path = node_path::shell_path(path);
     let Some(home) = home else {
-        return path.to_string();
+        return path.into_owned();
     };
-    let Some(after_tilde) = path.strip_prefix('~') else {
-        return path.to_string();
-    };
-    let mut chars = after_tilde.chars();
-    match chars.next() {
-        None => home.to_string(),
-        Some(separator) if std::path::is_separator(separator) => {
-            let rest = chars.as_str();
-            if rest.is_empty() {
-                home.to_string()
-            } else {
-                std::path::Path::new(home)
-                    .join(rest)
-                    .to_string_lossy()
-                    .into_owned()
-            }
-        }
+    if path == "~" {
+        return home.to_string();
+    }
+    match node_path::tilde_rest(&path) {
+        Some(rest) => node_path::join_home(Path::new(home), rest)
+            .to_string_lossy()
+            .into_owned(),
         // `~user/…` and `~name` are names, which Pi does not expand either.
-        Some(_) => path.to_string(),
+        None => path.into_owned(),
     }
 }
 
-/// The home directory Pi's tools expand `~` to: `HOME`, else Windows'
-/// `USERPROFILE`; `None` when unset, empty or not UTF-8, so paths stay as written.
+/// The home directory Pi's tools expand `~` to, in `os.homedir()`'s order for
+/// this platform; `None` when unset, empty or not UTF-8, so paths stay as written.
 pub fn home_for_paths() -> Option<String> {
-    let value = match std::env::var_os("HOME") {
-        Some(home) => home,
-        None => std::env::var_os("USERPROFILE")?,
-    };
+    let value = crate::platform::node_path::HOME_VARIABLES
+        .iter()
+        .find_map(std::env::var_os)?;
     value.into_string().ok().filter(|home| !home.is_empty())
 }
 

@@ -9,9 +9,75 @@
 //! `C:\x`, `file:///C:/x` as `C:\x`, and names compared case-insensitively,
 //! as Node's `path.win32` compares them.
 
-use std::path::{Component, PathBuf};
+use std::ffi::OsStr;
+use std::path::{Component, Path, PathBuf, MAIN_SEPARATOR_STR};
 
-pub use imp::{home_dir, same_component, shell_path, tilde_rest};
+pub use imp::{home_dir, same_component, shell_path, tilde_rest, HOME_VARIABLES};
+
+/// Lexical normalization: drops `.` and resolves `..` without touching the
+/// file system (`..` at the root stays at the root).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                // `..` cancels a normal component, stays at the root, and
+                // piles up at the start of a relative path.
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else if !out.has_root() {
+                    out.push(component);
+                }
+            }
+            Component::Normal(name) => push_name(&mut out, name),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Appends one name below `out`. On Windows a name such as `C:` after the
+/// start of a path reads as a drive, and `PathBuf::push` would let it replace
+/// everything before it.
+fn push_name(out: &mut PathBuf, name: &OsStr) {
+    let reads_as_drive = matches!(
+        Path::new(name).components().next(),
+        Some(Component::Prefix(_))
+    );
+    if !reads_as_drive || out.as_os_str().is_empty() {
+        out.push(name);
+        return;
+    }
+    let mut text = std::mem::take(out).into_os_string();
+    if !ends_with_separator(&text) {
+        text.push(MAIN_SEPARATOR_STR);
+    }
+    text.push(name);
+    *out = PathBuf::from(text);
+}
+
+fn ends_with_separator(text: &OsStr) -> bool {
+    text.as_encoded_bytes()
+        .last()
+        .is_some_and(|&byte| std::path::is_separator(char::from(byte)))
+}
+
+/// Node's `path.join(home, rest)` for a `~/rest` name: `rest` stays below
+/// `home` even when it starts with a separator, `.` and `..` resolve
+/// lexically, and a trailing separator is kept.
+pub fn join_home(home: &Path, rest: &str) -> PathBuf {
+    let mut joined = home.as_os_str().to_owned();
+    joined.push(MAIN_SEPARATOR_STR);
+    joined.push(rest);
+    let mut out = normalize(Path::new(&joined)).into_os_string();
+    if rest.ends_with(std::path::is_separator) && !ends_with_separator(&out) {
+        out.push(MAIN_SEPARATOR_STR);
+    }
+    PathBuf::from(out)
+}
 
 /// Node's `fileURLToPath` for a `file://` URL: the host must be empty or
 /// `localhost` (a Windows host names a UNC share), the path is
@@ -63,6 +129,10 @@ mod imp {
     use std::borrow::Cow;
     use std::path::{Component, PathBuf};
 
+    /// The variables that name the home directory, in the order Node's
+    /// `os.homedir()` prefers them here (the second is only a fallback).
+    pub const HOME_VARIABLES: [&str; 2] = ["HOME", "USERPROFILE"];
+
     /// `os.homedir()`: `HOME` when set and not empty.
     pub fn home_dir() -> Option<PathBuf> {
         std::env::var_os("HOME")
@@ -93,6 +163,11 @@ mod imp {
 mod imp {
     use std::borrow::Cow;
     use std::path::{Component, PathBuf};
+
+    /// The variables that name the home directory, in the order Node's
+    /// `os.homedir()` prefers them here: Git Bash and MSYS set a `HOME` of
+    /// their own, which Pi ignores.
+    pub const HOME_VARIABLES: [&str; 2] = ["USERPROFILE", "HOME"];
 
     /// `os.homedir()`: `USERPROFILE` when set and not empty (libuv's order).
     pub fn home_dir() -> Option<PathBuf> {

@@ -76,6 +76,22 @@ pub fn inputs(vars: &[(&str, &str)], cwd: &Path, home: &Path) -> ConfigInputs {
     }
 }
 
+/// An absolute path on this platform for a Unix-style one: `/opt/g` on Unix,
+/// `C:/opt/g` on Windows (where `/opt/g` is relative to the current drive).
+pub fn abs(unix: &str) -> String {
+    if cfg!(windows) {
+        format!("C:{unix}")
+    } else {
+        unix.to_string()
+    }
+}
+
+/// A relative path written with `/`, with this platform's separators, as the
+/// product joins it (`.pi\\gortex.json` on Windows).
+pub fn native(relative: &str) -> PathBuf {
+    relative.split('/').collect()
+}
+
 /// An environment map from pairs.
 pub fn env_map(vars: &[(&str, &str)]) -> HashMap<String, String> {
     vars.iter()
@@ -106,7 +122,8 @@ impl DoctorRun {
 }
 
 /// Runs `pi-gortex doctor <args>` with a clean configuration environment:
-/// no inherited `GORTEX_*`/`PI_*`/`FAKE_*` variables, `HOME` in `home`.
+/// no inherited `GORTEX_*`/`PI_*`/`FAKE_*` variables, the home (`HOME`, and
+/// `USERPROFILE`, which Windows reads first) in `home`.
 pub fn run_doctor(args: &[&str], vars: &[(&str, &str)], home: &Path) -> DoctorRun {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pi-gortex"));
     command.arg("doctor").args(args);
@@ -118,7 +135,7 @@ pub fn run_doctor(args: &[&str], vars: &[(&str, &str)], home: &Path) -> DoctorRu
     {
         command.env_remove(name);
     }
-    command.env("HOME", home);
+    command.env("HOME", home).env("USERPROFILE", home);
     for (name, value) in vars {
         command.env(name, value);
     }

@@ -81,7 +81,7 @@ fn parent_pid() -> u32 {
     unsafe { libc::getppid() as u32 }
 }
 
-/// Windows has no cheap parent lookup; no test reads it there.
+/// Windows has no cheap parent lookup; the log records 0 there.
 #[cfg(not(unix))]
 fn parent_pid() -> u32 {
     0
