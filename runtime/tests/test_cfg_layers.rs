@@ -84,7 +84,12 @@ fn env_beats_project_beats_global_per_key() {
     );
     assert_eq!(
         config.hook_argv,
-        ["/opt/g", "hook", "--agent=pi", "--mode=enrich"]
+        [
+            abs("/opt/g").as_str(),
+            "hook",
+            "--agent=pi",
+            "--mode=enrich"
+        ]
     );
 }
 

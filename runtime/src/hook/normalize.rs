@@ -69,10 +69,11 @@ pub fn resolve_like_pi(path: &str, home: Option<&str>) -> String {
 /// The home directory Pi's tools expand `~` to, in `os.homedir()`'s order for
 /// this platform; `None` when unset, empty or not UTF-8, so paths stay as written.
 pub fn home_for_paths() -> Option<String> {
-    let value = crate::platform::node_path::HOME_VARIABLES
+    let value = node_path::HOME_VARIABLES
         .iter()
-        .find_map(std::env::var_os)?;
-    value.into_string().ok().filter(|home| !home.is_empty())
+        .filter_map(std::env::var_os)
+        .find(|value| !value.is_empty())?;
+    value.into_string().ok()
 }
 
 /// A shallow copy of Pi's input with the canonical keys added where a
