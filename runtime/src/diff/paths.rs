@@ -135,12 +135,14 @@ pub struct Boundary {
 }
 
 impl Boundary {
-    /// The cwd and the repo root, canonicalized when possible. Only
+    /// The cwd and the repo root in real form, judged as candidates are, so
+    /// that a directory that does not exist yet still shares their form (on
+    /// Windows a canonical path carries the `\\?\` prefix). Only
     /// absolute directories count: a relative or empty cwd would make the
     /// boundary a prefix of every path (`""` starts every path), so it
     /// contains nothing instead.
     pub fn new(cwd: &Path, root: &Path) -> Self {
-        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p));
+        let real = |p: &Path| real_location(p).unwrap_or_else(|| normalize(p));
         Boundary {
             roots: [cwd, root]
                 .into_iter()
