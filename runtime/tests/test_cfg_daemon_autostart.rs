@@ -161,6 +161,10 @@ fn read_lines(log: &std::path::Path) -> Vec<String> {
     calls.lines().map(str::to_string).collect()
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its gortex is a /bin/sh script that records its arguments; Windows cannot run it"
+)]
 #[test]
 fn cfg_20_with_autostart_off_the_doctor_starts_no_daemon_and_says_who_does() {
     let root = temp_dir();
@@ -190,6 +194,10 @@ fn cfg_20_with_autostart_off_the_doctor_starts_no_daemon_and_says_who_does() {
     );
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its gortex is a /bin/sh script that records its arguments; Windows cannot run it"
+)]
 #[test]
 fn cfg_20_by_default_the_doctor_starts_the_daemon_as_a_session_would() {
     let root = temp_dir();

@@ -53,6 +53,10 @@ async fn mcp_6_noise_lines_are_skipped_and_counted() {
     client.stop().await;
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_5_outbound_frames_are_compact_json_lines() {
     let (client, dir) = common::script_client(

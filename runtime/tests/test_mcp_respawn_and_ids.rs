@@ -73,6 +73,10 @@ async fn mcp_16_concurrent_callers_share_one_respawn() {
     client.stop().await;
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
     let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));

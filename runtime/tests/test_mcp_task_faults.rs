@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{eventually, fast_timeouts, is_alive, raw, SCRIPT_INIT_REPLY};
+use common::{eventually, fast_timeouts, is_alive, raw, Fake};
 use pi_gortex_runtime::mcp::{ClientConfig, ClientTask, McpClient, McpError, Timeouts};
 use serde_json::json;
 
@@ -19,21 +19,19 @@ fn long_call_timeouts() -> Timeouts {
     }
 }
 
-/// A `/bin/sh` server (absolute: CFG-18 refuses a bare program at spawn) that answers `initialize`, then answers every later line
-/// with a notification (so the supervisor wakes for each frame we send) and
-/// never answers a request.
-fn echoing_client(max_backlog_bytes: Option<usize>, script: Option<&str>) -> McpClient {
-    let default_script = format!(
-        r#"read -r line; printf '%s\n' '{SCRIPT_INIT_REPLY}'
-while read -r line; do printf '%s\n' '{{"jsonrpc":"2.0","method":"notifications/message","params":{{}}}}'; done"#
-    );
-    let mut config = ClientConfig::new("/bin/sh");
-    config.args = vec!["-c".into(), script.unwrap_or(&default_script).into()];
+/// A fake-gortex server that answers `initialize`, never answers `tools/call`, and whose
+/// extra faults shape what it does with later frames.
+fn fake_client(faults: serde_json::Value, max_backlog_bytes: Option<usize>) -> (Fake, McpClient) {
+    let mut all = vec![json!({"kind": "hang", "method": "tools/call", "after_n": 1})];
+    all.extend(faults.as_array().cloned().unwrap_or_default());
+    let fake = Fake::new(json!({ "faults": all }));
+    let mut config = ClientConfig::new(&fake.bin);
+    config.extra_env = fake.env();
     config.timeouts = long_call_timeouts();
     if let Some(bound) = max_backlog_bytes {
         config.max_backlog_bytes = bound;
     }
-    McpClient::new(config)
+    (fake, McpClient::new(config))
 }
 
 /// Starts a `tools/call` that will not be answered and waits until it is
@@ -63,13 +61,15 @@ async fn settled_within(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_32_a_supervisor_panic_rejects_the_pending_call_at_once() {
-    let client = echoing_client(None, None);
+    // The child answers the poke with a notification: the supervisor wakes for it and panics.
+    let (_fake, client) = fake_client(
+        json!([{"kind": "list_changed_burst", "count": 1, "after": "notifications/poke"}]),
+        None,
+    );
     client.start().await.unwrap();
     let pid = client.pid().unwrap();
     let call = pending_call(&client).await;
     client.debug_force_task_panic(ClientTask::Supervisor);
-    // The child answers this frame with a notification: the supervisor
-    // wakes for it and panics.
     client
         .notify("notifications/poke", &raw(json!({})))
         .unwrap();
@@ -89,7 +89,7 @@ async fn mcp_32_a_supervisor_panic_rejects_the_pending_call_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_32_a_stdin_writer_panic_rejects_the_pending_call_at_once() {
-    let client = echoing_client(None, None);
+    let (_fake, client) = fake_client(json!([]), None);
     client.start().await.unwrap();
     let pid = client.pid().unwrap();
     let call = pending_call(&client).await;
@@ -113,8 +113,10 @@ async fn mcp_32_a_stdin_writer_panic_rejects_the_pending_call_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_31_a_child_that_stops_reading_stdin_hits_the_backlog_bound() {
     // Answers initialize, then never reads its stdin again.
-    let script = format!("read -r line; printf '%s\\n' '{SCRIPT_INIT_REPLY}'; exec sleep 600");
-    let client = echoing_client(Some(256 * 1024), Some(&script));
+    let (_fake, client) = fake_client(
+        json!([{"kind": "stop_reading", "after": "notifications/initialized"}]),
+        Some(256 * 1024),
+    );
     client.start().await.unwrap();
     let pid = client.pid().unwrap();
     let call = pending_call(&client).await;

@@ -41,6 +41,10 @@ done"#,
     )
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_25_first_page_sends_empty_params_then_the_cursor_and_stops_on_a_repeat() {
     let pages = r#"case $n in
@@ -68,6 +72,10 @@ async fn mcp_25_first_page_sends_empty_params_then_the_cursor_and_stops_on_a_rep
     client.stop().await;
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_25_listing_stops_after_100_pages() {
     let pages = r#"printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t%s"}],"nextCursor":"c%s"}}\n' "$id" "$n" "$n""#;
@@ -100,6 +108,10 @@ async fn mcp_26_27_tools_call_sends_name_and_arguments_and_joins_text_items() {
     client.stop().await;
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_9_error_responses_reject_with_the_message_or_the_code() {
     let fake = Fake::new(json!({"tracked": false}));

@@ -4,6 +4,7 @@
 //! its ping, cancel a call, and re-sync when it adds a tool at runtime.
 
 mod common;
+#[cfg(unix)]
 mod script_file;
 
 use std::path::PathBuf;
@@ -39,15 +40,43 @@ fn peer_bin(dir: &std::path::Path) -> PathBuf {
         "run `npm ci` in {}",
         peer.display()
     );
+    write_launcher(dir, &node22(), &peer.join("server.mjs"))
+}
+
+#[cfg(unix)]
+fn write_launcher(
+    dir: &std::path::Path,
+    node: &std::path::Path,
+    server: &std::path::Path,
+) -> PathBuf {
     let script = dir.join("sdk-peer");
     script_file::write_executable(
         &script,
         &format!(
             "#!/bin/sh\nexec '{}' '{}'\n",
-            node22().display(),
-            peer.join("server.mjs").display()
+            node.display(),
+            server.display()
         ),
     );
+    script
+}
+
+/// A batch file: Windows runs `.cmd` through `cmd.exe`, and the paths are made drive-absolute
+/// because the repository's own path is compiled in as a Unix one.
+#[cfg(windows)]
+fn write_launcher(
+    dir: &std::path::Path,
+    node: &std::path::Path,
+    server: &std::path::Path,
+) -> PathBuf {
+    let absolute = |path: &std::path::Path| std::path::absolute(path).expect("an absolute path");
+    let script = dir.join("sdk-peer.cmd");
+    let text = format!(
+        "@\"{}\" \"{}\"\r\n",
+        absolute(node).display(),
+        absolute(server).display()
+    );
+    std::fs::write(&script, text).expect("write the launcher");
     script
 }
 

@@ -348,6 +348,10 @@ async fn tool_9_stopping_the_bridge_clears_a_pending_debounce_timer() {
     assert!(seen.lock().unwrap().is_empty());
 }
 
+#[cfg_attr(
+    windows,
+    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
+)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
     let script = format!(

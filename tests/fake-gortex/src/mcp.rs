@@ -634,6 +634,14 @@ impl Server {
                     log::record("burst", json!({"count": count, "spacing_ms": spacing_ms}));
                     self.notify_spaced(*count, *spacing_ms, false)?;
                 }
+                Fault::StopReading { after } if after == method => {
+                    log::record("stop_reading", json!({"after": method}));
+                    // Replies held for coalescing go out first: only reading stops.
+                    let _ = self.flush();
+                    loop {
+                        std::thread::sleep(std::time::Duration::from_secs(600));
+                    }
+                }
                 _ => {}
             }
         }

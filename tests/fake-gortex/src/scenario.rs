@@ -195,6 +195,12 @@ pub enum Fault {
         after_n: u64,
     },
     IgnoreSigterm {},
+    /// After answering `after`, never read stdin again (the process stays alive), so the
+    /// client's writes pile up in the pipe and then in its backlog.
+    StopReading {
+        #[serde(default = "initialize")]
+        after: String,
+    },
     OversizedFrame {
         #[serde(default = "oversized_default")]
         bytes: usize,
@@ -306,6 +312,10 @@ fn one_i32() -> i32 {
 fn yes() -> bool {
     true
 }
+fn initialize() -> String {
+    "initialize".to_string()
+}
+
 fn tools_call() -> String {
     "tools/call".to_string()
 }

