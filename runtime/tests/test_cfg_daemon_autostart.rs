@@ -4,7 +4,6 @@
 //! starts no daemon and says who does.
 
 mod common_config;
-mod script_file;
 
 use common_config::{
     assert_valid_report, env_map, fake_gortex, inputs, run_doctor, temp_dir, write_file,
@@ -116,29 +115,17 @@ fn cfg_20_children_get_gortex_autostart_0_only_when_it_is_off() {
     );
 }
 
-/// A `gortex` that appends its arguments and `GORTEX_AUTOSTART` to `log`,
-/// then runs fake-gortex with them.
-fn recording_gortex(dir: &std::path::Path, log: &std::path::Path) -> std::path::PathBuf {
-    let bin = dir.join("gortex");
-    script_file::write_executable(
-        &bin,
-        &format!(
-            "#!/bin/sh\necho \"$1 $2 autostart=${{GORTEX_AUTOSTART-unset}}\" >> '{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            fake_gortex().display()
-        ),
-    );
-    bin
-}
-
 fn doctor_lines(
     root: &tempfile::TempDir,
     autostart: Option<&str>,
 ) -> (serde_json::Value, Vec<String>, String) {
     let log = root.path().join("calls");
-    let bin = recording_gortex(root.path(), &log);
     let mut vars = vec![
-        ("GORTEX_BIN", bin.to_str().expect("utf8").to_string()),
+        (
+            "GORTEX_BIN",
+            fake_gortex().to_str().expect("utf8").to_string(),
+        ),
+        ("FAKE_GORTEX_LOG", log.to_str().expect("utf8").to_string()),
         (
             "FAKE_GORTEX_STATE",
             root.path().to_str().expect("utf8").to_string(),
@@ -156,15 +143,23 @@ fn doctor_lines(
     (json.json(), read_lines(&log), text.stdout)
 }
 
+/// Each start of the fake, from its log, as `<verb> <subcommand> autostart=<GORTEX_AUTOSTART|unset>`.
 fn read_lines(log: &std::path::Path) -> Vec<String> {
-    let calls = std::fs::read_to_string(log).unwrap_or_default();
-    calls.lines().map(str::to_string).collect()
+    let records = std::fs::read_to_string(log).unwrap_or_default();
+    records
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["ev"] == "start")
+        .map(|record| {
+            let arg = |i: usize| record["argv"][i].as_str().unwrap_or("").to_string();
+            let autostart = record["env"]["GORTEX_AUTOSTART"]
+                .as_str()
+                .unwrap_or("unset");
+            format!("{} {} autostart={autostart}", arg(1), arg(2))
+        })
+        .collect()
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its gortex is a /bin/sh script that records its arguments; Windows cannot run it"
-)]
 #[test]
 fn cfg_20_with_autostart_off_the_doctor_starts_no_daemon_and_says_who_does() {
     let root = temp_dir();
@@ -176,8 +171,8 @@ fn cfg_20_with_autostart_off_the_doctor_starts_no_daemon_and_says_who_does() {
         report["native"]["server_config"]["env"]["GORTEX_AUTOSTART"],
         "0"
     );
-    // The launcher is spawned before `gortex mcp`, and the wrapper records
-    // its line before it runs anything, so by the handshake it would be here.
+    // The launcher is spawned before `gortex mcp`, and the fake logs its start
+    // before it runs anything, so by the handshake it would be here.
     assert!(
         !calls.iter().any(|line| line.starts_with("daemon start")),
         "{calls:?}"
@@ -194,10 +189,6 @@ fn cfg_20_with_autostart_off_the_doctor_starts_no_daemon_and_says_who_does() {
     );
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its gortex is a /bin/sh script that records its arguments; Windows cannot run it"
-)]
 #[test]
 fn cfg_20_by_default_the_doctor_starts_the_daemon_as_a_session_would() {
     let root = temp_dir();

@@ -6,32 +6,26 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bridge, captured, fast_timeouts, script_client, Fake, SCRIPT_INIT_REPLY};
+use common::{bridge, captured, fast_timeouts, replay_client, Fake, SCRIPT_INIT_REPLY};
 use pi_gortex_runtime::mcp::bridge::BridgeError;
 use pi_gortex_runtime::mcp::{tools, McpError};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_30_abort_sends_cancelled_with_the_request_id_and_fails_at_once() {
     // Answers initialize, swallows the call (id 2), then answers it late
     // after the cancellation arrives, then answers a ping-like list (id 3).
-    let script = format!(
-        r#"read -r line; printf '%s\n' "$line" >> "$CAPTURE"; printf '%s\n' '{init}'
-while read -r line; do
-  printf '%s\n' "$line" >> "$CAPTURE"
-  case "$line" in
-    *notifications/cancelled*) printf '%s\n' '{{"jsonrpc":"2.0","id":2,"result":{{"content":[{{"type":"text","text":"late"}}]}}}}' ;;
-    *'"id":3'*) printf '%s\n' '{{"jsonrpc":"2.0","id":3,"result":{{"tools":[]}}}}' ;;
-  esac
-done"#,
-        init = SCRIPT_INIT_REPLY
-    );
-    let (client, dir) = script_client(&script, fast_timeouts());
+    let steps = json!([
+        {"read": 1},
+        {"send": SCRIPT_INIT_REPLY},
+        {"serve": [
+            {"on": "notifications/cancelled", "replies": [r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"late"}]}}"#]},
+            {"on": r#""id":3"#, "replies": [r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}"#]}
+        ]}
+    ]);
+    let (client, fake) = replay_client(steps, fast_timeouts());
+    let dir = &fake.dir;
     client.start().await.unwrap();
     let pid = client.pid().unwrap();
     let abort = CancellationToken::new();
@@ -56,7 +50,7 @@ done"#,
         Vec::<serde_json::Value>::new()
     );
     assert_eq!(client.pid(), Some(pid), "the child is not killed");
-    let frames = captured(&dir);
+    let frames = captured(dir);
     let cancelled = frames
         .iter()
         .find(|f| f["method"] == "notifications/cancelled")

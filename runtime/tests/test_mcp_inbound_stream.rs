@@ -53,21 +53,14 @@ async fn mcp_6_noise_lines_are_skipped_and_counted() {
     client.stop().await;
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_5_outbound_frames_are_compact_json_lines() {
-    let (client, dir) = common::script_client(
-        &format!(
-            "read -r line; printf '%s\\n' \"$line\" >> \"$CAPTURE\"; printf '%s\\n' '{}'; while read -r line; do printf '%s\\n' \"$line\" >> \"$CAPTURE\"; done",
-            common::SCRIPT_INIT_REPLY
-        ),
+    let (client, fake) = common::replay_client(
+        json!([{"read": 1}, {"send": common::SCRIPT_INIT_REPLY}]),
         fast_timeouts(),
     );
     client.start().await.unwrap();
-    let capture = dir.path().join("stdin.jsonl");
+    let capture = fake.dir.path().join("stdin.jsonl");
     assert!(
         common::eventually(Duration::from_secs(2), || std::fs::read_to_string(&capture)
             .unwrap_or_default()

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{client, Fake};
-use pi_gortex_runtime::mcp::{tools, ClientConfig, McpClient};
+use pi_gortex_runtime::mcp::tools;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -73,28 +73,16 @@ async fn mcp_16_concurrent_callers_share_one_respawn() {
     client.stop().await;
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
-    let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1}]}));
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("broken");
-    let attempts = dir.path().join("attempts");
-    // Runs the fake until the marker exists; then every spawn exits 7.
-    let script = format!(
-        "if [ -e '{m}' ]; then echo x >> '{a}'; echo 'daemon gone' >&2; exit 7; fi; exec '{bin}' \"$@\"",
-        m = marker.display(),
-        a = attempts.display(),
-        bin = fake.bin.display()
-    );
-    let mut config = ClientConfig::new("/bin/sh");
-    config.args = vec!["-c".into(), script.into(), "sh".into(), "mcp".into()];
-    config.extra_env = fake.env();
-    config.timeouts = common::fast_timeouts();
-    let client = McpClient::new(config);
+    // Serves until the marker exists; from then on every start exits 7.
+    let fake = Fake::new(json!({"faults": [
+        {"kind": "crash_on_call", "n": 1},
+        {"kind": "exit_on_start", "exit_code": 7, "while_exists": marker, "stderr": "daemon gone\n"}
+    ]}));
+    let client = client(&fake);
     client.start().await.unwrap();
     std::fs::write(&marker, b"").unwrap();
     assert!(tools::call_tool(&client, "search", json!({}))
@@ -116,7 +104,10 @@ async fn mcp_16_a_failed_respawn_rejects_every_waiting_caller_with_its_error() {
             .all(|e| e == "gortex mcp exited with status 7: daemon gone"),
         "{errors:?}"
     );
-    let spawned = std::fs::read_to_string(&attempts).unwrap().lines().count();
-    assert_eq!(spawned, 1, "one shared respawn attempt");
+    assert_eq!(
+        fake.events("mcp", "start").len(),
+        2,
+        "one shared respawn attempt"
+    );
     client.stop().await;
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{captured, client, fast_timeouts, script_client, Fake, SCRIPT_INIT_REPLY};
+use common::{captured, client, fast_timeouts, replay_client, Fake, SCRIPT_INIT_REPLY};
 use serde_json::json;
 use std::time::Duration;
 
@@ -65,29 +65,24 @@ async fn mcp_11_other_server_requests_get_method_not_found_echoing_the_id() {
     client.stop().await;
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_8_a_server_request_sharing_a_pending_id_does_not_settle_it() {
     // The server asks `roots/list` with id 1 while our `initialize` (id 1) is
     // pending, then answers initialize. 0.4.0 settled initialize with the request.
-    let script = format!(
-        r#"read -r line; printf '%s\n' "$line" >> "$CAPTURE"
-printf '%s\n' '{{"jsonrpc":"2.0","id":1,"method":"roots/list"}}'
-read -r line; printf '%s\n' "$line" >> "$CAPTURE"
-printf '%s\n' '{init}'
-while read -r line; do printf '%s\n' "$line" >> "$CAPTURE"; done"#,
-        init = SCRIPT_INIT_REPLY
-    );
-    let (client, dir) = script_client(&script, fast_timeouts());
+    let steps = json!([
+        {"read": 1},
+        {"send": r#"{"jsonrpc":"2.0","id":1,"method":"roots/list"}"#},
+        {"read": 1},
+        {"send": SCRIPT_INIT_REPLY}
+    ]);
+    let (client, fake) = replay_client(steps, fast_timeouts());
+    let dir = &fake.dir;
     let info = client
         .start()
         .await
         .expect("initialize settled by its response");
     assert_eq!(info.server_version, "0.64.4");
-    let frames = captured(&dir);
+    let frames = captured(dir);
     assert_eq!(
         frames[1],
         json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}})

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{client, fast_timeouts, script_client, Fake, SCRIPT_INIT_REPLY};
+use common::{client, fast_timeouts, replay_client, Fake, SCRIPT_INIT_REPLY};
 use pi_gortex_runtime::mcp::{tools, McpError};
 use serde_json::json;
 
@@ -25,34 +25,23 @@ async fn mcp_25_tools_list_follows_next_cursor_until_done() {
     client.stop().await;
 }
 
-fn lister(pages: &str) -> String {
-    // Replies to each tools/list with the next canned page; captures params.
-    format!(
-        r#"read -r line; printf '%s\n' '{init}'
-n=0
-while read -r line; do
-  printf '%s\n' "$line" >> "$CAPTURE"
-  case "$line" in *tools/list*) ;; *) continue ;; esac
-  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  n=$((n+1))
-  {pages}
-done"#,
-        init = SCRIPT_INIT_REPLY
-    )
+/// Replies to the nth tools/list with `pages[n-1]` (the last one again after them).
+fn lister(pages: &[&str]) -> serde_json::Value {
+    json!([
+        {"read": 1},
+        {"send": SCRIPT_INIT_REPLY},
+        {"serve": [{"on": "tools/list", "replies": pages}]}
+    ])
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_25_first_page_sends_empty_params_then_the_cursor_and_stops_on_a_repeat() {
-    let pages = r#"case $n in
-    1) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"a"}],"nextCursor":"c1"}}\n' "$id" ;;
-    2) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":"oops","nextCursor":"c2"}}\n' "$id" ;;
-    *) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"b"}],"nextCursor":"c1"}}\n' "$id" ;;
-  esac"#;
-    let (client, dir) = script_client(&lister(pages), fast_timeouts());
+    let pages = [
+        r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":[{"name":"a"}],"nextCursor":"c1"}}"#,
+        r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":"oops","nextCursor":"c2"}}"#,
+        r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":[{"name":"b"}],"nextCursor":"c1"}}"#,
+    ];
+    let (client, fake) = replay_client(lister(&pages), fast_timeouts());
     client.start().await.unwrap();
     let listed = tools::list_tools(&client).await.unwrap();
     assert_eq!(
@@ -60,7 +49,7 @@ async fn mcp_25_first_page_sends_empty_params_then_the_cursor_and_stops_on_a_rep
         [json!({"name":"a"}), json!({"name":"b"})],
         "non-array tools counts as empty"
     );
-    let params: Vec<_> = common::captured(&dir)
+    let params: Vec<_> = common::captured(&fake.dir)
         .into_iter()
         .filter(|f| f["method"] == "tools/list")
         .map(|f| f["params"].clone())
@@ -72,14 +61,11 @@ async fn mcp_25_first_page_sends_empty_params_then_the_cursor_and_stops_on_a_rep
     client.stop().await;
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_25_listing_stops_after_100_pages() {
-    let pages = r#"printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t%s"}],"nextCursor":"c%s"}}\n' "$id" "$n" "$n""#;
-    let (client, _dir) = script_client(&lister(pages), fast_timeouts());
+    let pages =
+        [r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":[{"name":"t{n}"}],"nextCursor":"c{n}"}}"#];
+    let (client, _fake) = replay_client(lister(&pages), fast_timeouts());
     client.start().await.unwrap();
     let listed = tools::list_tools(&client).await.unwrap();
     assert_eq!(listed.len(), 100);
@@ -108,10 +94,6 @@ async fn mcp_26_27_tools_call_sends_name_and_arguments_and_joins_text_items() {
     client.stop().await;
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_9_error_responses_reject_with_the_message_or_the_code() {
     let fake = Fake::new(json!({"tracked": false}));
@@ -127,13 +109,13 @@ async fn mcp_9_error_responses_reject_with_the_message_or_the_code() {
     assert!(message.starts_with("repository not tracked: "), "{message}");
     client.stop().await;
 
-    let script = format!(
-        r#"read -r line; printf '%s\n' '{init}'
-read -r line; read -r line; printf '%s\n' '{{"jsonrpc":"2.0","id":2,"error":{{"code":-32099}}}}'
-while read -r line; do :; done"#,
-        init = SCRIPT_INIT_REPLY
-    );
-    let (client, _dir) = script_client(&script, fast_timeouts());
+    let steps = json!([
+        {"read": 1},
+        {"send": SCRIPT_INIT_REPLY},
+        {"read": 2},
+        {"send": r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32099}}"#}
+    ]);
+    let (client, _fake) = replay_client(steps, fast_timeouts());
     client.start().await.unwrap();
     let error = tools::list_tools(&client).await.unwrap_err();
     assert_eq!(error.to_string(), "JSON-RPC error -32099");

@@ -3,7 +3,6 @@
 //! tool execution, promotion, debounced re-sync and withdrawals.
 
 mod common;
-mod script_file;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -348,39 +347,30 @@ async fn tool_9_stopping_the_bridge_clears_a_pending_debounce_timer() {
     assert!(seen.lock().unwrap().is_empty());
 }
 
-#[cfg_attr(
-    windows,
-    ignore = "its scripted MCP server is a /bin/sh script, which Windows cannot run"
-)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
-    let script = format!(
-        r#"read -r line
-n='{{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{{}}}}'
-printf '%s\n%s\n%s\n' "$n" "$n" "$n"
-printf '%s\n' '{init}'
-while read -r line; do
-  printf '%s\n' "$line" >> "$CAPTURE"
-  case "$line" in *tools/list*)
-    id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-    printf '{{"jsonrpc":"2.0","id":%s,"result":{{"tools":[{{"name":"search"}}]}}}}\n' "$id" ;;
-  esac
-done"#,
-        init = common::SCRIPT_INIT_REPLY
-    );
-    // The bridge runs `<bin> mcp`, so the script becomes an executable file.
-    let dir = tempfile::tempdir().unwrap();
-    let server = dir.path().join("server.sh");
-    script_file::write_executable(&server, &format!("#!/bin/sh\n{script}\n"));
-    let mut config = BridgeConfig::new(&server);
+    let changed = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}"#;
+    let fake = Fake::new(json!({"replay": [
+        {"read": 1},
+        {"send": changed},
+        {"send": changed},
+        {"send": changed},
+        {"send": common::SCRIPT_INIT_REPLY},
+        {"serve": [{"on": "tools/list", "replies": [r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":[{"name":"search"}]}}"#]}]}
+    ]}));
+    let capture = fake.dir.path().join("stdin.jsonl");
+    let mut config = BridgeConfig::new(&fake.bin);
     config.launch_daemon = false;
     config.timeouts = fast_timeouts();
-    config.extra_env = vec![("CAPTURE".into(), dir.path().join("stdin.jsonl").into())];
+    config.extra_env = fake.env();
+    config
+        .extra_env
+        .push(("CAPTURE".into(), capture.clone().into()));
     let bridge = OwnClientBridge::new(config);
     bridge.start().await.unwrap();
     // Proving an absence needs a window: five debounce periods.
     tokio::time::sleep(Duration::from_millis(1_000)).await;
-    let lists = std::fs::read_to_string(dir.path().join("stdin.jsonl"))
+    let lists = std::fs::read_to_string(&capture)
         .unwrap_or_default()
         .lines()
         .filter(|l| l.contains("tools/list"))

@@ -231,6 +231,22 @@ pub fn script_client(
     (pi_gortex_runtime::mcp::McpClient::new(config), dir)
 }
 
+/// A client of `<fake> mcp` running the replay program `steps` (fake-gortex's `replay`), for
+/// exact wire sequences on every platform; it captures every line it reads, for `captured`.
+pub fn replay_client(
+    steps: Value,
+    timeouts: pi_gortex_runtime::mcp::Timeouts,
+) -> (pi_gortex_runtime::mcp::McpClient, Fake) {
+    let fake = Fake::new(serde_json::json!({ "replay": steps }));
+    let mut config = pi_gortex_runtime::mcp::ClientConfig::new(&fake.bin);
+    config.extra_env = fake.env();
+    config
+        .extra_env
+        .push(("CAPTURE".into(), fake.dir.path().join("stdin.jsonl").into()));
+    config.timeouts = timeouts;
+    (pi_gortex_runtime::mcp::McpClient::new(config), fake)
+}
+
 /// The frames a script child captured from its stdin.
 pub fn captured(dir: &tempfile::TempDir) -> Vec<Value> {
     std::fs::read_to_string(dir.path().join("stdin.jsonl"))

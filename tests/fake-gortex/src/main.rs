@@ -18,6 +18,7 @@ mod log;
 mod mcp;
 mod out;
 mod paths;
+mod replay;
 mod scenario;
 mod signals;
 mod state;
@@ -50,7 +51,12 @@ fn main() {
 
 fn env_subset() -> serde_json::Value {
     let mut env = serde_json::Map::new();
-    for k in ["GORTEX_TOOLS", "GORTEX_TOOLS_MODE", "GORTEX_BIN"] {
+    for k in [
+        "GORTEX_TOOLS",
+        "GORTEX_TOOLS_MODE",
+        "GORTEX_BIN",
+        "GORTEX_AUTOSTART",
+    ] {
         if let Ok(v) = std::env::var(k) {
             env.insert(k.into(), v.into());
         }
@@ -95,6 +101,9 @@ fn run(verb: &str, argv: &[String], args: &[String]) -> i32 {
         }
     }
     let (code, reason) = match verb {
+        "mcp" if sc.replay.is_some() => {
+            return replay::run(sc.replay.as_deref().unwrap_or_default())
+        }
         "mcp" => return mcp::run(sc),
         "hook" if upstream_hook::binary(&sc).is_some() => {
             let bin = upstream_hook::binary(&sc).unwrap_or_default();

@@ -724,9 +724,11 @@ pub fn start_faults(sc: &Scenario, verb: FaultVerb) -> Option<i32> {
             exit_code,
             n,
             verb: v,
+            while_exists,
+            stderr,
         } = f
         {
-            if *v != verb {
+            if *v != verb || while_exists.as_ref().is_some_and(|path| !path.exists()) {
                 continue;
             }
             let due = match n {
@@ -734,6 +736,9 @@ pub fn start_faults(sc: &Scenario, verb: FaultVerb) -> Option<i32> {
                 None => true,
             };
             if due {
+                if let Some(text) = stderr {
+                    eprint!("{text}");
+                }
                 return Some(*exit_code);
             }
         }

@@ -27,6 +27,8 @@ pub struct Scenario {
     pub faults: Vec<Fault>,
     /// Indexed files (repository-relative path → symbol names); absent = scan the repository.
     pub indexed: Option<BTreeMap<String, Vec<String>>>,
+    /// `mcp` runs this fixed program of reads and writes instead of the server (`replay.rs`).
+    pub replay: Option<Vec<crate::replay::Step>>,
 }
 
 impl Default for Scenario {
@@ -44,6 +46,7 @@ impl Default for Scenario {
             decisions: Vec::new(),
             faults: Vec::new(),
             indexed: None,
+            replay: None,
         }
     }
 }
@@ -178,6 +181,12 @@ pub enum Fault {
         n: Option<u64>,
         #[serde(default)]
         verb: FaultVerb,
+        /// Only while this file exists (a test breaks the "daemon" by creating it).
+        #[serde(default)]
+        while_exists: Option<std::path::PathBuf>,
+        /// Written to stderr before exiting.
+        #[serde(default)]
+        stderr: Option<String>,
     },
     CrashOnCall {
         #[serde(default = "one")]
