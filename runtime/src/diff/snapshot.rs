@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use super::paths::{normalize, Boundary};
+use crate::platform::local_dir::LocalDir;
 use crate::platform::no_follow::open_no_follow;
 use crate::sync::lock;
 
@@ -208,6 +209,45 @@ fn open_checked(path: &Path, boundary: &Boundary) -> std::io::Result<File> {
 fn is_symlink_refusal(error: &std::io::Error, path: &Path) -> bool {
     crate::platform::no_follow::is_link_refusal(error)
         && std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The largest file read on the host's thread; a larger one goes to the blocking pool, so a
+/// read and its diff there stay short.
+pub const INLINE_MAX_BYTES: u64 = 65_536;
+
+/// DIFF-9 without leaving the host's thread, for what can be read so: a file beneath `local`
+/// that is missing, or regular and at most [`INLINE_MAX_BYTES`]. `None` for anything else (a
+/// symlink, another mount, a FIFO or device, a larger file, any error), which the caller reads
+/// on the blocking pool with the full checks.
+pub fn snapshot_local(path: &Path, local: &LocalDir) -> Option<Snapshot> {
+    let relative = path.strip_prefix(local.path()).ok()?;
+    let file = match local.open_beneath(relative) {
+        Ok(file) => file,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Some(Snapshot::Missing),
+        Err(_) => return None,
+    };
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > INLINE_MAX_BYTES {
+        return None;
+    }
+    let mut raw = Vec::new();
+    file.take(INLINE_MAX_BYTES + 1).read_to_end(&mut raw).ok()?;
+    if raw.len() as u64 > INLINE_MAX_BYTES {
+        return None;
+    }
+    Some(classify_bytes(
+        raw,
+        Some(metadata.len()),
+        metadata.modified().ok(),
+    ))
+}
+
+/// Every path's [`snapshot_local`], or `None` when any of them must be read on the pool.
+pub fn snapshot_all_local(paths: &[PathBuf], local: &LocalDir) -> Option<Snapshots> {
+    paths
+        .iter()
+        .map(|p| Some((p.clone(), snapshot_local(p, local)?)))
+        .collect()
 }
 
 /// Snapshots every path the user named (no boundary).

@@ -108,6 +108,11 @@ impl ClaimTicket {
         &self.paths
     }
 
+    /// The cwd the candidates were resolved in.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
     /// The before side of the claim, read within its boundary and
     /// the snapshot time limit, outside any lock on the watcher.
     pub async fn read_before(&self) -> Snapshots {

@@ -7,7 +7,7 @@
 //! at once.
 
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -15,6 +15,7 @@ use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
 use crate::instance::InstanceLatches;
 use crate::mcp::bridge::OwnClientBridge;
+use crate::platform::local_dir::LocalDir;
 use crate::readiness::ReadinessBarrier;
 use crate::status::{BridgeState, HookStats, HookTally};
 use crate::version::{readiness_from_briefing, Readiness};
@@ -83,6 +84,9 @@ pub struct ModuleState {
     status: Mutex<StatusRecord>,
     /// Whether the host's tool API takes MCP metadata, learned at factory time.
     takes_tool_metadata: std::sync::atomic::AtomicBool,
+    /// The last session folder a read was made in, and whether its files may be read on the
+    /// host's thread (learned off it, by the first read there).
+    local_dir: Mutex<Option<(PathBuf, Option<Arc<LocalDir>>)>>,
 }
 
 impl InstanceState {
@@ -157,6 +161,25 @@ impl ModuleState {
     /// The status record, locked.
     pub fn status(&self) -> MutexGuard<'_, StatusRecord> {
         lock(&self.status)
+    }
+
+    /// `cwd` as a folder whose files may be read on the host's thread, when a read off it has
+    /// learned so.
+    pub fn local_dir(&self, cwd: &Path) -> Option<Arc<LocalDir>> {
+        match &*lock(&self.local_dir) {
+            Some((dir, local)) if dir == cwd => local.clone(),
+            _ => None,
+        }
+    }
+
+    /// Learns whether `cwd`'s files may be read on the host's thread. It reads `cwd`'s file
+    /// system, which may wait, so it runs off that thread.
+    pub fn learn_local_dir(&self, cwd: &Path) {
+        if matches!(&*lock(&self.local_dir), Some((dir, _)) if dir == cwd) {
+            return;
+        }
+        let local = LocalDir::open(cwd).map(Arc::new);
+        *lock(&self.local_dir) = Some((cwd.to_path_buf(), local));
     }
 
     /// The shell window opened and the before side

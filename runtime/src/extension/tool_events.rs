@@ -11,7 +11,7 @@
 //! the call.
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant;
@@ -261,9 +261,12 @@ impl Extension {
         let module = self.module.clone();
         Answer::Later(Box::new(move |reply| {
             let read = pending.after_reader();
-            race_time_limit(
-                diff::SNAPSHOT_TIME_LIMIT,
-                move || caught(|| None, || Some(read())),
+            let paths = pending.paths();
+            read_files(
+                &module.clone(),
+                Path::new(&event.cwd.clone()),
+                &paths,
+                read,
                 move |read| {
                     let after = read_or_skipped(read, |reason| pending.after_skipped(reason));
                     let finished = caught(WatchResultAction::default, || {
@@ -307,23 +310,51 @@ fn held_for(
     }))
 }
 
-/// The before side of a claim, read on a pool thread within the time limit.
+/// `paths`, read on Pi's thread when the session folder's files can be (a missing or small
+/// regular file beneath it, no symlink, no other mount); else `read` runs on a pool thread
+/// within the time limit (DIFF-23) and learns the folder for the reads after it. `done` gets
+/// what [`race_time_limit`] gives: `None` past the limit, `Some(None)` when the read panicked.
+fn read_files(
+    module: &Arc<ModuleState>,
+    cwd: &Path,
+    paths: &[PathBuf],
+    read: impl FnOnce() -> Snapshots + Send + 'static,
+    done: impl FnOnce(Option<Option<Snapshots>>) + Send + 'static,
+) {
+    let cwd = diff::paths::normalize(cwd);
+    let local = module.local_dir(&cwd);
+    let now = local.and_then(|local| {
+        caught(
+            || None,
+            || diff::snapshot::snapshot_all_local(paths, &local),
+        )
+    });
+    if let Some(snapshots) = now {
+        return done(Some(Some(snapshots)));
+    }
+    let learner = module.clone();
+    let work = move || {
+        let read = caught(|| None, || Some(read()));
+        caught(|| (), || learner.learn_local_dir(&cwd));
+        read
+    };
+    race_time_limit(diff::SNAPSHOT_TIME_LIMIT, work, done);
+}
+
+/// The before side of a claim (see [`read_files`]).
 fn read_before(module: Arc<ModuleState>, ticket: ClaimTicket, done: Done) {
     let read = ticket.before_reader();
-    race_time_limit(
-        diff::SNAPSHOT_TIME_LIMIT,
-        move || caught(|| None, || Some(read())),
-        move |read| {
-            caught(
-                || (),
-                || {
-                    let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
-                    module.edits().complete_claim(ticket, before);
-                },
-            );
-            done();
-        },
-    );
+    let (cwd, paths) = (ticket.cwd().to_path_buf(), ticket.paths().to_vec());
+    read_files(&module.clone(), &cwd, &paths, read, move |read| {
+        caught(
+            || (),
+            || {
+                let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
+                module.edits().complete_claim(ticket, before);
+            },
+        );
+        done();
+    });
 }
 
 /// One planned edit's files, read ahead; the answer completes the claim
@@ -339,16 +370,14 @@ fn read_ahead(module: &Arc<ModuleState>, call: PlannedCall, cwd: &Path) {
     let Some((paths, cwd)) = begun else {
         return;
     };
-    // The boundary's canonicalizing and repo-root walk run with the read, off Pi's thread.
+    // Off Pi's thread, the boundary's canonicalizing and repo-root walk run with the read.
     let read = {
-        let paths = paths.clone();
-        move || {
-            let read = || diff::snapshot_all_in(&paths, &diff::Boundary::for_cwd(&cwd));
-            caught(|| None, || Some(read()))
-        }
+        let (paths, cwd) = (paths.clone(), cwd.clone());
+        move || diff::snapshot_all_in(&paths, &diff::Boundary::for_cwd(&cwd))
     };
+    let reader = module.clone();
     let module = module.clone();
-    race_time_limit(diff::SNAPSHOT_TIME_LIMIT, read, move |read| {
+    read_files(&reader, &cwd, &paths.clone(), read, move |read| {
         let before = read_or_skipped(read, |reason| {
             diff::snapshot::skipped_all(paths.clone(), reason)
         });

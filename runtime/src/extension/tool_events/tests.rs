@@ -320,3 +320,110 @@ fn promoted_names_are_read_from_the_result_text() {
     );
     assert!(super::promoted_tools("not json").is_empty());
 }
+
+#[cfg(unix)]
+/// The answer when it is given before `start` returns (on the caller's thread), else `None`.
+fn answered_now<T: Send + 'static>(answer: Answer<T>) -> Option<T> {
+    answer.start(|run| run(), |_| ())
+}
+
+#[cfg(target_os = "linux")]
+/// Whether `file` in `dir` can be opened the way a read on the caller's thread opens it
+/// (a local file system, a kernel and emulator with `openat2`).
+fn reads_on_the_callers_thread(dir: &Path, file: &str) -> bool {
+    let local = crate::platform::local_dir::LocalDir::open(dir);
+    local.is_some_and(|local| local.open_beneath(Path::new(file)).is_ok())
+}
+
+#[cfg(unix)]
+/// One native edit of `main.go`, its after side written as `after`; the result's answer.
+async fn edit_once(extension: &Extension, dir: &Path, id: &str, after: &str) -> WatchResultAction {
+    let event = call_event(dir, id, EDIT, edit_input());
+    answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    std::fs::write(dir.join("main.go"), after).unwrap();
+    let action = result_of(extension, result_event(dir, id, EDIT))
+        .await
+        .unwrap();
+    extension.tool_execution_end(id);
+    action
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn once_the_folder_is_known_local_a_small_edit_is_read_and_diffed_on_the_callers_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(dir.join("main.go"), "hello\n").unwrap();
+    if !reads_on_the_callers_thread(&dir, "main.go") {
+        eprintln!(
+            "no openat2 or no local file system here: nothing is read on the caller's thread"
+        );
+        return;
+    }
+    let extension = extension(&dir, true, None);
+    // The first read is made off the caller's thread and learns the folder.
+    assert_eq!(
+        diffed(&edit_once(&extension, &dir, "e1", "howdy\n").await),
+        ["main.go"]
+    );
+
+    let event = call_event(&dir, "e2", EDIT, edit_input());
+    let call = extension.tool_call(ids(&event), || Some(event.clone()));
+    assert_eq!(answered_now(call), Some(ToolCallAction::None));
+    std::fs::write(dir.join("main.go"), "hello\n").unwrap();
+    let ids = ResultIds {
+        tool_call_id: "e2",
+        tool_name: EDIT,
+        is_error: false,
+    };
+    let event = result_event(&dir, "e2", EDIT);
+    let result = answered_now(extension.tool_result(ids, || Some(event), no_names));
+    let result = result.expect("answered before the call returned");
+    assert_eq!(diffed(&result), ["main.go"]);
+    let diff = &result.details.as_ref().unwrap()["diffs"][0];
+    assert!(diff.to_string().contains("howdy"), "{diff}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_large_file_or_one_behind_a_symlink_is_still_read_off_the_callers_thread() {
+    // One pool thread, held busy while each call starts, so a pool read cannot answer before
+    // the call returns: only a read on the caller's thread could.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::write(dir.join("main.go"), "hello\n").unwrap();
+        let extension = extension(&dir, true, None);
+        edit_once(&extension, &dir, "e1", "howdy\n").await;
+        let starts_with_the_pool_held = |id: &str| {
+            let (release, held) = std::sync::mpsc::channel::<()>();
+            tokio::task::spawn_blocking(move || held.recv());
+            let event = call_event(&dir, id, EDIT, edit_input());
+            let call = extension.tool_call(ids(&event), || Some(event.clone()));
+            let now = answered_now(call);
+            release.send(()).unwrap();
+            now
+        };
+        std::fs::write(dir.join("main.go"), "hello\n".repeat(20_000)).unwrap();
+        assert_eq!(
+            starts_with_the_pool_held("e2"),
+            None,
+            "over 64 KiB: read on the pool"
+        );
+
+        std::fs::remove_file(dir.join("main.go")).unwrap();
+        std::fs::write(dir.join("real.go"), "hello\n").unwrap();
+        // Relative, so it stays beneath the folder: only the refusal of symlinks keeps it off.
+        std::os::unix::fs::symlink("real.go", dir.join("main.go")).unwrap();
+        assert_eq!(
+            starts_with_the_pool_held("e3"),
+            None,
+            "a symlink: the full checks, on the pool"
+        );
+    });
+}
