@@ -54,14 +54,14 @@ export declare class Extension {
    * when the decision needs them, so a call decided from its ids alone
    * costs Pi no lookup.
    */
-  toolCall(event: object, place: () => [cwd: string, sessionId: string]): Promise<host.ToolCallAction> | null
+  toolCall(event: object, place: () => [cwd: string, sessionId: string]): host.ToolCallAction | Promise<host.ToolCallAction> | null
   /**
    * `tool_result`: a claimed edit's diff in `details`, or a
    * `tools_search` held until Pi lists the tools it promoted. `cwd` is
    * called only when the result is one the core acts on, `toolNames`
    * only while a search is held.
    */
-  toolResult(event: object, cwd: () => string, toolNames: () => string[] | undefined): Promise<host.WatchResultAction> | null
+  toolResult(event: object, cwd: () => string, toolNames: () => string[] | undefined): host.WatchResultAction | Promise<host.WatchResultAction> | null
   /**
    * `message_end`: an assistant message's planned native edits are read
    * ahead; only an edit's arguments are read from the message.

@@ -7,6 +7,7 @@
 // (`make mutants-ts`) runs it early.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { runInNewContext } from "node:vm";
 import { EXPECTED_NATIVE_HANDLERS } from "./lib/handlers.mjs";
 
 const glue = (file) => import(new URL(`../../bindings/node/glue/${file}`, import.meta.url).href);
@@ -136,6 +137,39 @@ describe("tool_events.ts: the tool event handlers", () => {
     assert.equal(await handler({ toolCallId: "x", toolName: "read" }, ctxOf()), undefined, "a rejection");
     assert.equal(handler({ toolCallId: "t", toolName: "read" }, ctxOf()), undefined, "a throw");
     assert.equal(pi.record.sent.length, 1, "only the steer sent a message");
+  });
+
+  test("an action the core answers as a value is applied synchronously, with no promise", () => {
+    const actions = {
+      b: { action: "block", reason: "use gortex" },
+      s: { action: "steer", message: { customType: "gortex", content: "hint" } },
+      p: { action: "none" },
+    };
+    const { addon } = addonDouble({
+      toolCall: (event) => actions[event.toolCallId],
+      toolResult: (event) => (event.toolCallId === "d" ? { details: { diffs: [1] } } : {}),
+    });
+    const pi = piDouble({ sendMessage: boom });
+    registerToolEvents(instanceOf(pi, addon), true);
+    const [call] = handlersOf(pi, "tool_call");
+    assert.deepEqual(call({ toolCallId: "b" }, ctxOf()), { block: true, reason: "use gortex" }, "not a promise");
+    assert.equal(call({ toolCallId: "s" }, ctxOf()), undefined, "a steer Pi refuses to send fails open");
+    assert.equal(call({ toolCallId: "p" }, ctxOf()), undefined);
+    const [result] = handlersOf(pi, "tool_result");
+    assert.deepEqual(result({ toolCallId: "d" }, ctxOf()), { details: { diffs: [1] } }, "not a promise");
+    assert.equal(result({ toolCallId: "e" }, ctxOf()), undefined);
+  });
+
+  test("a promise of another realm is awaited, not applied as an action", async () => {
+    const foreign = (value) => runInNewContext("Promise").resolve(value);
+    const { addon } = addonDouble({
+      toolCall: () => foreign({ action: "block", reason: "r" }),
+      toolResult: () => foreign({ details: { diffs: [] } }),
+    });
+    const pi = piDouble();
+    registerToolEvents(instanceOf(pi, addon), true);
+    assert.deepEqual(await handlersOf(pi, "tool_call")[0]({ toolCallId: "x" }, ctxOf()), { block: true, reason: "r" });
+    assert.deepEqual(await handlersOf(pi, "tool_result")[0]({ toolCallId: "x" }, ctxOf()), { details: { diffs: [] } });
   });
 
   test("DIFF-17 read-ahead: native only, the assistant message goes to the core once, synchronously", () => {

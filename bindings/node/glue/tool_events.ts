@@ -10,44 +10,47 @@ import { cwdOf, sessionIdOf, swallow, toolNames } from "./host.ts";
 type ToolCallAnswer = Awaited<ReturnType<Instance["extension"]["toolCall"]>>;
 type ToolResultAnswer = Awaited<ReturnType<Instance["extension"]["toolResult"]>>;
 
-async function applyToolCall({ pi }: Instance, pending: Promise<ToolCallAnswer>) {
-  try {
-    const action = await pending;
-    if (action?.action === "block") return { block: true, reason: action.reason };
-    if (action?.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
-  } catch {
-    // The hook's failure lets the call proceed.
-  }
+/** The core's answer applied now when it is the value itself, else once its promise settles. A
+ * failure (a throw, a rejection: the hook's exchange, a diff) applies nothing: the call proceeds
+ * and its result stays as Pi has it. */
+function applied<T, R>(answer: T | Promise<T> | null | undefined, apply: (value: T) => R) {
+  if (isPromise(answer))
+    return answer.then(
+      (value) => swallow(() => apply(value)),
+      () => undefined,
+    );
+  return answer == null ? undefined : swallow(() => apply(answer));
+}
+
+// A thenable, not `instanceof Promise`: a promise of another realm is still one.
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as { then?: unknown } | null)?.then === "function";
+
+function applyToolCall({ pi }: Instance, action: ToolCallAnswer) {
+  if (action?.action === "block") return { block: true, reason: action.reason };
+  if (action?.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
   return undefined;
 }
 
-async function applyToolResult(pending: Promise<ToolResultAnswer>) {
-  try {
-    const action = await pending;
-    if (action?.details) return { details: action.details };
-  } catch {
-    // A failed diff leaves the result as Pi has it.
-  }
-  return undefined;
-}
+const applyToolResult = (action: ToolResultAnswer) => (action?.details ? { details: action.details } : undefined);
 
 export function registerToolEvents(instance: Instance, native: boolean): void {
   const { pi, extension } = instance;
   if (native)
     pi.on("message_end", (event: object, ctx: Ctx) => void swallow(() => extension.messageEnd(event, cwdOf(pi, ctx))));
   pi.on("tool_call", (event: ToolEventLike, ctx: Ctx) => {
-    const pending = swallow(() => extension.toolCall(event, () => [cwdOf(pi, ctx), sessionIdOf(ctx)]));
-    return pending ? applyToolCall(instance, pending) : undefined;
+    const answer = swallow(() => extension.toolCall(event, () => [cwdOf(pi, ctx), sessionIdOf(ctx)]));
+    return applied(answer, (action) => applyToolCall(instance, action));
   });
   pi.on("tool_result", (event: ToolEventLike, ctx: Ctx) => {
-    const pending = swallow(() =>
+    const answer = swallow(() =>
       extension.toolResult(
         event,
         () => cwdOf(pi, ctx),
         () => toolNames(pi),
       ),
     );
-    return pending ? applyToolResult(pending) : undefined;
+    return applied(answer, applyToolResult);
   });
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
   // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler

@@ -8,7 +8,7 @@ use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{Array, Function, JsObjectValue, JsValue, Object, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status};
 use napi_derive::napi;
@@ -52,8 +52,10 @@ impl Module {
     }
 }
 
-/// A method's answer: `null`, or a promise of the action to apply.
+/// A method's answer: `null`, or a promise of the action to apply; a tool
+/// event's may also be the action itself, known before the method returned.
 type Maybe<'env> = napi::Result<Option<Object<'env>>>;
+type Answered<'env> = napi::Result<Option<Unknown<'env>>>;
 
 #[napi]
 pub struct Extension {
@@ -171,10 +173,8 @@ impl Extension {
     ) -> Maybe<'env> {
         let core = self.core.clone();
         let mut place = place.into_iter();
-        let (cwd, session_id) = (
-            place.next().unwrap_or_default(),
-            place.next().unwrap_or_default(),
-        );
+        let (cwd, session_id) = (place.next().unwrap_or_default(), place.next());
+        let session_id = session_id.unwrap_or_default();
         if guard::guard_sync(|| false, || core.refresh_due()) {
             let show = match &show_footer {
                 Some(show) => Some((
@@ -309,14 +309,14 @@ impl Extension {
     /// costs Pi no lookup.
     #[napi(
         ts_args_type = "event: object, place: () => [cwd: string, sessionId: string]",
-        ts_return_type = "Promise<host.ToolCallAction> | null"
+        ts_return_type = "host.ToolCallAction | Promise<host.ToolCallAction> | null"
     )]
     pub fn tool_call<'env>(
         &self,
         env: &'env Env,
         event: Object<'env>,
         place: Function<'env, (), Vec<String>>,
-    ) -> Maybe<'env> {
+    ) -> Answered<'env> {
         let answer = guard::guard_sync(
             || Answer::Now(ToolCallAction::None),
             || {
@@ -345,7 +345,7 @@ impl Extension {
                 })
             },
         );
-        promised(env, answer, |action| matches!(action, ToolCallAction::None))
+        answered(env, answer, |action| matches!(action, ToolCallAction::None))
     }
 
     /// `tool_result`: a claimed edit's diff in `details`, or a
@@ -354,7 +354,7 @@ impl Extension {
     /// only while a search is held.
     #[napi(
         ts_args_type = "event: object, cwd: () => string, toolNames: () => string[] | undefined",
-        ts_return_type = "Promise<host.WatchResultAction> | null"
+        ts_return_type = "host.WatchResultAction | Promise<host.WatchResultAction> | null"
     )]
     pub fn tool_result<'env>(
         &self,
@@ -362,7 +362,7 @@ impl Extension {
         event: Object<'env>,
         cwd: Function<'env, (), String>,
         tool_names: Function<'env, (), Option<Vec<String>>>,
-    ) -> Maybe<'env> {
+    ) -> Answered<'env> {
         let answer = guard::guard_sync(
             || Answer::Now(WatchResultAction::default()),
             || {
@@ -373,10 +373,11 @@ impl Extension {
                     tool_name: &name,
                     is_error,
                 };
+                let reads_text = self.core.reads_result_text(&name);
                 let event = || {
                     Some(WatchToolResult {
                         details: field(&event, c"details"),
-                        text: Some(core::result_text(field(&event, c"content"))),
+                        text: reads_text.then(|| core::result_text(field(&event, c"content"))),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         is_error,
@@ -387,7 +388,7 @@ impl Extension {
                     .tool_result(ids, event, || names_reader(&tool_names).ok())
             },
         );
-        promised(env, answer, |action| {
+        answered(env, answer, |action| {
             *action == WatchResultAction::default()
         })
     }
@@ -396,23 +397,19 @@ impl Extension {
     /// ahead; only an edit's arguments are read from the message.
     #[napi(ts_args_type = "event: object, cwd: string")]
     pub fn message_end(&self, event: Object<'_>, cwd: String) {
-        guard::guard_sync(
-            || (),
-            || {
-                let calls = planned_calls(&self.core, &event).unwrap_or_default();
-                let within = |start: Box<dyn FnOnce() + '_>| settle::within_runtime(start);
-                self.core.message_end(calls, cwd).start(within, |()| ());
-            },
-        )
+        let read_ahead = || {
+            let calls = planned_calls(&self.core, &event).unwrap_or_default();
+            let within = |start: Box<dyn FnOnce() + '_>| settle::within_runtime(start);
+            self.core.message_end(calls, cwd).start(within, |()| ());
+        };
+        guard::guard_sync(|| (), read_ahead)
     }
 
     /// `tool_execution_end`.
     #[napi(ts_args_type = "event: object")]
     pub fn tool_execution_end(&self, event: Object<'_>) {
-        guard::guard_sync(
-            || (),
-            || self.core.tool_execution_end(&text(&event, c"toolCallId")),
-        )
+        let ended = || self.core.tool_execution_end(&text(&event, c"toolCallId"));
+        guard::guard_sync(|| (), ended)
     }
 
     /// `turn_start` and `agent_end`: the calls' claims are cleared.
@@ -512,44 +509,47 @@ fn names_reader(
 
 /// Releases the first turns parked on a ticket, on Pi's thread.
 fn release(env: &Env, turns: Vec<core::Parked>) {
-    guard::guard_sync(
-        || (),
-        || {
-            for turn in turns {
-                turn.resolve_now(env, true);
-            }
-        },
-    )
+    let release = || {
+        turns
+            .into_iter()
+            .for_each(|turn| turn.resolve_now(env, true))
+    };
+    guard::guard_sync(|| (), release)
 }
 
-/// `null` for an answer that says to do nothing; else a promise of it,
-/// resolved at once on Pi's thread when it is known before the method
-/// returns (no hop), else when the work replies.
-fn promised<'env, T: Serialize + Send + 'static>(
+/// `null` for an answer that says to do nothing; the value itself when it is known before
+/// the method returns (no promise, no hop); else a promise of it, settled when the work replies.
+fn answered<'env, T: Serialize + Send + 'static>(
     env: &'env Env,
     answer: Answer<T>,
     nothing: impl Fn(&T) -> bool,
-) -> Maybe<'env> {
-    if matches!(&answer, Answer::Now(value) if nothing(value)) {
-        return Ok(None);
-    }
-    let (settler, promise) = settle::promise_of(env, false)?;
-    let settler = Arc::new(Mutex::new(Some(settler)));
-    let replying = settler.clone();
+) -> Answered<'env> {
+    // The promise once it is made (`Ok`), or a reply that came before it.
+    let slot: Arc<Mutex<Result<settle::PromiseSettler, Option<T>>>> =
+        Arc::new(Mutex::new(Err(None)));
+    let replying = slot.clone();
     let later = move |value: T| {
-        if let Some(settler) = lock(&replying).take() {
-            settler.settle(to_js(&value));
+        let mut slot = lock(&replying);
+        match std::mem::replace(&mut *slot, Err(None)) {
+            Ok(settler) => settler.settle(to_js(&value)),
+            Err(_) => *slot = Err(Some(value)),
         }
     };
     let within = |start: Box<dyn FnOnce() + '_>| {
         settle::within_runtime(|| guard::guard_sync(|| (), start));
     };
-    if let Some(value) = answer.start(within, later) {
-        if let Some(settler) = lock(&settler).take() {
-            settler.resolve_now(env, to_js(&value));
-        }
+    match answer.start(within, later) {
+        Some(value) if nothing(&value) => return Ok(None),
+        Some(value) => return env.to_js_value(&value).map(Some),
+        None => {}
     }
-    Ok(Some(promise))
+    let (settler, promise) = settle::promise_of(env, false)?;
+    let mut slot = lock(&slot);
+    match std::mem::replace(&mut *slot, Err(None)) {
+        Err(Some(value)) => settler.resolve_now(env, to_js(&value)),
+        _ => *slot = Ok(settler),
+    }
+    Ok(Some(promise.to_unknown()))
 }
 
 /// A field of a Pi object as JSON; `None` when absent or unreadable.

@@ -214,6 +214,12 @@ impl Extension {
         native::bare_tool_name(tool_name).is_some_and(diff::classify::may_edit)
     }
 
+    /// Whether a result's text is read, from its tool's name alone: only a
+    /// native `tools_search` is decided from it, so an edit's text stays unread.
+    pub fn reads_result_text(&self, tool_name: &str) -> bool {
+        is_tools_search(tool_name)
+    }
+
     /// `tool_result`. `event` (the result's text, details and cwd) is read
     /// only for a claimed edit that succeeded or a native `tools_search`;
     /// `tool_names` only for a search that promoted tools, whose answer then

@@ -177,6 +177,15 @@ async fn the_own_client_path_claims_nothing() {
     assert!(matches!(call, Answer::Now(ToolCallAction::None)));
 }
 
+#[test]
+fn only_a_tools_search_result_has_its_text_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let extension = extension(dir.path(), true, None);
+    assert!(extension.reads_result_text("mcp__gortex__tools_search"));
+    assert!(!extension.reads_result_text(EDIT));
+    assert!(!extension.reads_result_text("mcp__gortex__search"));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_read_ahead_gives_the_claim_its_before_side() {
     let dir = tempfile::tempdir().unwrap();
