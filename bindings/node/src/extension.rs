@@ -540,7 +540,7 @@ fn answered<'env, T: Serialize + Send + 'static>(
     };
     match answer.start(within, later) {
         Some(value) if nothing(&value) => return Ok(None),
-        Some(value) => return env.to_js_value(&value).map(Some),
+        Some(value) => return parsed(env, &value).map(Some),
         None => {}
     }
     let (settler, promise) = settle::promise_of(env, false)?;
@@ -550,6 +550,14 @@ fn answered<'env, T: Serialize + Send + 'static>(
         _ => *slot = Ok(settler),
     }
     Ok(Some(promise.to_unknown()))
+}
+
+/// A boundary value made by one `JSON.parse` of its text, which builds a nested object faster
+/// than setting its properties one by one through N-API.
+fn parsed<'env>(env: &'env Env, value: &impl Serialize) -> napi::Result<Unknown<'env>> {
+    let json: Object = env.get_global()?.get_named_property_unchecked("JSON")?;
+    let parse: Function<String, Unknown> = json.get_named_property_unchecked("parse")?;
+    parse.apply(json, serde_json::to_string(value)?)
 }
 
 /// A field of a Pi object as JSON; `None` when absent or unreadable.

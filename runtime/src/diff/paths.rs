@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::platform::node_path;
 
@@ -130,8 +130,18 @@ fn located(path: &Path) -> Option<Located> {
 /// The directories the session works on, in real form.
 #[derive(Debug, Clone)]
 pub struct Boundary {
-    roots: Vec<PathBuf>,
+    roots: Roots,
     unrestricted: bool,
+}
+
+/// A boundary's roots: known, or the cwd they come from, resolved at the
+/// first [`Boundary::contains`] (on the thread that reads; a read that needs
+/// no boundary, one beneath a local session folder, never resolves them).
+/// Clones share the resolved roots.
+#[derive(Debug, Clone)]
+enum Roots {
+    Known(Vec<PathBuf>),
+    OfCwd(PathBuf, Arc<OnceLock<Vec<PathBuf>>>),
 }
 
 impl Boundary {
@@ -142,31 +152,25 @@ impl Boundary {
     /// boundary a prefix of every path (`""` starts every path), so it
     /// contains nothing instead.
     pub fn new(cwd: &Path, root: &Path) -> Self {
-        let real = |p: &Path| real_location(p).unwrap_or_else(|| normalize(p));
         Boundary {
-            roots: [cwd, root]
-                .into_iter()
-                .filter(|dir| dir.is_absolute())
-                .map(real)
-                .collect(),
+            roots: Roots::Known(real_roots(cwd, root)),
             unrestricted: false,
         }
     }
 
-    /// The session boundary of `cwd`: the cwd and its repo root.
+    /// The session boundary of `cwd`: the cwd and its repo root, resolved
+    /// when first needed.
     pub fn for_cwd(cwd: &Path) -> Self {
-        let cwd = normalize(cwd);
-        if !cwd.is_absolute() {
-            return Boundary::new(&cwd, &cwd);
+        Boundary {
+            roots: Roots::OfCwd(normalize(cwd), Arc::default()),
+            unrestricted: false,
         }
-        let root = repo_root(&cwd);
-        Boundary::new(&cwd, &root)
     }
 
     /// No boundary: for `pi-gortex diff`, whose files the user names.
     pub fn unrestricted() -> Self {
         Boundary {
-            roots: Vec::new(),
+            roots: Roots::Known(Vec::new()),
             unrestricted: true,
         }
     }
@@ -176,11 +180,38 @@ impl Boundary {
         if self.unrestricted {
             return true;
         }
+        let roots = match &self.roots {
+            Roots::Known(roots) => roots,
+            Roots::OfCwd(cwd, roots) => roots.get_or_init(|| session_roots(cwd)),
+        };
         match real_location(path) {
-            Some(real) => self.roots.iter().any(|root| real.starts_with(root)),
+            Some(real) => roots.iter().any(|root| real.starts_with(root)),
             None => false,
         }
     }
+}
+
+/// The real forms of the absolute ones of `cwd` and `root`; one resolution
+/// when they are the same directory (a cwd outside any repository).
+fn real_roots(cwd: &Path, root: &Path) -> Vec<PathBuf> {
+    let real = |p: &Path| real_location(p).unwrap_or_else(|| normalize(p));
+    let dirs = if cwd == root {
+        vec![cwd]
+    } else {
+        vec![cwd, root]
+    };
+    dirs.into_iter()
+        .filter(|dir| dir.is_absolute())
+        .map(real)
+        .collect()
+}
+
+/// The roots of [`Boundary::for_cwd`]: a cwd and its repo root.
+fn session_roots(cwd: &Path) -> Vec<PathBuf> {
+    if !cwd.is_absolute() {
+        return real_roots(cwd, cwd);
+    }
+    real_roots(cwd, &repo_root(cwd))
 }
 
 /// The candidate files of a list of raw names, de-duplicated,

@@ -121,7 +121,7 @@ pub fn snapshot_in(path: &Path, boundary: &Boundary) -> Snapshot {
     if metadata.len() > MAX_FILE_BYTES {
         return skipped(SkipReason::OverOneMib);
     }
-    let raw = match read_capped(file) {
+    let raw = match read_capped(file, metadata.len(), MAX_FILE_BYTES) {
         Ok(raw) => raw,
         Err(_) => return silent(None, None),
     };
@@ -171,11 +171,13 @@ fn silent(size: Option<u64>, mtime: Option<SystemTime>) -> Snapshot {
     }
 }
 
-/// Reads at most one byte more than the cap, so a file that grows after
-/// the size check cannot make us read without bound.
-fn read_capped(file: File) -> std::io::Result<Vec<u8>> {
-    let mut raw = Vec::new();
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut raw)?;
+/// Reads at most one byte more than `cap`, so a file that grows after the
+/// size check cannot make us read without bound. Room for the `expected`
+/// size up front makes it one read and the end-of-file read, where an empty
+/// buffer reads in a series of small probes.
+fn read_capped(file: File, expected: u64, cap: u64) -> std::io::Result<Vec<u8>> {
+    let mut raw = Vec::with_capacity(expected.min(cap) as usize + 1);
+    file.take(cap + 1).read_to_end(&mut raw)?;
     Ok(raw)
 }
 
@@ -230,8 +232,7 @@ pub fn snapshot_local(path: &Path, local: &LocalDir) -> Option<Snapshot> {
     if !metadata.is_file() || metadata.len() > INLINE_MAX_BYTES {
         return None;
     }
-    let mut raw = Vec::new();
-    file.take(INLINE_MAX_BYTES + 1).read_to_end(&mut raw).ok()?;
+    let raw = read_capped(file, metadata.len(), INLINE_MAX_BYTES).ok()?;
     if raw.len() as u64 > INLINE_MAX_BYTES {
         return None;
     }

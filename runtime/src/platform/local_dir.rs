@@ -53,8 +53,10 @@ mod linux {
     }
 
     impl LocalDir {
-        /// `dir`, when it is a directory on a local file system. It reads `dir`'s file system,
-        /// which may wait: call it off the host's thread.
+        /// `dir`, when it is a directory on a local file system and `openat2` works here (a
+        /// kernel before 5.6, a seccomp filter or qemu-user may refuse it: `dir` itself is opened
+        /// through it once to tell). It reads `dir`'s file system, which may wait: call it off
+        /// the host's thread.
         pub fn open(dir: &Path) -> Option<LocalDir> {
             let file = std::fs::OpenOptions::new()
                 .read(true)
@@ -69,10 +71,12 @@ mod linux {
             }
             #[allow(clippy::unnecessary_cast)]
             let f_type = stat.f_type as i64 as u64;
-            is_local_magic(f_type).then(|| LocalDir {
+            let local = is_local_magic(f_type).then(|| LocalDir {
                 path: dir.to_path_buf(),
                 fd: OwnedFd::from(file),
-            })
+            })?;
+            local.open_beneath(Path::new(".")).ok()?;
+            Some(local)
         }
 
         /// Opens `relative` beneath this directory for reading, never through a symlink or into
