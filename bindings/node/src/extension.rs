@@ -591,23 +591,16 @@ fn planned_calls(core: &core::Extension, event: &Object<'_>) -> Option<Vec<Plann
         return None;
     }
     let content = message.get_c_named_property::<Array>(c"content").ok()?;
-    let mut calls = Vec::new();
-    for index in 0..content.len() {
-        let Ok(Some(block)) = content.get::<Object>(index) else {
-            continue;
-        };
-        if text(&block, c"type") != "toolCall" {
-            continue;
-        }
-        let tool_name = text(&block, c"name");
-        if !core.reads_ahead(&tool_name) {
-            continue;
-        }
-        calls.push(PlannedCall {
+    let calls = (0..content.len())
+        .filter_map(|index| content.get::<Object>(index).ok().flatten())
+        .filter(|block| text(block, c"type") == "toolCall")
+        .map(|block| (text(&block, c"name"), block))
+        .filter(|(tool_name, _)| core.reads_ahead(tool_name))
+        .map(|(tool_name, block)| PlannedCall {
             tool_call_id: text(&block, c"id"),
             tool_name,
             arguments: field(&block, c"arguments").unwrap_or(Value::Null),
-        });
-    }
+        })
+        .collect();
     Some(calls)
 }
