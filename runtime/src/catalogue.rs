@@ -96,6 +96,15 @@ pub struct CatalogueChanges {
 }
 
 impl CatalogueChanges {
+    /// Only tools to add back to and remove from the active tools, none to register.
+    pub fn activation(activate: Vec<String>, deactivate: Vec<String>) -> Self {
+        CatalogueChanges {
+            register: Vec::new(),
+            activate,
+            deactivate,
+        }
+    }
+
     /// True when the listing changed nothing.
     pub fn is_empty(&self) -> bool {
         self.register.is_empty() && self.activate.is_empty() && self.deactivate.is_empty()

@@ -253,6 +253,32 @@ fn a_symlink_inside_the_repo_pointing_outside_is_never_a_candidate() {
     assert!(candidates(&["src/inner.txt".into()], &l.cwd).contains(&l.cwd.join("src/inner.txt")));
 }
 
+/// A cwd named through a symlink (macOS's `/tmp` is one): its files are judged
+/// by where the cwd really is, and a link beneath it still may not lead out.
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
+#[test]
+fn a_cwd_named_through_a_symlink_keeps_its_files_and_still_drops_escapes() {
+    let l = layout();
+    let named = l.outside.parent().unwrap().join("named");
+    links::symlink(&l.repo, &named).unwrap();
+    let cwd = named.join("pkg");
+    fs::write(l.cwd.join("src/a.ts"), "x").unwrap();
+    links::symlink(&l.outside, l.cwd.join("src/out")).unwrap();
+    let names = ["src/a.ts", "src/new.ts", "src/out/x.ts", "../top.ts"].map(String::from);
+    let got = candidates(&names, &cwd);
+    for kept in ["pkg/src/a.ts", "pkg/src/new.ts", "top.ts"] {
+        assert!(got.contains(&named.join(kept)), "{kept} dropped: {got:?}");
+    }
+    assert!(
+        !got.contains(&named.join("pkg/src/out/x.ts")),
+        "the link under src/ leads outside: {got:?}"
+    );
+    assert_all_inside(&got, &l.repo);
+}
+
 #[test]
 fn files_that_do_not_exist_yet_are_candidates_inside_the_boundary() {
     let l = layout();

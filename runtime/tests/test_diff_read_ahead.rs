@@ -256,3 +256,30 @@ fn a_read_ahead_whose_read_could_not_start_is_withdrawn_so_the_claim_reads_itsel
         PrefetchUse::Missing(_)
     ));
 }
+
+#[test]
+fn a_claim_of_the_read_ahead_input_names_its_files_without_judging_them_again() {
+    let r = repo();
+    let mut w = NativeWatcher::new();
+    let input = edit_of("a.txt");
+    read_ahead(&mut w, "e1", &input, &r.cwd);
+    let judged = std::cell::Cell::new(0);
+    let counted = |bare: &str, input: &Value, cwd: &Path| {
+        judged.set(judged.get() + 1);
+        edit_candidates(bare, input, cwd)
+    };
+    let ticket = w
+        .begin_tool_call(call("e1", &input), true, &r.cwd, counted)
+        .expect("claimed");
+    assert_eq!(
+        judged.get(),
+        0,
+        "the read-ahead's files, judged at the message"
+    );
+    assert_eq!(ticket.paths(), [r.cwd.join("a.txt")]);
+    // Another input (Pi rewrote the arguments) is judged anew, and so is a call with no read-ahead.
+    read_ahead(&mut w, "e2", &input, &r.cwd);
+    w.begin_tool_call(call("e2", &edit_of("b.txt")), true, &r.cwd, counted);
+    w.begin_tool_call(call("e3", &input), true, &r.cwd, counted);
+    assert_eq!(judged.get(), 2);
+}

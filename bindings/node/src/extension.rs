@@ -8,15 +8,17 @@ use std::ffi::CStr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::{Array, Function, JsObjectValue, JsValue, Object, Unknown};
+use napi::bindgen_prelude::{
+    Array, FromNapiValue, Function, JsObjectValue, JsValue, Object, Unknown,
+};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{Env, Status};
+use napi::{Env, Status, ValueType, JSON};
 use napi_derive::napi;
 use pi_gortex_runtime::extension::{
     self as core, lock, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
 };
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::boundary::{
     from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
@@ -25,8 +27,7 @@ use crate::boundary::{
 use crate::settle::{self, Promised};
 use pi_gortex_runtime::extension::guard;
 
-/// A weak thread-safe callback into JS, taking `T` and answering `R`: it
-/// never keeps Node alive.
+/// A weak thread-safe callback into JS (`T` in, `R` back): it never keeps Node alive.
 type Callback<T, R> = ThreadsafeFunction<T, R, T, Status, false, true>;
 type WeakCallback = Callback<Value, ()>;
 
@@ -173,8 +174,8 @@ impl Extension {
     ) -> Maybe<'env> {
         let core = self.core.clone();
         let mut place = place.into_iter();
-        let (cwd, session_id) = (place.next().unwrap_or_default(), place.next());
-        let session_id = session_id.unwrap_or_default();
+        let cwd = place.next().unwrap_or_default();
+        let session_id = place.next().unwrap_or_default();
         if guard::guard_sync(|| false, || core.refresh_due()) {
             let show = match &show_footer {
                 Some(show) => Some((
@@ -334,8 +335,7 @@ impl Extension {
                     let mut place = place.call(()).ok()?.into_iter();
                     let (cwd, session_id) = (place.next()?, place.next().unwrap_or_default());
                     Some(ToolCallEvent {
-                        input: field(&event, c"input")
-                            .unwrap_or_else(|| Value::Object(Default::default())),
+                        input: field(&event, c"input").ok()?.unwrap_or(json!({})),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         parent_tool_call_id: parent.clone(),
@@ -367,7 +367,7 @@ impl Extension {
             || Answer::Now(WatchResultAction::default()),
             || {
                 let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                let is_error = core::truthy(field(&event, c"isError"));
+                let is_error = core::truthy(field(&event, c"isError").ok().flatten());
                 let ids = ResultIds {
                     tool_call_id: &id,
                     tool_name: &name,
@@ -376,8 +376,9 @@ impl Extension {
                 let reads_text = self.core.reads_result_text(&name);
                 let event = || {
                     Some(WatchToolResult {
-                        details: field(&event, c"details"),
-                        text: reads_text.then(|| core::result_text(field(&event, c"content"))),
+                        details: field(&event, c"details").ok().flatten(),
+                        text: reads_text
+                            .then(|| core::result_text(field(&event, c"content").ok().flatten())),
                         tool_call_id: id.clone(),
                         tool_name: name.clone(),
                         is_error,
@@ -388,9 +389,8 @@ impl Extension {
                     .tool_result(ids, event, || names_reader(&tool_names).ok())
             },
         );
-        answered(env, answer, |action| {
-            *action == WatchResultAction::default()
-        })
+        let nothing = WatchResultAction::default();
+        answered(env, answer, |action| *action == nothing)
     }
 
     /// `message_end`: an assistant message's planned native edits are read
@@ -465,10 +465,9 @@ struct Gate {
 
 impl core::ParkedTurn for Gate {
     fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
-        if let Some(env) = thread.downcast_ref::<Env>() {
-            if let Some(answer) = lock(&self.answer).as_mut() {
-                answer.hold(env);
-            }
+        let env = thread.downcast_ref::<Env>();
+        if let (Some(env), Some(answer)) = (env, lock(&self.answer).as_mut()) {
+            answer.hold(env);
         }
         let _ = self.open.send(ready);
     }
@@ -509,12 +508,10 @@ fn names_reader(
 
 /// Releases the first turns parked on a ticket, on Pi's thread.
 fn release(env: &Env, turns: Vec<core::Parked>) {
-    let release = || {
-        turns
-            .into_iter()
-            .for_each(|turn| turn.resolve_now(env, true))
-    };
-    guard::guard_sync(|| (), release)
+    guard::guard_sync(
+        || (),
+        || turns.into_iter().for_each(|t| t.resolve_now(env, true)),
+    )
 }
 
 /// `null` for an answer that says to do nothing; the value itself when it is known before
@@ -552,20 +549,29 @@ fn answered<'env, T: Serialize + Send + 'static>(
     Ok(Some(promise.to_unknown()))
 }
 
-/// A boundary value made by one `JSON.parse` of its text, which builds a nested object faster
-/// than setting its properties one by one through N-API.
+/// The global `JSON`: a nested value crosses in one call each way, not one per property.
+fn json(env: &Env) -> napi::Result<JSON<'_>> {
+    env.get_global()?.get_named_property_unchecked("JSON")
+}
+
+/// A boundary value made by one `JSON.parse` of its text.
 fn parsed<'env>(env: &'env Env, value: &impl Serialize) -> napi::Result<Unknown<'env>> {
-    let json: Object = env.get_global()?.get_named_property_unchecked("JSON")?;
+    let json = json(env)?;
     let parse: Function<String, Unknown> = json.get_named_property_unchecked("parse")?;
     parse.apply(json, serde_json::to_string(value)?)
 }
 
-/// A field of a Pi object as JSON; `None` when absent or unreadable.
-fn field(object: &Object<'_>, name: &CStr) -> Option<Value> {
-    match object.get_c_named_property_unchecked::<Value>(name) {
-        Ok(Value::Null) | Err(_) => None,
-        Ok(value) => Some(value),
-    }
+/// A field of a Pi object as JSON (an object via `JSON.stringify`): `None` if absent, an error
+/// if it cannot be read (it throws).
+fn field(object: &Object<'_>, name: &CStr) -> napi::Result<Option<Value>> {
+    let value: Unknown = object.get_c_named_property_unchecked(name)?;
+    let value = if value.get_type()? == ValueType::Object {
+        let env = Env::from(object.value().env);
+        serde_json::from_str(&json(&env)?.stringify(value)?)?
+    } else {
+        Value::from_unknown(value)?
+    };
+    Ok((!value.is_null()).then_some(value))
 }
 
 /// A field as JavaScript's `String(value ?? "")` reads an id.
@@ -574,15 +580,14 @@ fn text(object: &Object<'_>, name: &CStr) -> String {
     if let Ok(Some(text)) = object.get_c_named_property_unchecked::<Option<String>>(name) {
         return text;
     }
-    match field(object, name) {
+    match field(object, name).ok().flatten() {
         Some(Value::String(text)) => text,
-        Some(Value::Number(number)) => number.to_string(),
-        Some(Value::Bool(flag)) => flag.to_string(),
+        Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
         _ => String::new(),
     }
 }
 
-/// The tool calls of an assistant message the read-ahead wants, with their arguments.
+/// The tool calls of an assistant message that the read-ahead wants and that carry arguments.
 fn planned_calls(core: &core::Extension, event: &Object<'_>) -> Option<Vec<PlannedCall>> {
     let message = event
         .get_c_named_property::<Option<Object>>(c"message")
@@ -596,10 +601,12 @@ fn planned_calls(core: &core::Extension, event: &Object<'_>) -> Option<Vec<Plann
         .filter(|block| text(block, c"type") == "toolCall")
         .map(|block| (text(&block, c"name"), block))
         .filter(|(tool_name, _)| core.reads_ahead(tool_name))
-        .map(|(tool_name, block)| PlannedCall {
-            tool_call_id: text(&block, c"id"),
-            tool_name,
-            arguments: field(&block, c"arguments").unwrap_or(Value::Null),
+        .filter_map(|(tool_name, block)| {
+            Some(PlannedCall {
+                tool_call_id: text(&block, c"id"),
+                tool_name,
+                arguments: field(&block, c"arguments").ok()??,
+            })
         })
         .collect();
     Some(calls)

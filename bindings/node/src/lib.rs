@@ -40,12 +40,8 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
             let Some(update) = from_js::<CatalogueUpdate>(update) else {
                 return active.clone();
             };
-            let changes = CatalogueChanges {
-                register: Vec::new(),
-                activate: update.activate,
-                deactivate: update.deactivate,
-            };
-            changes.apply_to_active(&active)
+            CatalogueChanges::activation(update.activate, update.deactivate)
+                .apply_to_active(&active)
         },
     )
 }

@@ -223,10 +223,7 @@ where
     F: Future<Output = Value> + Send + 'static,
 {
     let (settler, promise) = promise_of(env, false)?;
-    spawn(async move {
-        let value = work.await;
-        settler.settle(value);
-    });
+    spawn(async move { settler.settle(work.await) });
     Ok(promise)
 }
 

@@ -24,9 +24,17 @@ fn repo_root_cache() -> &'static Mutex<HashMap<PathBuf, PathBuf>> {
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
-/// Forgets every cached repo root.
+/// cwd -> the session's roots in both forms, kept and cleared with the repo
+/// root they include: every edit judges its candidates against them.
+fn session_roots_cache() -> &'static Mutex<HashMap<PathBuf, Arc<[Root]>>> {
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<[Root]>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// Forgets every cached repo root (and the session roots made of them).
 pub fn clear_repo_root_cache() {
     crate::sync::lock(repo_root_cache()).clear();
+    crate::sync::lock(session_roots_cache()).clear();
 }
 
 /// The nearest directory at or above `cwd` that contains `.git`,
@@ -134,14 +142,21 @@ pub struct Boundary {
     unrestricted: bool,
 }
 
+/// A root as the session names it and as it really is (symlinks resolved).
+#[derive(Debug)]
+struct Root {
+    named: PathBuf,
+    real: PathBuf,
+}
+
 /// A boundary's roots: known, or the cwd they come from, resolved at the
 /// first [`Boundary::contains`] (on the thread that reads; a read that needs
 /// no boundary, one beneath a local session folder, never resolves them).
 /// Clones share the resolved roots.
 #[derive(Debug, Clone)]
 enum Roots {
-    Known(Vec<PathBuf>),
-    OfCwd(PathBuf, Arc<OnceLock<Vec<PathBuf>>>),
+    Known(Arc<[Root]>),
+    OfCwd(PathBuf, Arc<OnceLock<Arc<[Root]>>>),
 }
 
 impl Boundary {
@@ -170,7 +185,7 @@ impl Boundary {
     /// No boundary: for `pi-gortex diff`, whose files the user names.
     pub fn unrestricted() -> Self {
         Boundary {
-            roots: Roots::Known(Vec::new()),
+            roots: Roots::Known(Arc::new([])),
             unrestricted: true,
         }
     }
@@ -184,17 +199,52 @@ impl Boundary {
             Roots::Known(roots) => roots,
             Roots::OfCwd(cwd, roots) => roots.get_or_init(|| session_roots(cwd)),
         };
-        match real_location(path) {
-            Some(real) => roots.iter().any(|root| real.starts_with(root)),
+        let real = roots
+            .iter()
+            .find_map(|root| real_beneath(root, path))
+            .or_else(|| real_location(path));
+        match real {
+            Some(real) => roots.iter().any(|root| real.starts_with(&root.real)),
             None => false,
         }
     }
 }
 
+/// Where `path` really points when it lies lexically beneath `root` and no
+/// part of it below the root is a symlink: the root's real form with the
+/// rest appended, learnt with one `lstat` per existing part (a full
+/// resolution reads every link of the whole path). `None` sends the path to
+/// [`real_location`]: a symlink, a `..`, or a part that is not a directory.
+fn real_beneath(root: &Root, path: &Path) -> Option<PathBuf> {
+    let rest = path.strip_prefix(&root.named).ok()?;
+    let mut real = root.real.clone();
+    let mut parts = rest.components();
+    for part in parts.by_ref() {
+        let Component::Normal(name) = part else {
+            return None;
+        };
+        real.push(name);
+        match std::fs::symlink_metadata(&real) {
+            Ok(meta) if meta.file_type().is_symlink() => return None,
+            Ok(_) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => break,
+            Err(_) => return None,
+        }
+    }
+    // Beneath a part that does not exist nothing exists: the rest is appended
+    // as it is named, as `real_location` does.
+    for part in parts {
+        let Component::Normal(name) = part else {
+            return None;
+        };
+        real.push(name);
+    }
+    Some(real)
+}
+
 /// The real forms of the absolute ones of `cwd` and `root`; one resolution
 /// when they are the same directory (a cwd outside any repository).
-fn real_roots(cwd: &Path, root: &Path) -> Vec<PathBuf> {
-    let real = |p: &Path| real_location(p).unwrap_or_else(|| normalize(p));
+fn real_roots(cwd: &Path, root: &Path) -> Arc<[Root]> {
     let dirs = if cwd == root {
         vec![cwd]
     } else {
@@ -202,16 +252,25 @@ fn real_roots(cwd: &Path, root: &Path) -> Vec<PathBuf> {
     };
     dirs.into_iter()
         .filter(|dir| dir.is_absolute())
-        .map(real)
+        .map(|dir| Root {
+            named: normalize(dir),
+            real: real_location(dir).unwrap_or_else(|| normalize(dir)),
+        })
         .collect()
 }
 
-/// The roots of [`Boundary::for_cwd`]: a cwd and its repo root.
-fn session_roots(cwd: &Path) -> Vec<PathBuf> {
+/// The roots of [`Boundary::for_cwd`]: a cwd and its repo root, resolved
+/// once per session.
+fn session_roots(cwd: &Path) -> Arc<[Root]> {
     if !cwd.is_absolute() {
         return real_roots(cwd, cwd);
     }
-    real_roots(cwd, &repo_root(cwd))
+    if let Some(roots) = crate::sync::lock(session_roots_cache()).get(cwd) {
+        return Arc::clone(roots);
+    }
+    let roots = real_roots(cwd, &repo_root(cwd));
+    crate::sync::lock(session_roots_cache()).insert(cwd.to_path_buf(), Arc::clone(&roots));
+    roots
 }
 
 /// The candidate files of a list of raw names, de-duplicated,
@@ -223,7 +282,10 @@ pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
         return Vec::new();
     }
     let root = repo_root(&cwd);
-    let boundary = Boundary::new(&cwd, &root);
+    let boundary = Boundary {
+        roots: Roots::Known(session_roots(&cwd)),
+        unrestricted: false,
+    };
     let mut out: Vec<PathBuf> = raw_names
         .iter()
         .flat_map(|raw| resolve_name(raw, &cwd, &root))

@@ -174,6 +174,10 @@ pub type PrefetchWaiter = Box<dyn FnOnce() + Send>;
 /// call, so that the call's `tool_call` rarely waits for a read.
 struct Prefetch {
     paths: Vec<PathBuf>,
+    /// The planned tool and arguments the paths come from: a claim of the
+    /// same tool with the same input from the same cwd names the same files.
+    tool_name: String,
+    input: Value,
     /// The cwd the read's boundary comes from (`Boundary::for_cwd`, computed
     /// by the read itself, off Pi's thread).
     cwd: PathBuf,
@@ -298,7 +302,16 @@ impl NativeWatcher {
             return None;
         }
         let bare = crate::native::bare_tool_name(call.tool_name)?;
-        let paths = candidates(bare, call.input, cwd).filter(|p| !p.is_empty())?;
+        // Read ahead from the same input and cwd: no call has run since its
+        // files were judged (a result drops every read-ahead not yet claimed).
+        let planned = self
+            .prefetches
+            .get(call.tool_call_id)
+            .filter(|p| p.tool_name == call.tool_name && p.input == *call.input && p.cwd == cwd)
+            .map(|prefetch| prefetch.paths.clone());
+        let paths = planned
+            .or_else(|| candidates(bare, call.input, cwd))
+            .filter(|p| !p.is_empty())?;
         let window = self.shell.open_window();
         self.claim(call.tool_call_id, paths.iter().cloned().collect(), None);
         Some(ClaimTicket {
@@ -335,6 +348,8 @@ impl NativeWatcher {
         let paths = candidates(bare, input, cwd).filter(|p| !p.is_empty())?;
         let prefetch = Prefetch {
             paths: paths.clone(),
+            tool_name: tool_name.to_owned(),
+            input: input.clone(),
             cwd: cwd.to_path_buf(),
             state: PrefetchState::Reading(None),
         };

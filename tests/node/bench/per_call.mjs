@@ -18,13 +18,17 @@
 // Knobs: BENCH_CALLS (per block, default 500), BENCH_BLOCKS (default 15), BENCH_BEFORE_PKG_DIR (an
 // unpacked older package, run as a fourth configuration; BENCH_BEFORE_FIRST=1 starts it first).
 // Prints a JSON report.
+// BENCH_EDIT_WRITE=in-place: the edit rewrites the file in place (same length, no truncation)
+// instead of writeFileSync's truncate-and-write, whose close makes ext4 write the file out at once
+// (auto_da_alloc); that disk write's completion interrupts land in whatever runs next, the
+// extension's read of the file included (docs/benchmarks.md).
 // BENCH_UPSTREAM_HOOK=1: every workspace is tests/node/lib/upstream.mjs's (Gortex's own hook from
 // `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
 // bare spawn-and-wait of that hook binary (and of the relay) with the same variables and cwd, by
 // runtime/examples/hook_spawn_floor (release if built, else debug). The hook child inherits the
 // variables of the workspace started last, the `enforce on` one (not with BENCH_BEFORE_PKG_DIR).
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
@@ -38,6 +42,7 @@ const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
 const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
 const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1";
+const IN_PLACE = process.env.BENCH_EDIT_WRITE === "in-place";
 // A full collection on demand, for the heap a call leaves behind.
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
@@ -101,6 +106,17 @@ function connector(pi) {
   pi.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
 }
 
+/** The tool's write of the file: truncate and write, or over the same length in place. */
+function rewrite(path, text) {
+  if (!IN_PLACE) return writeFileSync(path, text);
+  const fd = openSync(path, "r+");
+  try {
+    writeSync(fd, text, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function configuration(name, { hookOnly = false, ...options }) {
   const ws = UPSTREAM ? await upstreamWorkspace() : workspace();
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
@@ -109,7 +125,7 @@ async function configuration(name, { hookOnly = false, ...options }) {
   await s.beforeAgentStart("go");
   let flip = false;
   // What the edit tool does between its tool_call and tool_result: change the file.
-  const edit = () => writeFileSync(join(ws.cwd, "main.go"), MAIN_GO((flip = !flip) ? "howdy" : "hello"));
+  const edit = () => rewrite(join(ws.cwd, "main.go"), MAIN_GO((flip = !flip) ? "howdy" : "hello"));
   return { name, ws, s, edit, hookOnly, search: [], edits: [] };
 }
 
@@ -253,6 +269,7 @@ console.log(
       hookCallsPerBlock: HOOK_CALLS,
       blocks: BLOCKS,
       hook: UPSTREAM ? "Gortex's own (fake-gortex relay)" : "fake-gortex",
+      editWrite: IN_PLACE ? "in place" : "truncate and write",
       bareHookSpawnP50Us: floorUs,
       bareRelaySpawnP50Us: relayFloorUs,
       upstreamHookRuns: UPSTREAM ? upstreamRuns.length : undefined,
