@@ -199,47 +199,44 @@ impl Boundary {
             Roots::Known(roots) => roots,
             Roots::OfCwd(cwd, roots) => roots.get_or_init(|| session_roots(cwd)),
         };
-        let real = roots
-            .iter()
-            .find_map(|root| real_beneath(root, path))
-            .or_else(|| real_location(path));
-        match real {
+        if roots.iter().any(|root| lies_beneath(root, path)) {
+            return true;
+        }
+        match real_location(path) {
             Some(real) => roots.iter().any(|root| real.starts_with(&root.real)),
             None => false,
         }
     }
 }
 
-/// Where `path` really points when it lies lexically beneath `root` and no
-/// part of it below the root is a symlink: the root's real form with the
-/// rest appended, learnt with one `lstat` per existing part (a full
-/// resolution reads every link of the whole path). `None` sends the path to
-/// [`real_location`]: a symlink, a `..`, or a part that is not a directory.
-fn real_beneath(root: &Root, path: &Path) -> Option<PathBuf> {
-    let rest = path.strip_prefix(&root.named).ok()?;
+/// Whether `path` lies lexically beneath `root` with no part below the root a
+/// symlink: then it really lies beneath the root's real form, learnt with one
+/// `lstat` per existing part (a full resolution reads every link of the whole
+/// path). `false` sends the path to [`real_location`]: a symlink, a `..`, or a
+/// part that is not a directory. Beneath a part that does not exist nothing
+/// exists, so the parts after it are not looked at.
+fn lies_beneath(root: &Root, path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix(&root.named) else {
+        return false;
+    };
     let mut real = root.real.clone();
-    let mut parts = rest.components();
-    for part in parts.by_ref() {
+    for part in rest.components() {
         let Component::Normal(name) = part else {
-            return None;
+            return false;
         };
         real.push(name);
         match std::fs::symlink_metadata(&real) {
-            Ok(meta) if meta.file_type().is_symlink() => return None,
+            Ok(meta) if meta.file_type().is_symlink() => return false,
             Ok(_) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => break,
-            Err(_) => return None,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return rest
+                    .components()
+                    .all(|part| matches!(part, Component::Normal(_)));
+            }
+            Err(_) => return false,
         }
     }
-    // Beneath a part that does not exist nothing exists: the rest is appended
-    // as it is named, as `real_location` does.
-    for part in parts {
-        let Component::Normal(name) = part else {
-            return None;
-        };
-        real.push(name);
-    }
-    Some(real)
+    true
 }
 
 /// The real forms of the absolute ones of `cwd` and `root`; one resolution
