@@ -115,8 +115,13 @@ fn repo_root_is_the_nearest_dot_git_at_or_above_cwd_else_cwd() {
     assert_eq!(find_repo_root(&worktree.join("deep")), worktree);
 }
 
+/// The caches are the process's: a test that clears them holds this, so
+/// another's clear cannot land between its "still cached" steps.
+static CACHE_CLEARING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn repo_root_is_cached_per_cwd_until_cleared() {
+    let _only = CACHE_CLEARING.lock().unwrap_or_else(|e| e.into_inner());
     let tmp = tempfile::tempdir().unwrap();
     let plain = fs::canonicalize(tmp.path()).unwrap().join("plain");
     let dir = plain.join("sub");
@@ -393,4 +398,78 @@ fn the_session_boundary_of_a_cwd_holds_its_repo_root_too() {
     assert!(!boundary.contains(&l.outside.join("x.ts")));
     // A relative cwd bounds nothing.
     assert!(!Boundary::for_cwd(Path::new("rel")).contains(&l.cwd.join("src/a.ts")));
+}
+
+/// The walk vouches only for what one `lstat` per part proves: plain parts,
+/// existing or not, beneath a root. A link (even one that stays inside), a
+/// `..`, a part beneath a file or a path beyond the roots gets no verdict
+/// from it and is left to the full resolution.
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
+#[test]
+fn the_walk_places_plain_parts_and_leaves_links_dot_dots_and_files_to_the_resolution() {
+    let l = layout();
+    fs::write(l.cwd.join("src/a.ts"), "x").unwrap();
+    links::symlink(l.cwd.join("src"), l.cwd.join("inner")).unwrap();
+    let boundary = Boundary::for_cwd(&l.cwd);
+    for placed in ["src/a.ts", "src/new/deep/file.ts"] {
+        assert!(boundary.walk_places(&l.cwd.join(placed)), "{placed}");
+    }
+    assert!(
+        boundary.walk_places(&l.repo.join("top.ts")),
+        "the repo root's walk"
+    );
+    let unplaced = [
+        l.cwd.join("inner/a.ts"),
+        l.cwd.join("src/../src/a.ts"),
+        l.cwd.join("src/a.ts/x"),
+        l.outside.join("x.ts"),
+    ];
+    for path in &unplaced {
+        assert!(!boundary.walk_places(path), "{path:?}");
+    }
+    assert!(
+        boundary.contains(&l.cwd.join("inner/a.ts")),
+        "the resolution keeps it"
+    );
+    assert!(!boundary.contains(&l.outside.join("x.ts")));
+}
+
+/// A session's roots are resolved once: a cwd link re-pointed mid-session
+/// is judged by where it led at the first edit until the caches are cleared
+/// (at session start).
+#[cfg_attr(
+    windows,
+    ignore = "wine 8 shows no reparse points: its symlinks are not seen as links"
+)]
+#[test]
+fn a_sessions_roots_are_resolved_once_until_the_caches_are_cleared() {
+    let _only = CACHE_CLEARING.lock().unwrap_or_else(|e| e.into_inner());
+    let l = layout();
+    let base = l.outside.parent().unwrap().to_path_buf();
+    let (first, second, cwd) = (base.join("first"), base.join("second"), base.join("cwd"));
+    for repo in [&first, &second] {
+        fs::create_dir_all(repo.join(".git")).unwrap();
+    }
+    links::symlink(&l.outside, first.join("x")).unwrap();
+    links::symlink(&first, &cwd).unwrap();
+    let escape = ["x/f.ts".to_string()];
+    let through_link = cwd.join("x/f.ts");
+    assert!(
+        !candidates(&escape, &cwd).contains(&through_link),
+        "x leads outside"
+    );
+    fs::remove_file(&cwd).unwrap();
+    links::symlink(&second, &cwd).unwrap();
+    assert!(
+        !candidates(&escape, &cwd).contains(&through_link),
+        "judged by the first root until cleared"
+    );
+    clear_repo_root_cache();
+    assert!(
+        candidates(&escape, &cwd).contains(&through_link),
+        "second/x/f.ts is a new file inside"
+    );
 }

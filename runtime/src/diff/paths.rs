@@ -192,19 +192,26 @@ impl Boundary {
 
     /// Whether `path` (symlinks followed) is inside one of the roots.
     pub fn contains(&self, path: &Path) -> bool {
-        if self.unrestricted {
-            return true;
-        }
-        let roots = match &self.roots {
-            Roots::Known(roots) => roots,
-            Roots::OfCwd(cwd, roots) => roots.get_or_init(|| session_roots(cwd)),
-        };
-        if roots.iter().any(|root| lies_beneath(root, path)) {
+        if self.unrestricted || self.walk_places(path) {
             return true;
         }
         match real_location(path) {
-            Some(real) => roots.iter().any(|root| real.starts_with(&root.real)),
+            Some(real) => self.roots().iter().any(|root| real.starts_with(&root.real)),
             None => false,
+        }
+    }
+
+    /// Whether the cheap walk alone places `path` inside a root: it lies
+    /// lexically beneath one with no part below the root a symlink. `false`
+    /// is no verdict; [`Boundary::contains`] then resolves the whole path.
+    pub fn walk_places(&self, path: &Path) -> bool {
+        self.roots().iter().any(|root| lies_beneath(root, path))
+    }
+
+    fn roots(&self) -> &[Root] {
+        match &self.roots {
+            Roots::Known(roots) => roots,
+            Roots::OfCwd(cwd, roots) => roots.get_or_init(|| session_roots(cwd)),
         }
     }
 }
