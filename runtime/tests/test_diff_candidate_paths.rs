@@ -398,6 +398,8 @@ fn the_session_boundary_of_a_cwd_holds_its_repo_root_too() {
     assert!(!boundary.contains(&l.outside.join("x.ts")));
     // A relative cwd bounds nothing.
     assert!(!Boundary::for_cwd(Path::new("rel")).contains(&l.cwd.join("src/a.ts")));
+    // `pi-gortex diff` reads whatever file the user names.
+    assert!(Boundary::unrestricted().contains(&l.outside.join("x.ts")));
 }
 
 /// The walk vouches only for what one `lstat` per part proves: plain parts,
