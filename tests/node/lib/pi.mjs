@@ -80,10 +80,16 @@ export function workspace({ scenario, projectSidecar, globalSidecar, trusted = t
   return { dir, agentDir, cwd, env, trusted, log: () => fakeLog(env.FAKE_GORTEX_LOG) };
 }
 
-/** FAKE-3 records. */
+/**
+ * FAKE-3 records. A record crossing a page boundary may be half visible while the fake is still
+ * appending it (buffered reads do not wait for the writer), so a last line without its newline is
+ * not yet a record; every complete line must parse.
+ */
 export function fakeLog(path) {
   if (!existsSync(path)) return [];
-  return readFileSync(path, "utf8")
+  const text = readFileSync(path, "utf8");
+  return text
+    .slice(0, text.lastIndexOf("\n") + 1)
     .split("\n")
     .filter(Boolean)
     .map((line) => JSON.parse(line));
