@@ -40,7 +40,8 @@ GROUPS_TABLE=(
   "native|native.rs|test_nat_choice test_nat_resolve_binary test_nat_server_config test_cfg_bin_absolute"
   "diff|diff/classify.rs diff/paths.rs|test_diff_edit_classification test_diff_candidate_paths"
   "mcp|mcp/framing.rs mcp/routing.rs mcp/response_scan.rs|lib test_mcp_framing test_mcp_envelope_schema"
-  "extension|extension/session.rs extension/report.rs extension/execute.rs extension/state.rs extension/tool_events.rs extension/own_client.rs extension/call_line.rs extension/guard.rs|lib"
+  "extension-events|extension/state.rs extension/tool_events.rs extension/execute.rs|lib"
+  "extension-session|extension/session.rs extension/call_line.rs extension/report.rs extension/own_client.rs extension/guard.rs|lib"
   "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events"
 )
 
