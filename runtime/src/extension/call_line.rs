@@ -252,6 +252,53 @@ mod tests {
     }
 
     #[test]
+    fn ren_2_unset_values_are_left_out_and_the_rest_shown() {
+        // Null, "" and {} are not set: the pair is dropped, the next subject key is taken.
+        let rest = |args: Value| call_line_of("search", &args, false).rest;
+        assert_eq!(
+            rest(json!({"target": null, "query": "q", "a": null, "b": "", "c": {}})),
+            "q"
+        );
+        assert_eq!(rest(json!({"target": "", "query": "q"})), "q");
+        assert_eq!(rest(json!({"target": {}, "query": "q"})), "q");
+        // Set values of every other kind are shown: false, 0, an empty array, a set object.
+        assert_eq!(
+            rest(json!({"query": "q", "f": false, "n": 0, "e": [], "o": {"k": 1}})),
+            r#"q f=false n=0 e= o={"k":1}"#
+        );
+    }
+
+    #[test]
+    fn ren_2_an_array_of_primitives_is_joined_and_any_other_is_compact_json() {
+        let rest = |args: Value| call_line_of("search", &args, false).rest;
+        assert_eq!(rest(json!({"names": ["a", 1, true]})), "names=a,1,true");
+        assert_eq!(
+            rest(json!({"names": ["a", {"k": 1}]})),
+            r#"names=["a",{"k":1}]"#
+        );
+        assert_eq!(rest(json!({"names": ["a", [1]]})), r#"names=["a",[1]]"#);
+        assert_eq!(rest(json!({"query": "a  b\n c"})), "a b c");
+    }
+
+    #[test]
+    fn ren_4_only_a_positive_number_is_passed_and_only_a_file_read_is_delegated() {
+        let read = |args: Value| call_line_of("read", &args, false).read;
+        let numbers =
+            read(json!({"target":{"file":"a"},"options":{"offset":0,"limit":-1}})).unwrap();
+        assert_eq!((numbers.offset, numbers.limit), (None, None));
+        let small = read(json!({"target":{"file":"a"},"options":{"offset":0.5}})).unwrap();
+        assert_eq!(small.offset, Some(0.5));
+        let file = read(json!({"operation":"file","target":{"file":"a"}})).unwrap();
+        assert_eq!(file.path, "a");
+        assert!(read(json!({"operation":7,"target":{"file":"a"}})).is_none());
+        assert!(
+            call_line_of("search", &json!({"target":{"file":"a"}}), false)
+                .read
+                .is_none()
+        );
+    }
+
+    #[test]
     fn ren_2_collapsed_values_are_cut_to_60_characters() {
         let long = "x".repeat(100);
         let parts = call_line_of("search", &json!({"query": long}), false);

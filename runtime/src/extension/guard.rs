@@ -102,6 +102,19 @@ mod tests {
         assert!(take_recorded().is_empty());
     }
 
+    #[test]
+    fn the_record_keeps_the_first_sixteen_messages_of_a_panic_loop() {
+        let _serial = crate::sync::lock(&RECORD_TAKERS);
+        take_recorded();
+        for n in 0..MAX_RECORDED + 4 {
+            record(format!("m{n}"));
+        }
+        let recorded = take_recorded();
+        assert_eq!(recorded.len(), MAX_RECORDED);
+        assert_eq!(recorded.first().map(String::as_str), Some("m0"));
+        assert_eq!(recorded.last().map(String::as_str), Some("m15"));
+    }
+
     #[tokio::test]
     #[allow(clippy::await_holding_lock)] // The lock only orders tests; one thread each.
     async fn a_panic_at_a_later_poll_becomes_the_fallback() {

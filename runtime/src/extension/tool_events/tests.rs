@@ -436,3 +436,144 @@ fn a_large_file_or_one_behind_a_symlink_is_still_read_off_the_callers_thread() {
         );
     });
 }
+
+#[test]
+fn a_flag_is_read_with_javascripts_truthiness() {
+    use super::truthy;
+    for falsy in [json!(null), json!(false), json!(0), json!(0.0), json!("")] {
+        assert!(!truthy(Some(falsy.clone())), "{falsy} is falsy");
+    }
+    assert!(!truthy(None), "an absent flag is falsy");
+    for truthful in [
+        json!(true),
+        json!(1),
+        json!(-0.5),
+        json!("x"),
+        json!([]),
+        json!({}),
+    ] {
+        assert!(truthy(Some(truthful.clone())), "{truthful} is truthy");
+    }
+}
+
+#[test]
+fn a_results_text_is_its_text_blocks_joined_by_newlines() {
+    use super::result_text;
+    let content = json!([
+        {"type": "text", "text": "one"},
+        {"type": "image", "data": "x", "text": "not text"},
+        {"type": "text", "text": "two"},
+        {"type": "text"}
+    ]);
+    assert_eq!(result_text(Some(content)), "one\ntwo");
+    assert_eq!(result_text(Some(json!({"type": "text", "text": "x"}))), "");
+    assert_eq!(result_text(None), "");
+}
+
+/// The text of the first diff in `action`'s details.
+fn first_diff(action: &WatchResultAction) -> String {
+    action.details.as_ref().unwrap()["diffs"][0].to_string()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread")]
+async fn the_before_side_is_what_the_read_ahead_read_at_message_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(dir.join("main.go"), "hello\n").unwrap();
+    if !reads_on_the_callers_thread(&dir, "main.go") {
+        eprintln!("no openat2 or no local file system here: the read-ahead's end cannot be known");
+        return;
+    }
+    let extension = extension(&dir, true, None);
+    // A first edit learns the folder, so the read-ahead below ends before message_end returns.
+    edit_once(&extension, &dir, "e0", "hello\n").await;
+    let planned = PlannedCall {
+        tool_call_id: "e1".into(),
+        tool_name: EDIT.into(),
+        arguments: edit_input(),
+    };
+    let cwd = dir.to_string_lossy().into_owned();
+    assert_eq!(
+        answered_now(extension.message_end(vec![planned], cwd)),
+        Some(())
+    );
+    // Changed after the read-ahead: the claim takes the read-ahead's side, not this one.
+    std::fs::write(dir.join("main.go"), "middle\n").unwrap();
+    let action = edit_once(&extension, &dir, "e1", "howdy\n").await;
+    let diff = first_diff(&action);
+    assert!(diff.contains("hello") && !diff.contains("middle"), "{diff}");
+}
+
+#[test]
+fn a_message_is_read_ahead_only_on_the_native_path_and_only_with_planned_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().to_string_lossy().into_owned();
+    let planned = || PlannedCall {
+        tool_call_id: "e1".into(),
+        tool_name: EDIT.into(),
+        arguments: edit_input(),
+    };
+    let own = extension(dir.path(), false, None);
+    assert!(matches!(
+        own.message_end(vec![planned()], cwd.clone()),
+        Answer::Now(())
+    ));
+    let native = extension(dir.path(), true, None);
+    assert!(matches!(
+        native.message_end(vec![], cwd.clone()),
+        Answer::Now(())
+    ));
+    assert!(matches!(
+        native.message_end(vec![planned()], cwd),
+        Answer::Later(_)
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_turn_drops_the_claims_of_the_last_one() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let extension = extension(dir.path(), true, None);
+    let event = call_event(dir.path(), "e1", EDIT, edit_input());
+    answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    extension.clear_calls();
+    let result = ResultIds {
+        tool_call_id: "e1",
+        tool_name: EDIT,
+        is_error: false,
+    };
+    assert!(matches!(
+        extension.tool_result(result, || panic!("the claim was dropped"), no_names),
+        Answer::Now(_)
+    ));
+}
+
+#[test]
+fn a_failed_tools_search_is_answered_now_without_its_result_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let extension = extension(dir.path(), true, None);
+    let failed = ResultIds {
+        tool_call_id: "t1",
+        tool_name: "mcp__gortex__tools_search",
+        is_error: true,
+    };
+    let answer = extension.tool_result(failed, || panic!("the result was read"), no_names);
+    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_the_hook_allows_is_claimed_after_the_judgement_and_diffed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+    let hook = dir.path().join("hook.sh");
+    std::fs::write(&hook, "#!/bin/sh\ncat >/dev/null\necho '{}'\n").unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let argv = vec![hook.to_string_lossy().into_owned()];
+    let extension = extension(dir.path(), true, Some(argv));
+    let action = edit_once(&extension, dir.path(), "e1", "howdy\n").await;
+    assert_eq!(diffed(&action), ["main.go"]);
+    assert_eq!(extension.module().status().hook.blocks, 0);
+}
