@@ -475,6 +475,147 @@ mod tests {
     }
 
     #[test]
+    fn the_registry_maps_pi_names_to_daemon_names_and_a_relisted_tool_comes_back() {
+        let module = ModuleState::default();
+        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
+        module.update_registry(
+            &[pair("gortex_edit", "edit"), pair("search", "search")],
+            &[],
+            &[],
+        );
+        assert_eq!(module.daemon_name("gortex_edit").as_deref(), Some("edit"));
+        assert_eq!(
+            module.daemon_name("edit"),
+            None,
+            "Pi's own edit is not ours"
+        );
+        let mut entries = module.registry_entries();
+        entries.sort();
+        assert_eq!(
+            entries,
+            [pair("gortex_edit", "edit"), pair("search", "search")]
+        );
+        // Withdrawn, then listed again: it returns under the daemon name it had.
+        module.update_registry(&[], &["gortex_edit".into()], &[]);
+        assert_eq!(module.daemon_name("gortex_edit"), None);
+        module.update_registry(&[], &[], &["gortex_edit".into(), "never_known".into()]);
+        assert_eq!(module.daemon_name("gortex_edit").as_deref(), Some("edit"));
+        assert_eq!(module.daemon_name("never_known"), None);
+        module.clear_registry();
+        assert!(module.registry_entries().is_empty());
+    }
+
+    #[test]
+    fn the_imports_one_time_values_are_given_once() {
+        let module = ModuleState::default();
+        assert!(module.first_trust_notice("folder a"));
+        assert!(!module.first_trust_notice("folder a"), "once per folder");
+        assert!(module.first_trust_notice("folder b"));
+        assert_eq!(module.take_version_warning(), None);
+        module.set_version_warning("skewed".into());
+        assert_eq!(module.take_version_warning().as_deref(), Some("skewed"));
+        assert_eq!(module.take_version_warning(), None, "cleared once reported");
+        assert!(!module.takes_tool_metadata());
+        module.set_takes_tool_metadata(true);
+        assert!(module.takes_tool_metadata());
+        module.set_takes_tool_metadata(false);
+        assert!(!module.takes_tool_metadata());
+        assert_eq!(
+            (module.next_instance_id(), module.next_instance_id()),
+            (1, 2)
+        );
+    }
+
+    #[test]
+    fn the_slot_hands_out_its_bridge_until_released() {
+        let slot = ClientSlot::default();
+        assert!(slot.bridge().is_none());
+        let (claim, _) = slot.claim(1, bridge());
+        assert!(slot.bridge().is_some());
+        assert!(slot.release(claim).is_some());
+        assert!(slot.bridge().is_none());
+    }
+
+    #[test]
+    fn the_status_record_follows_the_sessions_bridge() {
+        let mut record = StatusRecord::default();
+        record.record_connecting();
+        assert_eq!(record.state, Some(BridgeState::Connecting));
+        record.record_started("", &["search".into()]);
+        assert_eq!(record.state, Some(BridgeState::Connected));
+        assert_eq!(record.daemon_version, None, "an empty version is none");
+        assert!(record.initial_tools.contains("search"));
+        record.record_started("0.64.4", &[]);
+        assert_eq!(record.daemon_version.as_deref(), Some("0.64.4"));
+        record.record_hook(HookTally::Block, std::time::Duration::from_millis(1));
+        record.record_down("gone".into());
+        record.begin_session();
+        assert_eq!(record.hook.calls, 0, "a fresh tally per session");
+        assert_eq!(record.last_error, None);
+
+        let mut native = StatusRecord::default();
+        native.record_native_first_turn(Some(String::new()), true);
+        assert_eq!((native.state, native.daemon_version.clone()), (None, None));
+        native.record_native_first_turn(Some("0.65.0".into()), false);
+        assert_eq!(native.daemon_version.as_deref(), Some("0.65.0"));
+        assert_eq!(native.state, Some(BridgeState::Down));
+        assert!(native.last_error.as_deref().unwrap().contains("within 5 s"));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_folder_is_read_on_the_hosts_thread_only_once_learned_and_only_that_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let module = ModuleState::default();
+        assert!(module.local_dir(dir.path()).is_none(), "not learned yet");
+        module.learn_local_dir(dir.path());
+        if LocalDir::open(dir.path()).is_none() {
+            eprintln!("no openat2 or no local file system here");
+            return;
+        }
+        assert!(module.local_dir(dir.path()).is_some());
+        assert!(module.local_dir(other.path()).is_none(), "another folder");
+        module.learn_local_dir(other.path());
+        assert!(
+            module.local_dir(dir.path()).is_none(),
+            "the last folder only"
+        );
+        assert!(module.local_dir(other.path()).is_some());
+    }
+
+    #[tokio::test]
+    async fn an_own_client_edit_gets_its_window_and_a_search_none() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
+        let module = ModuleState::default();
+        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
+        module.update_registry(
+            &[pair("gortex_edit", "edit"), pair("search", "search")],
+            &[],
+            &[],
+        );
+        let cwd = dir.path().to_string_lossy().into_owned();
+        let args = serde_json::json!({"operation": "file", "target": {"file": "main.go"}, "match": "hello", "replacement": "howdy"});
+        assert!(module
+            .open_own_window("search", &args, &cwd)
+            .await
+            .is_none());
+        assert!(module
+            .open_own_window("unregistered", &args, &cwd)
+            .await
+            .is_none());
+        let window = module
+            .open_own_window("gortex_edit", &args, &cwd)
+            .await
+            .unwrap();
+        std::fs::write(dir.path().join("main.go"), "howdy\n").unwrap();
+        let details = module.close_own_window(window).await;
+        let diffs = details.diffs.expect("the edit's diff");
+        assert_eq!(diffs.len(), 1);
+    }
+
+    #[test]
     fn stat_4_a_refresh_is_due_only_while_indexing_and_one_at_a_time() {
         let warming =
             "## Gortex Session Orientation\n\n⏳ Gortex daemon warming up (v0.64.4, 3s elapsed).";
