@@ -231,3 +231,82 @@ impl Execution {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn extension_with_tools() -> Extension {
+        let module = Arc::new(ModuleState::default());
+        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
+        module.update_registry(
+            &[pair("gortex_edit", "edit"), pair("search", "search")],
+            &[],
+            &[],
+        );
+        Extension::new(module)
+    }
+
+    fn edit_args() -> Value {
+        json!({"operation": "file", "target": {"file": "main.go"}, "match": "a", "replacement": "b"})
+    }
+
+    #[test]
+    fn only_a_registered_tool_that_can_edit_has_its_arguments_read_for_candidates() {
+        let extension = extension_with_tools();
+        let dir = tempfile::tempdir().unwrap();
+        let cwd = dir.path().to_string_lossy().into_owned();
+        let candidates = extension.edit_candidates("gortex_edit", || Some(edit_args()), &cwd);
+        assert_eq!(candidates.len(), 1);
+        assert!(candidates[0].ends_with("main.go"), "{candidates:?}");
+        let unread = || -> Option<Value> { panic!("the arguments were read") };
+        assert!(extension.edit_candidates("search", unread, &cwd).is_empty());
+        assert!(
+            extension.edit_candidates("edit", unread, &cwd).is_empty(),
+            "Pi's own edit"
+        );
+        assert!(extension
+            .edit_candidates("gortex_edit", || None, &cwd)
+            .is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_call_without_a_connected_client_fails_with_the_daemon_tools_name() {
+        let extension = extension_with_tools();
+        let request = ToolExecuteRequest {
+            args: Value::Null,
+            call_id: "c1".into(),
+            cwd: "/".into(),
+            diff: false,
+            name: "gortex_edit".into(),
+        };
+        let result = extension
+            .begin_execution(Some(request), None)
+            .finish()
+            .await;
+        assert!(!result.ok);
+        assert_eq!(result.text, "gortex edit: MCP bridge is not connected");
+        let result = extension.begin_execution(None, None).finish().await;
+        assert_eq!(result.text, "gortex: bad request");
+    }
+
+    #[test]
+    fn an_abort_before_the_call_registered_is_kept_cancelled_and_one_after_cancels_it() {
+        let extension = extension_with_tools();
+        extension.abort_call("early".into());
+        let aborts = || lock(&extension.module.client().aborts);
+        assert!(aborts()["early"].is_cancelled(), "found by the execution");
+        let token = CancellationToken::new();
+        aborts().insert("running".into(), token.clone());
+        extension.abort_call("running".into());
+        assert!(token.is_cancelled());
+        assert!(!aborts().contains_key("running"), "taken out");
+    }
+
+    #[test]
+    fn null_arguments_are_sent_as_an_empty_object() {
+        assert_eq!(call_args(&Value::Null), json!({}));
+        assert_eq!(call_args(&json!({"a": 1})), json!({"a": 1}));
+    }
+}

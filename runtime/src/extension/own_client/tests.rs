@@ -92,3 +92,33 @@ async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
     let error = failed_start_with(&[("PATH", "")]).await;
     assert!(error.contains("gortex"), "{error}");
 }
+
+#[test]
+fn only_a_positive_test_timeout_from_the_users_environment_changes_a_wait() {
+    use crate::mcp::bridge::BridgeConfig;
+    use std::time::Duration;
+    let with = |pairs: &[(&str, &str)]| {
+        let env = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut config = BridgeConfig::new("gortex");
+        super::apply_test_timeouts(&env, &mut config);
+        (config.timeouts.initialize, config.timeouts.call)
+    };
+    let defaults = with(&[]);
+    assert_eq!(
+        with(&[
+            ("PI_GORTEX_TEST_INIT_TIMEOUT_MS", " 250 "),
+            ("PI_GORTEX_TEST_CALL_TIMEOUT_MS", "1500")
+        ]),
+        (Duration::from_millis(250), Duration::from_millis(1500))
+    );
+    for bad in ["0", "-5", "soon", ""] {
+        let env = [
+            ("PI_GORTEX_TEST_INIT_TIMEOUT_MS", bad),
+            ("PI_GORTEX_TEST_CALL_TIMEOUT_MS", bad),
+        ];
+        assert_eq!(with(&env), defaults, "{bad:?} changes nothing");
+    }
+}

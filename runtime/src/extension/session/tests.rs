@@ -200,3 +200,54 @@ async fn ses_9_an_own_client_that_cannot_start_ends_its_session_start_with_the_f
     assert!(action.footer.is_some_and(|f| f.contains("gortex")));
     assert_eq!(listings.load(Ordering::SeqCst), 0);
 }
+
+/// An own-client instance whose hook is `script` (a `/bin/sh` body reading the envelope on stdin).
+#[cfg(unix)]
+fn with_hook(dir: &std::path::Path, script: &str) -> Extension {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = dir.join("hook.sh");
+    std::fs::write(&hook, format!("#!/bin/sh\n{script}\n")).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let inputs = ConfigInputs {
+        env: Default::default(),
+        cwd: dir.to_path_buf(),
+        home: dir.join("no-home"),
+    };
+    let mut resolved = config::resolve(&inputs);
+    resolved.hook_argv = vec![hook.to_string_lossy().into_owned()];
+    resolved.prompt_context = true;
+    let resolved = Arc::new(resolved);
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
+    extension
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_prompts_guidance_from_the_hook_reaches_the_model_with_the_sessions_place() {
+    let dir = tempfile::tempdir().unwrap();
+    // Guidance only for a prompt envelope that names the turn's cwd and session.
+    let extension = with_hook(
+        dir.path(),
+        r#"input=$(cat)
+case "$input" in
+  *'"cwd":"/w"'*'"event":"prompt"'*'"session_id":"s1"'*) echo '{"additional_context":"look at main.go first"}' ;;
+  *) echo '{}' ;;
+esac"#,
+    );
+    let names = || async { Some(Vec::<String>::new()) };
+    let event = TurnEvent {
+        prompt: Some("fix the bug".into()),
+        message_type: None,
+    };
+    let turn = PlannedTurn {
+        plan: extension.plan_turn(Some(event)),
+        cwd: "/w".into(),
+        session_id: "s1".into(),
+        context_entries: None,
+        has_ui: false,
+    };
+    let action = extension.finish_turn(turn, true, names, Vec::new).await;
+    let message = format!("{:?}", action.message);
+    assert!(message.contains("look at main.go first"), "{message}");
+}
