@@ -183,3 +183,150 @@ impl Extension {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::{self, ConfigInputs};
+    use crate::extension::ModuleState;
+    use crate::instance::InstanceLatches;
+    use crate::version::Readiness;
+
+    const WARMING: &str =
+        "## Gortex Session Orientation\n\n⏳ Gortex daemon warming up (v0.64.4, 3s elapsed).";
+    const READY: &str =
+        "## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4, uptime 5s).";
+
+    /// An instance on the native path or not, with `hook` as its hook's argv.
+    fn resolved(native: bool, native_mcp: bool, hook: Vec<String>) -> Extension {
+        let dir = std::env::temp_dir();
+        let inputs = ConfigInputs {
+            env: Default::default(),
+            cwd: dir.clone(),
+            home: dir.join("no-home"),
+        };
+        let mut resolved = config::resolve(&inputs);
+        resolved.hook_argv = hook;
+        resolved.native_mcp = native_mcp;
+        let resolved = Arc::new(resolved);
+        let extension = Extension::new(Arc::new(ModuleState::default()));
+        extension.set_config(resolved.clone(), resolved, dir);
+        *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
+        extension
+    }
+
+    fn names(tools: &[ToolEntry]) -> Vec<(&str, &str, bool)> {
+        tools
+            .iter()
+            .map(|t| (t.pi_name.as_str(), t.daemon_name.as_str(), t.promoted))
+            .collect()
+    }
+
+    #[test]
+    fn a_native_snapshot_lists_pi_s_gortex_tools_and_is_connected_once_there_is_one() {
+        let extension = resolved(true, true, Vec::new());
+        let snapshot = extension.snapshot(&["read".into()]).unwrap();
+        assert!(snapshot.tools.is_empty());
+        assert_eq!(snapshot.state, BridgeState::Connecting);
+        let snapshot = extension
+            .snapshot(&["read".into(), "mcp__gortex__search".into()])
+            .unwrap();
+        assert_eq!(
+            names(&snapshot.tools),
+            [("mcp__gortex__search", "search", false)]
+        );
+        assert_eq!(snapshot.state, BridgeState::Connected);
+        extension.module().status().record_down("gone".into());
+        let snapshot = extension.snapshot(&["mcp__gortex__search".into()]).unwrap();
+        assert_eq!(snapshot.state, BridgeState::Down);
+        assert!(Extension::new(Arc::new(ModuleState::default()))
+            .snapshot(&[])
+            .is_none());
+    }
+
+    #[test]
+    fn an_own_client_snapshot_marks_the_tools_registered_after_the_first_listing_promoted() {
+        let extension = resolved(false, false, Vec::new());
+        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
+        extension.module().update_registry(
+            &[pair("search", "search"), pair("find_usages", "find_usages")],
+            &[],
+            &[],
+        );
+        extension
+            .module()
+            .status()
+            .record_started("0.64.4", &["search".into()]);
+        let snapshot = extension.snapshot(&[]).unwrap();
+        assert_eq!(
+            names(&snapshot.tools),
+            [
+                ("find_usages", "find_usages", true),
+                ("search", "search", false)
+            ]
+        );
+        assert_eq!(snapshot.state, BridgeState::Connected);
+        assert_eq!(
+            snapshot.path,
+            PathWhy::Own(OwnClientReason::NativeDisabled),
+            "native_mcp off"
+        );
+    }
+
+    #[test]
+    fn a_refresh_is_due_only_for_an_instance_whose_last_briefing_said_indexing() {
+        let extension = resolved(false, true, Vec::new());
+        assert!(!extension.refresh_due(), "nothing reported");
+        extension.module().status().readiness = Some(Readiness::Ready);
+        assert!(!extension.refresh_due());
+        extension.module().status().readiness = Some(Readiness::Warming);
+        assert!(extension.refresh_due());
+        let without_instance = Extension::new(Arc::new(ModuleState::default()));
+        without_instance.module().status().readiness = Some(Readiness::Warming);
+        assert!(!without_instance.refresh_due());
+    }
+
+    #[test]
+    fn a_failed_refresh_frees_the_next_one() {
+        let extension = resolved(false, true, Vec::new());
+        extension.module().status().readiness = Some(Readiness::Warming);
+        assert!(extension.module().status().begin_refresh());
+        assert!(!extension.refresh_failed());
+        assert!(extension.module().status().begin_refresh(), "free again");
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_refresh_that_finds_the_daemon_ready_gives_the_new_footer() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let hook = dir.path().join("hook.sh");
+        let decision = serde_json::json!({ "orientation": READY }).to_string();
+        std::fs::write(
+            &hook,
+            format!("#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '{decision}'\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let extension = resolved(false, true, vec![hook.to_string_lossy().into_owned()]);
+        let names = || async { Some(Vec::<String>::new()) };
+        assert_eq!(
+            extension.refresh_footer("/w", Some(names())).await,
+            None,
+            "not due"
+        );
+        extension.module().status().record_briefing(Some(WARMING));
+        let footer = extension.refresh_footer("/w", Some(names())).await;
+        assert!(footer.is_some(), "the readiness changed");
+        assert_eq!(
+            extension.module().status().readiness,
+            Some(Readiness::Ready)
+        );
+        assert!(
+            !extension.refresh_readiness("/w").await,
+            "ready: nothing more"
+        );
+    }
+}
