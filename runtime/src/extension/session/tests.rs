@@ -251,3 +251,103 @@ esac"#,
     let message = format!("{:?}", action.message);
     assert!(message.contains("look at main.go first"), "{message}");
 }
+
+/// A parked first turn that answers nothing: the tests only see where it goes.
+#[derive(Debug)]
+struct QuietTurn;
+
+impl crate::extension::ParkedTurn for QuietTurn {
+    fn resolve_now(self: Box<Self>, _thread: &dyn std::any::Any, _ready: bool) {}
+    fn settle(self: Box<Self>, _ready: bool) {}
+}
+
+#[tokio::test]
+async fn ses_4_a_turn_parked_on_a_session_start_is_released_at_its_end_or_by_its_cap() {
+    let extension = resolved(false);
+    let ticket = extension.open_session();
+    assert!(extension.park_turn(Box::new(QuietTurn)).is_ok(), "parked");
+    assert_eq!(
+        extension.end_session(ticket).len(),
+        1,
+        "released at the end"
+    );
+
+    extension.open_session();
+    let (me, id) = extension.park_turn(Box::new(QuietTurn)).unwrap();
+    let capped = Extension::expire_turn(me, id, std::time::Duration::from_millis(10)).await;
+    assert!(
+        capped.is_some(),
+        "the cap expired first and hands the turn back"
+    );
+}
+
+fn begin(trusted: Option<bool>) -> Option<SessionBegin> {
+    Some(SessionBegin {
+        commands: Some(vec!["mcp".into()]),
+        project_trusted: trusted,
+    })
+}
+
+#[test]
+fn nat_2_a_refused_registration_is_told_at_each_session_start() {
+    let extension = resolved(true);
+    extension.refuse_native("duplicate server".into());
+    for _ in 0..2 {
+        let (action, starts) = extension.session_plan(begin(None), None);
+        assert!(
+            action
+                .notices
+                .iter()
+                .any(|n| n.contains("duplicate server")),
+            "{action:?}"
+        );
+        assert!(starts, "the own client takes over");
+    }
+}
+
+#[test]
+fn cfg_19_a_native_registration_the_untrusted_folder_does_not_hold_is_withdrawn() {
+    let dir = std::env::temp_dir();
+    let inputs = ConfigInputs {
+        env: Default::default(),
+        cwd: dir.clone(),
+        home: dir.join("no-home"),
+    };
+    let trusted = Arc::new(config::resolve(&inputs));
+    let mut untrusted = config::resolve(&inputs);
+    untrusted.daemon_autostart = !trusted.daemon_autostart;
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(trusted, Arc::new(untrusted), dir);
+    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(true);
+    let (action, _) = extension.session_plan(begin(Some(false)), None);
+    assert_eq!(action.withdraw_server, Some(true), "{action:?}");
+}
+
+#[test]
+fn a_started_own_client_adds_its_warning_and_first_listing_and_a_failed_one_nothing() {
+    use pi_gortex_schema::host::{CatalogueUpdate, OwnStartResult, OwnStartResultStatus};
+    let extension = resolved(false);
+    let catalogue = CatalogueUpdate {
+        activate: vec!["search".into()],
+        deactivate: Vec::new(),
+        register: Vec::new(),
+    };
+    let started = OwnStartResult {
+        catalogue: catalogue.clone(),
+        error: None,
+        status: OwnStartResultStatus::Started,
+        user_warning: Some("daemon 0.1 is old".into()),
+    };
+    let action = extension.session_started(started.clone());
+    assert_eq!(action.notices, ["daemon 0.1 is old"]);
+    assert_eq!(action.catalogue, Some(catalogue.clone()));
+    let failed = OwnStartResult {
+        status: OwnStartResultStatus::Failed,
+        ..started
+    };
+    assert_eq!(extension.session_started(failed), super::no_action());
+    assert_eq!(
+        super::catalogue_action(catalogue.clone()).catalogue,
+        Some(catalogue)
+    );
+}
