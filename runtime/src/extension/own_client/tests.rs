@@ -122,3 +122,90 @@ fn only_a_positive_test_timeout_from_the_users_environment_changes_a_wait() {
         assert_eq!(with(&env), defaults, "{bad:?} changes nothing");
     }
 }
+
+/// The `fake-gortex` double: `FAKE_GORTEX_BIN` (as `make test` sets it), else built here.
+fn fake_gortex() -> String {
+    if let Some(bin) = std::env::var_os("FAKE_GORTEX_BIN") {
+        return bin.to_string_lossy().into_owned();
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let built = std::process::Command::new(env!("CARGO"))
+        .args(["build", "-q", "-p", "fake-gortex"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "cargo build -p fake-gortex failed");
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), Into::into);
+    target
+        .join("debug/fake-gortex")
+        .to_string_lossy()
+        .into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() {
+    use pi_gortex_schema::host::ToolExecuteRequest;
+    use serde_json::json;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(dir.join("main.go"), "hello\n").unwrap();
+    let inputs = ConfigInputs {
+        env: [
+            ("GORTEX_BIN".to_string(), fake_gortex()),
+            ("GORTEX_DAEMON_AUTOSTART".to_string(), "0".to_string()),
+        ]
+        .into(),
+        cwd: dir.clone(),
+        home: dir.join("no-home"),
+    };
+    let config = Arc::new(config::resolve(&inputs));
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(config.clone(), config, dir.clone());
+    let started = extension.start_own_client(|_| {}).await;
+    assert_eq!(
+        started.status,
+        OwnStartResultStatus::Started,
+        "{:?}",
+        started.error
+    );
+    let registry = extension.module().registry_entries();
+    let pi_name = |daemon: &str| {
+        let entry = registry.iter().find(|(_, d)| d == daemon);
+        entry.expect("registered").0.clone()
+    };
+    let request = |name: String, diff: bool, args| ToolExecuteRequest {
+        args,
+        call_id: format!("call-{name}"),
+        cwd: dir.to_string_lossy().into_owned(),
+        diff,
+        name,
+    };
+    let edit = json!({"operation": "file", "target": {"file": "main.go"}, "match": "hello", "replacement": "howdy"});
+    let edited = extension
+        .begin_execution(Some(request(pi_name("edit"), true, edit)), None)
+        .finish()
+        .await;
+    assert!(edited.ok, "{}", edited.text);
+    assert!(edited.content.is_some());
+    let diffs = edited
+        .details
+        .get("diffs")
+        .and_then(|d| d.as_array())
+        .cloned();
+    assert_eq!(diffs.map(|d| d.len()), Some(1), "{:?}", edited.details);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("main.go")).unwrap(),
+        "howdy\n"
+    );
+
+    let search = json!({"operation": "symbols", "query": "main"});
+    let searched = extension
+        .begin_execution(Some(request(pi_name("search"), false, search)), None)
+        .finish()
+        .await;
+    assert!(searched.ok, "{}", searched.text);
+    assert!(!searched.details.contains_key("diffs"));
+    if let Some(bridge) = extension.module().client().slot.bridge() {
+        bridge.stop().await;
+    }
+}

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use pi_gortex_schema::host::{SessionBegin, TurnEvent, TurnPlanTurn};
+use pi_gortex_schema::host::{PathRequest, SessionBegin, TurnEvent, TurnPlanTurn};
 
 use super::PlannedTurn;
 use crate::config::{self, ConfigInputs};
@@ -350,4 +350,28 @@ fn a_started_own_client_adds_its_warning_and_first_listing_and_a_failed_one_noth
         super::catalogue_action(catalogue.clone()).catalogue,
         Some(catalogue)
     );
+}
+
+#[test]
+fn nat_2_a_binary_that_does_not_resolve_keeps_the_own_client_even_where_pi_has_native_mcp() {
+    let dir = std::env::temp_dir();
+    let resolve_with = |bin: &str| {
+        let inputs = ConfigInputs {
+            env: [("GORTEX_BIN".to_string(), bin.to_string())].into(),
+            cwd: dir.clone(),
+            home: dir.join("no-home"),
+        };
+        let resolved = Arc::new(config::resolve(&inputs));
+        let extension = Extension::new(Arc::new(ModuleState::default()));
+        extension.set_config(resolved.clone(), resolved, dir.clone());
+        extension.choose_path(Some(PathRequest {
+            has_register_mcp_server: true,
+        }))
+    };
+    let missing = resolve_with("/nonexistent/pi-gortex/gortex");
+    assert!(!missing.native);
+    assert_eq!(missing.reason, "binary_does_not_resolve");
+    // Negative control: an absolute binary that exists takes the native path.
+    let present = resolve_with("/bin/sh");
+    assert!(present.native, "{}", present.reason);
 }
