@@ -506,6 +506,20 @@ mod tests {
     }
 
     #[test]
+    fn a_new_import_finds_the_repo_root_afresh() {
+        use crate::diff::paths::repo_root;
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = std::fs::canonicalize(tmp.path()).unwrap().join("plain");
+        let dir = plain.join("sub");
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(repo_root(&dir), dir, "no .git above: the cwd itself");
+        std::fs::create_dir_all(plain.join(".git")).unwrap();
+        assert_eq!(repo_root(&dir), dir, "cached for this import");
+        let _next = ModuleState::new_import();
+        assert_eq!(repo_root(&dir), plain, "read again by the next import");
+    }
+
+    #[test]
     fn the_imports_one_time_values_are_given_once() {
         let module = ModuleState::default();
         assert!(module.first_trust_notice("folder a"));
