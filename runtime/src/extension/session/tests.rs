@@ -375,3 +375,24 @@ fn nat_2_a_binary_that_does_not_resolve_keeps_the_own_client_even_where_pi_has_n
     let present = resolve_with("/bin/sh");
     assert!(present.native, "{}", present.reason);
 }
+
+#[tokio::test]
+async fn cfg_19_the_handler_is_kept_when_only_the_untrusted_resolution_enforces() {
+    if std::env::var_os("GORTEX_ENFORCE").is_some() {
+        eprintln!("GORTEX_ENFORCE is set here: the sidecar's choice would not show");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".pi")).unwrap();
+    std::fs::write(dir.path().join(".pi/gortex.json"), r#"{"enforce": false}"#).unwrap();
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    let host = extension
+        .resolve_config(dir.path().to_string_lossy().into_owned())
+        .await;
+    assert!(
+        host.enforce,
+        "the untrusted folder cannot turn enforcement off"
+    );
+    let me = extension.instance().unwrap();
+    assert!(!me.apply_trust(true).enforce, "trusted, the sidecar holds");
+}
