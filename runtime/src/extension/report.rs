@@ -194,8 +194,10 @@ mod tests {
     use crate::instance::InstanceLatches;
     use crate::version::Readiness;
 
+    #[cfg(unix)]
     const WARMING: &str =
         "## Gortex Session Orientation\n\n⏳ Gortex daemon warming up (v0.64.4, 3s elapsed).";
+    #[cfg(unix)]
     const READY: &str =
         "## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4, uptime 5s).";
 

@@ -146,8 +146,12 @@ fn fake_gortex() -> String {
 async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() {
     use pi_gortex_schema::host::ToolExecuteRequest;
     use serde_json::json;
-    let dir = tempfile::tempdir().unwrap();
-    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    // The real path on Unix (macOS's /var is a link); Windows' canonical form is a verbatim path.
+    let dir = match cfg!(unix) {
+        true => std::fs::canonicalize(tmp.path()).unwrap(),
+        false => tmp.path().to_path_buf(),
+    };
     std::fs::write(dir.join("main.go"), "hello\n").unwrap();
     let inputs = ConfigInputs {
         env: [

@@ -372,7 +372,8 @@ fn nat_2_a_binary_that_does_not_resolve_keeps_the_own_client_even_where_pi_has_n
     assert!(!missing.native);
     assert_eq!(missing.reason, "binary_does_not_resolve");
     // Negative control: an absolute binary that exists takes the native path.
-    let present = resolve_with("/bin/sh");
+    let this_test = std::env::current_exe().unwrap();
+    let present = resolve_with(&this_test.to_string_lossy());
     assert!(present.native, "{}", present.reason);
 }
 

@@ -470,6 +470,7 @@ fn a_results_text_is_its_text_blocks_joined_by_newlines() {
     assert_eq!(result_text(None), "");
 }
 
+#[cfg(target_os = "linux")]
 /// The text of the first diff in `action`'s details.
 fn first_diff(action: &WatchResultAction) -> String {
     action.details.as_ref().unwrap()["diffs"][0].to_string()
