@@ -213,3 +213,76 @@ async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() 
         bridge.stop().await;
     }
 }
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_9_a_later_listing_that_withdraws_a_tool_reaches_the_glue_and_an_unchanged_one_does_not(
+) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(dir.path()).unwrap();
+    // After the first listing the daemon withdraws `search`, then a burst of list_changed
+    // announces nothing more: one update, not one per notification.
+    let scenario = serde_json::json!({"faults": [
+        {"kind": "withdraw", "tools": ["search"], "after_list": 1},
+        {"kind": "list_changed_burst", "count": 5, "spacing_ms": 0, "after": "tools/list"}
+    ]});
+    std::fs::write(dir.join("scenario.json"), scenario.to_string()).unwrap();
+    let wrapper = dir.join("gortex");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nFAKE_GORTEX_SCENARIO='{0}/scenario.json' FAKE_GORTEX_STATE='{0}' exec '{1}' \"$@\"\n",
+            dir.display(),
+            fake_gortex()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let inputs = ConfigInputs {
+        env: [
+            (
+                "GORTEX_BIN".to_string(),
+                wrapper.to_string_lossy().into_owned(),
+            ),
+            ("GORTEX_DAEMON_AUTOSTART".to_string(), "0".to_string()),
+        ]
+        .into(),
+        cwd: dir.clone(),
+        home: dir.join("no-home"),
+    };
+    let config = Arc::new(config::resolve(&inputs));
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(config.clone(), config, dir.clone());
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let started = extension
+        .start_own_client(move |update| {
+            let _ = tx.send(update);
+        })
+        .await;
+    assert_eq!(
+        started.status,
+        OwnStartResultStatus::Started,
+        "{:?}",
+        started.error
+    );
+    let wait = std::time::Duration::from_secs(10);
+    let update = tokio::time::timeout(wait, rx.recv())
+        .await
+        .expect("an update")
+        .unwrap();
+    assert_eq!(update.deactivate, ["search"], "{update:?}");
+    assert!(
+        extension.module().daemon_name("search").is_none(),
+        "left the registry"
+    );
+    // Quiet: the re-lists after the burst changed nothing, so nothing more reached the glue.
+    let quiet = std::time::Duration::from_millis(800);
+    assert!(
+        tokio::time::timeout(quiet, rx.recv()).await.is_err(),
+        "an unchanged listing was forwarded"
+    );
+    if let Some(bridge) = extension.module().client().slot.bridge() {
+        bridge.stop().await;
+    }
+}
