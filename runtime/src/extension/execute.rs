@@ -239,12 +239,7 @@ mod tests {
 
     fn extension_with_tools() -> Extension {
         let module = Arc::new(ModuleState::default());
-        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
-        module.update_registry(
-            &[pair("gortex_edit", "edit"), pair("search", "search")],
-            &[],
-            &[],
-        );
+        module.register_for_test(&[("gortex_edit", "edit"), ("search", "search")]);
         Extension::new(module)
     }
 

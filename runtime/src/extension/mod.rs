@@ -173,6 +173,33 @@ fn caught<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| fallback())
 }
 
+/// An instance of a fresh import resolved in `dir` from `env`, its resolution then changed by
+/// `adjust`, with the latches of the native path or of the own client: the tests' one way to
+/// make the object a factory call makes.
+#[cfg(test)]
+pub(crate) fn test_instance(
+    dir: &std::path::Path,
+    env: &[(&str, &str)],
+    native: bool,
+    adjust: impl FnOnce(&mut ResolvedConfig),
+) -> Extension {
+    let inputs = crate::config::ConfigInputs {
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        cwd: dir.to_path_buf(),
+        home: dir.join("no-home"),
+    };
+    let mut resolved = crate::config::resolve(&inputs);
+    adjust(&mut resolved);
+    let resolved = Arc::new(resolved);
+    let extension = Extension::new(Arc::new(ModuleState::default()));
+    extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
+    *lock(&extension.instance().unwrap().latches) = crate::instance::InstanceLatches::new(native);
+    extension
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

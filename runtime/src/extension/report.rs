@@ -189,9 +189,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::config::{self, ConfigInputs};
     use crate::extension::ModuleState;
-    use crate::instance::InstanceLatches;
     use crate::version::Readiness;
 
     #[cfg(unix)]
@@ -203,20 +201,10 @@ mod tests {
 
     /// An instance on the native path or not, with `hook` as its hook's argv.
     fn resolved(native: bool, native_mcp: bool, hook: Vec<String>) -> Extension {
-        let dir = std::env::temp_dir();
-        let inputs = ConfigInputs {
-            env: Default::default(),
-            cwd: dir.clone(),
-            home: dir.join("no-home"),
-        };
-        let mut resolved = config::resolve(&inputs);
-        resolved.hook_argv = hook;
-        resolved.native_mcp = native_mcp;
-        let resolved = Arc::new(resolved);
-        let extension = Extension::new(Arc::new(ModuleState::default()));
-        extension.set_config(resolved.clone(), resolved, dir);
-        *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
-        extension
+        crate::extension::test_instance(&std::env::temp_dir(), &[], native, |config| {
+            config.hook_argv = hook;
+            config.native_mcp = native_mcp;
+        })
     }
 
     fn names(tools: &[ToolEntry]) -> Vec<(&str, &str, bool)> {
@@ -251,12 +239,9 @@ mod tests {
     #[test]
     fn an_own_client_snapshot_marks_the_tools_registered_after_the_first_listing_promoted() {
         let extension = resolved(false, false, Vec::new());
-        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
-        extension.module().update_registry(
-            &[pair("search", "search"), pair("find_usages", "find_usages")],
-            &[],
-            &[],
-        );
+        extension
+            .module()
+            .register_for_test(&[("search", "search"), ("find_usages", "find_usages")]);
         extension
             .module()
             .status()
@@ -299,6 +284,7 @@ mod tests {
         assert!(extension.module().status().begin_refresh(), "free again");
     }
 
+    // Unix only: the hook double is a shell script (the Windows exchange: `test_hook_windows`).
     #[cfg(unix)]
     #[tokio::test]
     async fn a_refresh_that_finds_the_daemon_ready_gives_the_new_footer() {

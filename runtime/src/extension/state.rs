@@ -283,6 +283,18 @@ impl ModuleState {
     }
 }
 
+#[cfg(test)]
+impl ModuleState {
+    /// Registers `(Pi name, daemon name)` pairs as one first listing would.
+    pub(crate) fn register_for_test(&self, pairs: &[(&str, &str)]) {
+        let register: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(pi, daemon)| (pi.to_string(), daemon.to_string()))
+            .collect();
+        self.update_registry(&register, &[], &[]);
+    }
+}
+
 /// The client slot's entry: who claimed it and the bridge.
 #[derive(Clone)]
 pub struct SlotEntry {
@@ -477,12 +489,7 @@ mod tests {
     #[test]
     fn the_registry_maps_pi_names_to_daemon_names_and_a_relisted_tool_comes_back() {
         let module = ModuleState::default();
-        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
-        module.update_registry(
-            &[pair("gortex_edit", "edit"), pair("search", "search")],
-            &[],
-            &[],
-        );
+        module.register_for_test(&[("gortex_edit", "edit"), ("search", "search")]);
         assert_eq!(module.daemon_name("gortex_edit").as_deref(), Some("edit"));
         assert_eq!(
             module.daemon_name("edit"),
@@ -491,10 +498,11 @@ mod tests {
         );
         let mut entries = module.registry_entries();
         entries.sort();
-        assert_eq!(
-            entries,
-            [pair("gortex_edit", "edit"), pair("search", "search")]
-        );
+        let entries: Vec<(&str, &str)> = entries
+            .iter()
+            .map(|(pi, daemon)| (pi.as_str(), daemon.as_str()))
+            .collect();
+        assert_eq!(entries, [("gortex_edit", "edit"), ("search", "search")]);
         // Withdrawn, then listed again: it returns under the daemon name it had.
         module.update_registry(&[], &["gortex_edit".into()], &[]);
         assert_eq!(module.daemon_name("gortex_edit"), None);
@@ -603,12 +611,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("main.go"), "hello\n").unwrap();
         let module = ModuleState::default();
-        let pair = |pi: &str, daemon: &str| (pi.to_string(), daemon.to_string());
-        module.update_registry(
-            &[pair("gortex_edit", "edit"), pair("search", "search")],
-            &[],
-            &[],
-        );
+        module.register_for_test(&[("gortex_edit", "edit"), ("search", "search")]);
         let cwd = dir.path().to_string_lossy().into_owned();
         let args = serde_json::json!({"operation": "file", "target": {"file": "main.go"}, "match": "hello", "replacement": "howdy"});
         assert!(module

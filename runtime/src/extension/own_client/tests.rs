@@ -142,6 +142,12 @@ fn fake_gortex() -> String {
         .into_owned()
 }
 
+/// An own-client instance in `dir` whose `gortex` is `bin`, with no daemon launched first.
+fn own_client_of(dir: &std::path::Path, bin: &str) -> Extension {
+    let env = [("GORTEX_BIN", bin), ("GORTEX_DAEMON_AUTOSTART", "0")];
+    crate::extension::test_instance(dir, &env, false, |_| {})
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() {
     use pi_gortex_schema::host::ToolExecuteRequest;
@@ -153,18 +159,7 @@ async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() 
         false => tmp.path().to_path_buf(),
     };
     std::fs::write(dir.join("main.go"), "hello\n").unwrap();
-    let inputs = ConfigInputs {
-        env: [
-            ("GORTEX_BIN".to_string(), fake_gortex()),
-            ("GORTEX_DAEMON_AUTOSTART".to_string(), "0".to_string()),
-        ]
-        .into(),
-        cwd: dir.clone(),
-        home: dir.join("no-home"),
-    };
-    let config = Arc::new(config::resolve(&inputs));
-    let extension = Extension::new(Arc::new(ModuleState::default()));
-    extension.set_config(config.clone(), config, dir.clone());
+    let extension = own_client_of(&dir, &fake_gortex());
     let started = extension.start_own_client(|_| {}).await;
     assert_eq!(
         started.status,
@@ -214,6 +209,8 @@ async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() 
     }
 }
 
+// Unix only: the scenario reaches the daemon through a shell wrapper, since the child's
+// variables come from this process's environment, which a test must not change.
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn tool_9_a_later_listing_that_withdraws_a_tool_reaches_the_glue_and_an_unchanged_one_does_not(
@@ -239,21 +236,7 @@ async fn tool_9_a_later_listing_that_withdraws_a_tool_reaches_the_glue_and_an_un
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let inputs = ConfigInputs {
-        env: [
-            (
-                "GORTEX_BIN".to_string(),
-                wrapper.to_string_lossy().into_owned(),
-            ),
-            ("GORTEX_DAEMON_AUTOSTART".to_string(), "0".to_string()),
-        ]
-        .into(),
-        cwd: dir.clone(),
-        home: dir.join("no-home"),
-    };
-    let config = Arc::new(config::resolve(&inputs));
-    let extension = Extension::new(Arc::new(ModuleState::default()));
-    extension.set_config(config.clone(), config, dir.clone());
+    let extension = own_client_of(&dir, &wrapper.to_string_lossy());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let started = extension
         .start_own_client(move |update| {

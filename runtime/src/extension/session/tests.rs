@@ -13,19 +13,9 @@ use crate::instance::InstanceLatches;
 
 /// An instance of a fresh import resolved in the temp folder, with no hook.
 fn resolved(native: bool) -> Extension {
-    let dir = std::env::temp_dir();
-    let inputs = ConfigInputs {
-        env: Default::default(),
-        cwd: dir.clone(),
-        home: dir.join("no-home"),
-    };
-    let mut resolved = config::resolve(&inputs);
-    resolved.hook_argv = Vec::new();
-    let resolved = Arc::new(resolved);
-    let extension = Extension::new(Arc::new(ModuleState::default()));
-    extension.set_config(resolved.clone(), resolved, dir);
-    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
-    extension
+    crate::extension::test_instance(&std::env::temp_dir(), &[], native, |config| {
+        config.hook_argv = Vec::new()
+    })
 }
 
 fn planned(extension: &Extension, has_ui: bool) -> PlannedTurn {
@@ -202,24 +192,18 @@ async fn ses_9_an_own_client_that_cannot_start_ends_its_session_start_with_the_f
 }
 
 /// An own-client instance whose hook is `script` (a `/bin/sh` body reading the envelope on stdin).
+/// Unix only: the hook double is a shell script; the Windows side of the exchange has its own
+/// tests (`test_hook_windows`).
 #[cfg(unix)]
 fn with_hook(dir: &std::path::Path, script: &str) -> Extension {
     use std::os::unix::fs::PermissionsExt;
     let hook = dir.join("hook.sh");
     std::fs::write(&hook, format!("#!/bin/sh\n{script}\n")).unwrap();
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let inputs = ConfigInputs {
-        env: Default::default(),
-        cwd: dir.to_path_buf(),
-        home: dir.join("no-home"),
-    };
-    let mut resolved = config::resolve(&inputs);
-    resolved.hook_argv = vec![hook.to_string_lossy().into_owned()];
-    resolved.prompt_context = true;
-    let resolved = Arc::new(resolved);
-    let extension = Extension::new(Arc::new(ModuleState::default()));
-    extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
-    extension
+    crate::extension::test_instance(dir, &[], false, |config| {
+        config.hook_argv = vec![hook.to_string_lossy().into_owned()];
+        config.prompt_context = true;
+    })
 }
 
 #[cfg(unix)]

@@ -563,6 +563,7 @@ fn a_failed_tools_search_is_answered_now_without_its_result_read() {
     assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
 }
 
+// Unix only: the hook double is a shell script (the Windows exchange: `test_hook_windows`).
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn an_edit_the_hook_allows_is_claimed_after_the_judgement_and_diffed() {
