@@ -10,29 +10,18 @@ use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, W
 use serde_json::{json, Value};
 
 use super::{PlannedCall, ResultIds, ToolCallIds, ToolNames};
-use crate::config::{self, ConfigInputs};
-use crate::extension::{lock, Answer, Extension, ModuleState};
-use crate::instance::{self, InstanceLatches};
+use crate::extension::{Answer, Extension};
+use crate::instance;
 
 const EDIT: &str = "mcp__gortex__edit";
 
 /// An instance of a fresh import resolved in `dir`, on the native path or
 /// not, with the hook `hook` enforced when given.
 fn extension(dir: &Path, native: bool, hook: Option<Vec<String>>) -> Extension {
-    let inputs = ConfigInputs {
-        env: Default::default(),
-        cwd: dir.to_path_buf(),
-        home: dir.join("no-home"),
-    };
-    let mut resolved = config::resolve(&inputs);
-    resolved.enforce = hook.is_some();
-    resolved.hook_argv = hook.unwrap_or_default();
-    let resolved = Arc::new(resolved);
-    let module = Arc::new(ModuleState::default());
-    let extension = Extension::new(module);
-    extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
-    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(native);
-    extension
+    crate::extension::test_instance(dir, &[], native, |config| {
+        config.enforce = hook.is_some();
+        config.hook_argv = hook.unwrap_or_default();
+    })
 }
 
 /// The answer, waited for when it comes later; `None` when the reply was dropped.
