@@ -11,9 +11,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use pi_gortex_schema::host::{
-    SessionPlan, SteerMessage, SteerMessageCustomType, ToolWait, TurnPlan, TurnPlanTurn,
-};
+use pi_gortex_schema::host::{SessionPlan, ToolWait, TurnPlan, TurnPlanTurn};
 
 use crate::native::{self, OwnClientReason};
 use crate::session::{self, HiddenMessage};
@@ -43,15 +41,6 @@ pub fn panic_warning(message: &str) -> String {
 /// CFG warnings: one notice naming every configuration problem, or `None`.
 pub fn config_notice(warnings: &[String]) -> Option<String> {
     (!warnings.is_empty()).then(|| format!("pi-gortex configuration: {}", warnings.join("; ")))
-}
-
-/// The visible `gortex` message Pi delivers as a steer.
-pub fn steer_message(text: String) -> SteerMessage {
-    SteerMessage {
-        custom_type: SteerMessageCustomType::Gortex,
-        content: text,
-        display: true,
-    }
 }
 
 /// The prompt of this turn that goes to the hook: only with prompt
@@ -513,15 +502,6 @@ mod tests {
         assert!(
             latches.panic_notice(&panics).is_some(),
             "a new session reports again"
-        );
-    }
-
-    #[test]
-    fn hook_11_steer_is_a_visible_gortex_message() {
-        let message = serde_json::to_value(steer_message("g".into())).unwrap();
-        assert_eq!(
-            message,
-            serde_json::json!({"customType": "gortex", "content": "g", "display": true})
         );
     }
 

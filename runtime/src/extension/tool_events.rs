@@ -26,7 +26,7 @@ use super::{caught, Answer, Extension, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
 use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
-use crate::hook::{self, EnvelopeContext, HookOutcome};
+use crate::hook::{self, EnvelopeContext};
 use crate::status::HookTally;
 use crate::{instance, native};
 
@@ -125,15 +125,11 @@ impl Extension {
             });
         let started = Instant::now();
         let run = hook::run_blocking(&config.hook_argv, &envelope);
-        let (action, tally) = match hook::outcome(&run.decision) {
-            HookOutcome::Block { reason } => (ToolCallAction::Block { reason }, HookTally::Block),
-            HookOutcome::Steer { text } => (
-                ToolCallAction::Steer {
-                    message: instance::steer_message(text),
-                },
-                HookTally::Steer,
-            ),
-            HookOutcome::None => (ToolCallAction::None, HookTally::None),
+        let action = hook::tool_call_action(&run.decision);
+        let tally = match action {
+            ToolCallAction::Block { .. } => HookTally::Block,
+            ToolCallAction::Steer { .. } => HookTally::Steer,
+            ToolCallAction::None => HookTally::None,
         };
         self.module.status().record_hook(tally, started.elapsed());
         action

@@ -6,6 +6,7 @@
 //! failure, which the caller turns into the empty decision).
 
 use crate::json_type::json_type;
+use pi_gortex_schema::host::{SteerMessage, SteerMessageCustomType, ToolCallAction};
 use serde_json::{Map, Value};
 
 use super::{HookDecision, HookFailure};
@@ -89,6 +90,27 @@ pub fn outcome(decision: &HookDecision) -> HookOutcome {
     }
 }
 
+/// The action a `tool_call`'s decision asks of Pi: a block with its reason,
+/// guidance as a steer, or nothing.
+pub fn tool_call_action(decision: &HookDecision) -> ToolCallAction {
+    match outcome(decision) {
+        HookOutcome::Block { reason } => ToolCallAction::Block { reason },
+        HookOutcome::Steer { text } => ToolCallAction::Steer {
+            message: steer_message(text),
+        },
+        HookOutcome::None => ToolCallAction::None,
+    }
+}
+
+/// The visible `gortex` message Pi delivers as a steer.
+pub fn steer_message(text: String) -> SteerMessage {
+    SteerMessage {
+        custom_type: SteerMessageCustomType::Gortex,
+        content: text,
+        display: true,
+    }
+}
+
 /// The non-empty `additional_context` of a `prompt` decision.
 pub fn prompt_guidance(decision: &HookDecision) -> Option<&str> {
     decision
@@ -103,4 +125,43 @@ pub fn orientation(decision: &HookDecision) -> Option<&str> {
         .orientation
         .as_deref()
         .filter(|text| !text.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_11_steer_is_a_visible_gortex_message() {
+        let message = serde_json::to_value(steer_message("g".into())).unwrap();
+        assert_eq!(
+            message,
+            serde_json::json!({"customType": "gortex", "content": "g", "display": true})
+        );
+    }
+
+    #[test]
+    fn hook_10_and_11_a_tool_call_decision_becomes_its_action() {
+        let decision = |block, context: &str| HookDecision {
+            block,
+            additional_context: Some(context.into()),
+            ..empty_decision()
+        };
+        let reason = FALLBACK_BLOCK_REASON.to_string();
+        assert_eq!(
+            tool_call_action(&decision(Some(true), "g")),
+            ToolCallAction::Block { reason },
+            "a block wins over guidance"
+        );
+        assert_eq!(
+            tool_call_action(&decision(None, "g")),
+            ToolCallAction::Steer {
+                message: steer_message("g".into())
+            }
+        );
+        assert_eq!(
+            tool_call_action(&decision(Some(false), "")),
+            ToolCallAction::None
+        );
+    }
 }

@@ -11,8 +11,8 @@ pub mod failure;
 pub mod normalize;
 
 pub use decision::{
-    empty_decision, orientation, outcome, parse_decision, prompt_guidance, HookOutcome,
-    FALLBACK_BLOCK_REASON,
+    empty_decision, orientation, outcome, parse_decision, prompt_guidance, steer_message,
+    tool_call_action, HookOutcome, FALLBACK_BLOCK_REASON,
 };
 pub use exchange::run_blocking;
 pub use exchange::{run, run_with_limits, HookLimits, HookRun, HOOK_STDOUT_CAP, HOOK_TIMEOUT};
