@@ -270,6 +270,19 @@ describe("tools.ts: catalogue updates (TOOL-4, TOOL-10)", () => {
       refusing.record.registered.map((tool) => [tool.name, tool.annotations, tool.outputSchema]),
       [["search", undefined, undefined]],
     );
+    // A bare tool the host refuses is not offered again: there is nothing left to drop.
+    const attempts = [];
+    const refusingAll = piDouble();
+    refusingAll.registerTool = (tool) => {
+      attempts.push(tool.name);
+      throw new Error("refused");
+    };
+    applyCatalogue(instanceOf(refusingAll, addon), {
+      register: [registration("search")],
+      deactivate: [],
+      activate: [],
+    });
+    assert.deepEqual(attempts, ["search"], "one attempt for a tool without metadata");
   });
 
   test("each listed tool is registered with its schema; a listing that moves nothing leaves the active set", () => {

@@ -8,6 +8,9 @@
 // - `Pi's own MCP`: no extension handlers, what Pi does for a server in its own mcp.json;
 // - `no-op handlers`: an extension subscribed to the same events doing nothing (Pi's own cost of
 //   dispatching them to any extension);
+// - `floor`: the same handlers, each making one call into the real addon that does nothing, and
+//   for an edit the two reads of its file that any diff needs: the least an extension built as one
+//   crossing per event can cost;
 // - `pi-gortex, enforce off` on the path this Pi host takes (native on Pi >= 0.99).
 // Two kinds of call: a graph search (nothing to do: the fast paths) and a gortex edit of a file
 // that really changes between `tool_call` and `tool_result` (a snapshot, a diff, `details`).
@@ -22,19 +25,21 @@
 // instead of writeFileSync's truncate-and-write, whose close makes ext4 write the file out at once
 // (auto_da_alloc); that disk write's completion interrupts land in whatever runs next, the
 // extension's read of the file included (docs/benchmarks.md).
+// The hook's floor is a bare spawn-and-wait of the hook binary with the variables and cwd of the
+// `enforce on` workspace, by runtime/examples/hook_spawn_floor (release if built, else debug), so
+// it does the same work (the fake's log and session state) as the configuration's hook.
 // BENCH_UPSTREAM_HOOK=1: every workspace is tests/node/lib/upstream.mjs's (Gortex's own hook from
 // `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
-// bare spawn-and-wait of that hook binary (and of the relay) with the same variables and cwd, by
-// runtime/examples/hook_spawn_floor (release if built, else debug). The hook child inherits the
+// bare spawn-and-wait of that hook binary (and of the relay). The hook child inherits the
 // variables of the workspace started last, the `enforce on` one (not with BENCH_BEFORE_PKG_DIR).
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { hookFloor } from "../../bench/lib.mjs";
-import { FAKE, IS_NATIVE_HOST, PI_VERSION, ROOT, start, workspace } from "../lib/pi.mjs";
+import { ADDON_FILE, FAKE, IS_NATIVE_HOST, PI_VERSION, PKG_DIR, ROOT, start, workspace } from "../lib/pi.mjs";
 import { UPSTREAM_HOOK, upstreamWorkspace } from "../lib/upstream.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
@@ -106,6 +111,38 @@ function connector(pi) {
   pi.registerCommand("mcp", { description: "MCP servers", handler: async () => {} });
 }
 
+// The events pi-gortex's glue handles per call on this host (message_end only on the native path):
+// the no-op peer subscribes to the same ones.
+const CALL_EVENTS = ["tool_call", "tool_result", "tool_execution_end", "turn_start", "agent_end"];
+if (IS_NATIVE_HOST) CALL_EVENTS.push("message_end");
+process.env.PI_BENCH_NOOP_EVENTS = CALL_EVENTS.join(",");
+
+/**
+ * The floor of the design the issue asks for, as an extension: the same handlers, each making one
+ * call into the real addon that does nothing (`clearCalls` of an extension that has no session),
+ * and for an edit the two reads of its file that any diff needs (the assistant message's planned
+ * call and the result), with `readFileSync` and no boundary, diff or details.
+ */
+function floorHandlers(cwd) {
+  return (pi) => {
+    const addon = createRequire(import.meta.url)(join(PKG_DIR, ADDON_FILE));
+    const core = new addon.Extension(new addon.Module());
+    const edits = (name) => name === EDIT.name;
+    const read = (input) => readFileSync(join(cwd, input.target.file));
+    for (const event of CALL_EVENTS.filter((e) => e !== "message_end" && e !== "tool_result"))
+      pi.on(event, () => void core.clearCalls());
+    pi.on("message_end", (event) => {
+      core.clearCalls();
+      for (const block of event.message.content ?? [])
+        if (block.type === "toolCall" && edits(block.name)) read(block.arguments);
+    });
+    pi.on("tool_result", (event) => {
+      core.clearCalls();
+      if (edits(event.toolName)) read(event.input);
+    });
+  };
+}
+
 /** The tool's write of the file: truncate and write, or over the same length in place. */
 function rewrite(path, text) {
   if (!IN_PLACE) return writeFileSync(path, text);
@@ -117,10 +154,11 @@ function rewrite(path, text) {
   }
 }
 
-async function configuration(name, { hookOnly = false, ...options }) {
+async function configuration(name, { hookOnly = false, floor = false, ...options }) {
   const ws = UPSTREAM ? await upstreamWorkspace() : workspace();
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
-  const s = await start(ws, { ...options, extraFactories: [connector] });
+  const extraFactories = floor ? [connector, floorHandlers(ws.cwd)] : [connector];
+  const s = await start(ws, { ...options, extraFactories });
   await s.sessionStart();
   await s.beforeAgentStart("go");
   let flip = false;
@@ -152,6 +190,7 @@ const before = process.env.BENCH_BEFORE_PKG_DIR;
 const configs = [
   await configuration("Pi's own MCP", { pkgDir: NONE }),
   await configuration("no-op handlers", { pkgDir: NOOP }),
+  await configuration("floor: one empty crossing per event, an edit's two reads", { pkgDir: NONE, floor: true }),
 ];
 const after = async () => [
   await configuration("pi-gortex, enforce off", { env: { GORTEX_ENFORCE: "0" } }),
@@ -170,22 +209,19 @@ else configs.push(...(await after()), ...(await beforeConfigs()));
 for (const c of configs.filter((c) => c.name.startsWith("pi-gortex") && !c.hookOnly)) await assertDiffed(c);
 
 /**
- * The upstream floor: p50 of a bare spawn-and-wait of `bin hook --agent=pi` (a graph call's
- * envelope) with the variables and cwd of the hook configuration's workspace, in microseconds.
+ * The hook's floor: p50 of a bare spawn-and-wait of `bin hook --agent=pi` (a graph call's
+ * envelope) with the variables and cwd of the hook configuration's workspace, in microseconds:
+ * the same binary doing the same work (its log, its session state) as the configuration's hook.
  */
-function upstreamFloor(bin, ws, samples) {
+function spawnFloor(bin, ws, samples) {
   const example = ["release", "debug"]
     .map((profile) => join(process.env.CARGO_TARGET_DIR || join(ROOT, "target"), profile, "examples/hook_spawn_floor"))
     .find(existsSync);
   if (!example) throw new Error("build runtime/examples/hook_spawn_floor (cargo build --example hook_spawn_floor)");
   // The relay hands the hook this HOME; spawned directly, the hook needs it set.
   // Its own log, so the workspace's log counts only the configuration's hook runs.
-  const env = {
-    ...process.env,
-    ...ws.env,
-    HOME: ws.env.FAKE_GORTEX_HOOK_HOME,
-    FAKE_GORTEX_LOG: join(ws.dir, "floor.log"),
-  };
+  const env = { ...process.env, ...ws.env, FAKE_GORTEX_LOG: join(ws.dir, "floor.log") };
+  if (ws.env.FAKE_GORTEX_HOOK_HOME) env.HOME = ws.env.FAKE_GORTEX_HOOK_HOME;
   const run = spawnSync(example, [bin, String(samples)], { cwd: ws.cwd, env, encoding: "utf8", timeout: 120_000 });
   if (run.status !== 0) throw new Error(`hook_spawn_floor ${bin}: ${run.stderr}`);
   return JSON.parse(run.stdout).bare_p50_ms * 1000;
@@ -203,13 +239,8 @@ const relayFloors = [];
 const hookWs = configs.find((c) => c.hookOnly).ws;
 for (let b = 0; b < BLOCKS; b += 1) {
   // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
-  if (UPSTREAM) {
-    floors.push(upstreamFloor(UPSTREAM_HOOK, hookWs, 50));
-    relayFloors.push(upstreamFloor(FAKE, hookWs, 50));
-  } else {
-    const floor = hookFloor(50);
-    if (floor) floors.push(floor.bare_p50_ms * 1000);
-  }
+  floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, 50));
+  if (UPSTREAM) relayFloors.push(spawnFloor(FAKE, hookWs, 50));
   for (let i = 0; i < configs.length; i += 1) await blocks(configs[(i + b) % configs.length]);
 }
 
@@ -232,6 +263,8 @@ const retained = new Map();
 for (const c of configs.filter((c) => !c.hookOnly)) retained.set(c.name, await retainedBytesPerCall(c));
 
 const base = configs[0];
+const noop = configs[1];
+const floor = configs[2];
 const byName = new Map(configs.map((c) => [c.name, c]));
 const [searches, reads, edits] = (process.env.BENCH_MIX ?? "6,2,2").split(",").map(Number);
 const editShare = edits / (searches + reads + edits);
@@ -250,6 +283,11 @@ const rows = configs.map((c) => {
     editOverUs,
     // The session benchmark's mix: the share of edits pays the edit figure, the rest the search one.
     mixOverUs: editOverUs === undefined ? undefined : (1 - editShare) * searchOverUs + editShare * editOverUs,
+    // The measures: against the no-op peer, and against the floor of one crossing per event.
+    searchToNoop: median(c.search) / median(noop.search),
+    editToNoop: c.hookOnly ? undefined : median(c.edits) / median(noop.edits),
+    searchToFloor: median(c.search) / median(floor.search),
+    editToFloor: c.hookOnly ? undefined : median(c.edits) / median(floor.edits),
     hookUs,
     hookToBareSpawn: hookUs === undefined || !floorUs ? undefined : hookUs / floorUs,
     hookToRelaySpawn: hookUs === undefined || !relayFloorUs ? undefined : hookUs / relayFloorUs,
