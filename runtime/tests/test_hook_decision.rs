@@ -1,11 +1,13 @@
 //! HOOK-3 (decision parsing, fail-open per document, lenient per field),
-//! HOOK-10..12 (typed outcome, fallback reason, precedence) and SES-13's
+//! HOOK-10..12 (typed outcome, fallback reason, precedence, the tool_call's
+//! action) and SES-13's
 //! reading of the session hook's orientation.
 
 use pi_gortex_runtime::hook::{
-    orientation, outcome, parse_decision, prompt_guidance, HookDecision, HookFailure, HookOutcome,
-    FALLBACK_BLOCK_REASON,
+    orientation, outcome, parse_decision, prompt_guidance, steer_message, tool_call_action,
+    HookDecision, HookFailure, HookOutcome, FALLBACK_BLOCK_REASON,
 };
+use pi_gortex_schema::host::ToolCallAction;
 
 fn decision(text: &str) -> HookDecision {
     parse_decision(text.as_bytes()).expect("a decision")
@@ -129,4 +131,34 @@ fn orientation_is_the_session_hooks_non_empty_orientation_text() {
     for text in [r#"{"orientation":""}"#, "{}", r#"{"orientation":5}"#] {
         assert_eq!(orientation(&decision(text)), None, "{text}");
     }
+}
+
+#[test]
+fn hook_11_steer_is_a_visible_gortex_message() {
+    let message = serde_json::to_value(steer_message("g".into())).unwrap();
+    assert_eq!(
+        message,
+        serde_json::json!({"customType": "gortex", "content": "g", "display": true})
+    );
+}
+
+#[test]
+fn hook_10_and_11_a_tool_call_decision_becomes_its_action() {
+    assert_eq!(
+        tool_call_action(&decision(r#"{"block":true,"additional_context":"g"}"#)),
+        ToolCallAction::Block {
+            reason: FALLBACK_BLOCK_REASON.to_string()
+        },
+        "a block wins over guidance"
+    );
+    assert_eq!(
+        tool_call_action(&decision(r#"{"additional_context":"g"}"#)),
+        ToolCallAction::Steer {
+            message: steer_message("g".into())
+        }
+    );
+    assert_eq!(
+        tool_call_action(&decision(r#"{"block":false}"#)),
+        ToolCallAction::None
+    );
 }
