@@ -632,6 +632,18 @@ describe("instance.ts: the SES-18 wiring", () => {
     assert.deepEqual([ctx.shown, ctx.status], [[], []], "no UI: nothing shown; a throwing withdrawal is swallowed");
   });
 
+  test("a session_start or before_agent_start without a context still reaches the core, as one without a UI", async () => {
+    const { addon, of } = addonDouble({ resolveConfig: config, choosePath: own });
+    const pi = piDouble();
+    await createInstance(pi, addon, {});
+    await emit(pi, "session_start", {}, undefined);
+    await emit(pi, "before_agent_start", { prompt: "go", messageType: "user" }, undefined);
+    assert.equal(of("sessionStart").length, 1, "the session starts");
+    assert.equal(of("sessionStart")[0][1], null, "no UI: no tool names for a footer");
+    assert.equal(of("beforeAgentStart").length, 1, "the turn is planned");
+    assert.equal(of("beforeAgentStart")[0][4], null, "no UI: no footer callback");
+  });
+
   test("SES-10..15: before_agent_start is one core call; the glue reads Pi when asked and applies the action", async () => {
     const actions = {
       first: { notices: ["n"], message: { customType: "gortex", content: "brief" }, footer: "f" },

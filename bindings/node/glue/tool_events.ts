@@ -7,8 +7,9 @@
 import type { Ctx, Instance, ToolEventLike } from "./host.ts";
 import { cwdOf, sessionIdOf, swallow, toolNames } from "./host.ts";
 
-type ToolCallAnswer = Awaited<ReturnType<Instance["extension"]["toolCall"]>>;
-type ToolResultAnswer = Awaited<ReturnType<Instance["extension"]["toolResult"]>>;
+// What `applied` hands on: never null (a null answer applies nothing).
+type ToolCallAnswer = NonNullable<Awaited<ReturnType<Instance["extension"]["toolCall"]>>>;
+type ToolResultAnswer = NonNullable<Awaited<ReturnType<Instance["extension"]["toolResult"]>>>;
 
 /** The core's answer applied now when it is the value itself, else once its promise settles. A
  * failure (a throw, a rejection: the hook's exchange, a diff) applies nothing: the call proceeds
@@ -27,12 +28,12 @@ const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
   typeof (value as { then?: unknown } | null)?.then === "function";
 
 function applyToolCall({ pi }: Instance, action: ToolCallAnswer) {
-  if (action?.action === "block") return { block: true, reason: action.reason };
-  if (action?.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
+  if (action.action === "block") return { block: true, reason: action.reason };
+  if (action.action === "steer") pi.sendMessage(action.message, { deliverAs: "steer" });
   return undefined;
 }
 
-const applyToolResult = (action: ToolResultAnswer) => (action?.details ? { details: action.details } : undefined);
+const applyToolResult = (action: ToolResultAnswer) => (action.details ? { details: action.details } : undefined);
 
 export function registerToolEvents(instance: Instance, native: boolean): void {
   const { pi, extension } = instance;
