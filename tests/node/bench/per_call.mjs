@@ -118,7 +118,7 @@ if (IS_NATIVE_HOST) CALL_EVENTS.push("message_end");
 process.env.PI_BENCH_NOOP_EVENTS = CALL_EVENTS.join(",");
 
 /**
- * The floor of the design the issue asks for, as an extension: the same handlers, each making one
+ * The floor of an extension that makes one addon call per event: the same handlers, each making one
  * call into the real addon that does nothing (`clearCalls` of an extension that has no session),
  * and for an edit the two reads of its file that any diff needs (the assistant message's planned
  * call and the result), with `readFileSync` and no boundary, diff or details.
