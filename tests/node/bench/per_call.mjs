@@ -11,6 +11,9 @@
 // - `floor`: the same handlers, each making one call into the real addon that does nothing, and
 //   for an edit the two reads of its file that any diff needs: the least an extension built as one
 //   crossing per event can cost;
+// - `floor without the addon`: the floor with a plain JavaScript no-op in place of each addon call,
+//   so the floor's crossings and its reads can be told apart (and, on a search, a configuration
+//   that does what the no-op peer does: their difference is the harness's own spread);
 // - `pi-gortex, enforce off` on the path this Pi host takes (native on Pi >= 0.99).
 // Two kinds of call: a graph search (nothing to do: the fast paths) and a gortex edit of a file
 // that really changes between `tool_call` and `tool_result` (a snapshot, a diff, `details`).
@@ -121,12 +124,13 @@ process.env.PI_BENCH_NOOP_EVENTS = CALL_EVENTS.join(",");
  * The floor of an extension that makes one addon call per event: the same handlers, each making one
  * call into the real addon that does nothing (`clearCalls` of an extension that has no session),
  * and for an edit the two reads of its file that any diff needs (the assistant message's planned
- * call and the result), with `readFileSync` and no boundary, diff or details.
+ * call and the result), with `readFileSync` and no boundary, diff or details. `withAddon` false puts
+ * a JavaScript no-op in place of the addon call.
  */
-function floorHandlers(cwd) {
+function floorHandlers(cwd, withAddon) {
   return (pi) => {
     const addon = createRequire(import.meta.url)(join(PKG_DIR, ADDON_FILE));
-    const core = new addon.Extension(new addon.Module());
+    const core = withAddon ? new addon.Extension(new addon.Module()) : { clearCalls() {} };
     const edits = (name) => name === EDIT.name;
     const read = (input) => readFileSync(join(cwd, input.target.file));
     for (const event of CALL_EVENTS.filter((e) => e !== "message_end" && e !== "tool_result"))
@@ -154,10 +158,10 @@ function rewrite(path, text) {
   }
 }
 
-async function configuration(name, { hookOnly = false, floor = false, ...options }) {
+async function configuration(name, { hookOnly = false, floor = false, withAddon = true, ...options }) {
   const ws = UPSTREAM ? await upstreamWorkspace() : workspace();
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
-  const extraFactories = floor ? [connector, floorHandlers(ws.cwd)] : [connector];
+  const extraFactories = floor ? [connector, floorHandlers(ws.cwd, withAddon)] : [connector];
   const s = await start(ws, { ...options, extraFactories });
   await s.sessionStart();
   await s.beforeAgentStart("go");
@@ -191,6 +195,11 @@ const configs = [
   await configuration("Pi's own MCP", { pkgDir: NONE }),
   await configuration("no-op handlers", { pkgDir: NOOP }),
   await configuration("floor: one empty crossing per event, an edit's two reads", { pkgDir: NONE, floor: true }),
+  await configuration("floor without the addon: a JavaScript no-op per event, an edit's two reads", {
+    pkgDir: NONE,
+    floor: true,
+    withAddon: false,
+  }),
 ];
 const after = async () => [
   await configuration("pi-gortex, enforce off", { env: { GORTEX_ENFORCE: "0" } }),
