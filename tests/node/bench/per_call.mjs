@@ -129,8 +129,8 @@ process.env.PI_BENCH_NOOP_EVENTS = CALL_EVENTS.join(",");
  */
 function floorHandlers(cwd, withAddon) {
   return (pi) => {
-    const addon = createRequire(import.meta.url)(join(PKG_DIR, ADDON_FILE));
-    const core = withAddon ? new addon.Extension(new addon.Module()) : { clearCalls() {} };
+    const addon = withAddon ? createRequire(import.meta.url)(join(PKG_DIR, ADDON_FILE)) : undefined;
+    const core = addon ? new addon.Extension(new addon.Module()) : { clearCalls() {} };
     const edits = (name) => name === EDIT.name;
     const read = (input) => readFileSync(join(cwd, input.target.file));
     for (const event of CALL_EVENTS.filter((e) => e !== "message_end" && e !== "tool_result"))
