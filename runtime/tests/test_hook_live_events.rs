@@ -88,17 +88,33 @@ impl Workspace {
         argv
     }
 
-    /// The `hook` records of the relay's log: what each run was sent.
-    fn hook_records(&self) -> Vec<serde_json::Value> {
-        std::fs::read_to_string(self.dir.path().join("fake.log"))
+    /// The `hook` records of the relay's log (what each run was sent), after checking that
+    /// there were `count` hook runs and that Gortex's own handler answered each: the relay
+    /// writes `upstream_answered` only once the handler has exited with its answer.
+    fn answered_records(&self, count: usize) -> Vec<serde_json::Value> {
+        let log: Vec<serde_json::Value> = std::fs::read_to_string(self.dir.path().join("fake.log"))
             .unwrap_or_default()
             .lines()
             .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|record| record["ev"] == "hook")
-            .inspect(|record| {
-                assert_eq!(record["upstream"], true, "Gortex's own handler decided");
-            })
-            .collect()
+            .filter(|record| record["verb"] == "hook")
+            .collect();
+        let of = |ev: &str| -> Vec<&serde_json::Value> {
+            log.iter().filter(|record| record["ev"] == ev).collect()
+        };
+        let starts = of("start");
+        assert_eq!(starts.len(), count, "hook runs: {log:#?}");
+        for start in starts {
+            let answered = of("upstream_answered")
+                .into_iter()
+                .filter(|record| record["pid"] == start["pid"])
+                .count();
+            assert_eq!(
+                answered, 1,
+                "Gortex's own handler answered run {}: {log:#?}",
+                start["pid"]
+            );
+        }
+        of("hook").into_iter().cloned().collect()
     }
 
     fn context(&self) -> EnvelopeContext {
@@ -134,8 +150,7 @@ async fn enrich_flag_turns_the_deny_into_guidance() {
         other => panic!("expected a block, got {other:?}"),
     }
     let enrich = run(&ws.argv(HookMode::Enrich), &envelope).await;
-    let records = ws.hook_records();
-    assert_eq!(records.len(), 2);
+    let records = ws.answered_records(2);
     assert_eq!(records[0]["mode"], "deny", "no --mode flag means deny");
     assert_eq!(
         records[1]["mode"], "enrich",
@@ -168,8 +183,7 @@ async fn graph_calls_get_the_empty_decision() {
     assert_eq!(graph.failure, None);
     assert_eq!(outcome(&graph.decision), HookOutcome::None);
     // HOOK-6: what the product sent is what makes the hook answer {}.
-    let records = ws.hook_records();
-    assert_eq!(records.len(), 1);
+    let records = ws.answered_records(1);
     assert_eq!(records[0]["envelope"]["tool_name"], "read");
     assert_eq!(records[0]["envelope"]["is_gortex_tool"], true);
     assert_eq!(
@@ -184,7 +198,7 @@ async fn session_start_returns_the_orientation() {
     let cwd = ws.context().cwd;
     let answer = run(&ws.argv(HookMode::Deny), &envelope_for_session_start(&cwd)).await;
     assert_eq!(answer.failure, None);
-    let records = ws.hook_records();
+    let records = ws.answered_records(1);
     assert_eq!(
         records[0]["envelope"],
         json!({"event": "session_start", "cwd": cwd})
@@ -201,7 +215,7 @@ async fn prompt_gets_relevant_symbols_guidance() {
         envelope_for_prompt("how does renderWidget draw the page", &ws.context()).expect("sent");
     let answer = run(&ws.argv(HookMode::Deny), &envelope).await;
     assert_eq!(answer.failure, None);
-    let records = ws.hook_records();
+    let records = ws.answered_records(1);
     assert_eq!(records[0]["envelope"]["event"], "prompt");
     assert_eq!(
         records[0]["envelope"]["prompt"],

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe } from "node:test";
 import { assertClean, hooksFor, orientationOf, userTexts } from "./lib/gortex.mjs";
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
-import { reportOf, runPi } from "./lib/run.mjs";
+import { assertAnsweredByUpstream, reportOf, runPi } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
 const READ_DENY =
@@ -28,8 +28,9 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
         ],
       });
       await assertClean(run);
+      // The session hook and the two reads.
+      assertAnsweredByUpstream(run, 3);
       const [mainHook, readmeHook] = hooksFor(run.fake, "tool_call", "Read");
-      assert.equal(mainHook.upstream, true, "the upstream hook decided");
       // HOOK-7/8/9: Pi's vocabulary mapped to the hook's, with the session's cwd.
       assert.deepEqual(mainHook.envelope.tool_input, { path: "main.go", file_path: "main.go" });
       assert.equal(mainHook.envelope.is_gortex_tool, false);
@@ -56,6 +57,7 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
       script: [{ call: "read", args: { path: "main.go" } }, { report: true }],
     });
     await assertClean(run);
+    assertAnsweredByUpstream(run, 2);
     const [hook] = hooksFor(run.fake, "tool_call", "Read");
     assert.ok(hook.argv.includes("--mode=enrich"));
     const guidance = hook.decision.additional_context;
@@ -79,6 +81,7 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
       script: [read, read, read, { report: true }],
     });
     await assertClean(run);
+    assertAnsweredByUpstream(run, 4);
     const blocks = hooksFor(run.fake, "tool_call", "Read").map((h) => h.decision.block === true);
     assert.deepEqual(blocks, [false, false, true]);
   });
@@ -94,6 +97,7 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
         script: [{ call: "read", args: { path: "main.go" } }, { report: true }],
       });
       await assertClean(run);
+      assertAnsweredByUpstream(run, 2);
       assert.deepEqual(hooksFor(run.fake, "tool_call", "Read")[0].decision, {});
       assert.match(orientationOf(run.fake), /\*\*Gortex graph transport is unreachable\.\*\*/);
       assert.equal(reportOf(run.stdout).toolResults[0].isError, false);
@@ -109,6 +113,7 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
       script: [{ report: true }],
     });
     await assertClean(run);
+    assertAnsweredByUpstream(run, 1);
     const orientation = orientationOf(run.fake);
     assert.match(
       orientation,
@@ -128,6 +133,8 @@ describe("read discipline against the upstream hook", { concurrency: CONCURRENCY
       script: [{ report: true }],
     });
     await assertClean(run);
+    // The session hook and the prompt's.
+    assertAnsweredByUpstream(run, 2);
     const guidance = hooksFor(run.fake, "prompt")[0].decision.additional_context;
     assert.match(guidance, /`Hello` \(function\) — main\.go:6/);
     assert.deepEqual(userTexts(run.models[0]), [prompt, `${orientationOf(run.fake)}\n\n${guidance}`]);

@@ -21,7 +21,7 @@ import {
 import { CONCURRENCY, scenario } from "./lib/matrix.mjs";
 import { loggedProcesses } from "./lib/pids.mjs";
 import { runRpc } from "./lib/rpc.mjs";
-import { finalText, reportOf, runPi } from "./lib/run.mjs";
+import { assertAnsweredByUpstream, finalText, reportOf, runPi } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
 const count = (list, value) => list.filter((x) => x === value).length;
@@ -43,7 +43,8 @@ describe("session lifecycle", { concurrency: CONCURRENCY }, () => {
     });
     await assertClean(run);
     const orientation = orientationOf(run.fake);
-    assert.equal(hooksFor(run.fake, "session_start")[0].upstream, true, "Gortex's own hook briefed the session");
+    // Gortex's own hook briefed the session and judged the search.
+    assertAnsweredByUpstream(run, 2);
     assert.ok(orientation.startsWith("## Gortex Session Orientation\n\n✓ Gortex daemon ready (v0.64.4"), orientation);
     assert.equal(run.models.length, 4, "four model requests over three prompts");
     for (const [i, request] of run.models.entries()) {
@@ -69,6 +70,8 @@ describe("session lifecycle", { concurrency: CONCURRENCY }, () => {
       script: [{ say: "one" }, { say: "two" }, { report: true }],
     });
     await assertClean(run);
+    // Only the session hook: a compaction re-sends the briefing without running it again.
+    assertAnsweredByUpstream(run, 1);
     assert.ok(
       run.events.some((e) => e.ev === "session_compact"),
       "the compaction happened",

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { FAKE, PI_VERSION, start, workspace } from "./lib/pi.mjs";
-import { upstreamWorkspace } from "./lib/upstream.mjs";
+import { assertAnsweredByUpstream, upstreamWorkspace } from "./lib/upstream.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -40,6 +40,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     assert.equal(result.block, true);
     assert.equal(result.reason, JSON.parse(hookCalls(s)[0].decision).reason);
     assert.match(result.reason, /^\[Gortex\] BLOCKED: Read of src\/app\.go/);
+    assertAnsweredByUpstream(s, 1);
     await s.end();
   });
 
@@ -61,6 +62,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(s.host.messages, [
       { message: { customType: "gortex", content: text, display: true }, options: { deliverAs: "steer" } },
     ]);
+    assertAnsweredByUpstream(s, 1);
     await s.end();
   });
 
@@ -85,7 +87,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     const s = await upstreamSession();
     await s.toolCall("ls", { path: "src" });
     const [record] = hookCalls(s);
-    assert.equal(record.upstream, true);
+    assertAnsweredByUpstream(s, 1);
     assert.deepEqual(record.envelope, {
       event: "tool_call",
       tool_name: "Glob",
@@ -105,6 +107,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     assert.equal(record.envelope.is_gortex_tool, true);
     assert.deepEqual(record.envelope.tool_input, { target: { file: "src/app.go" } });
     assert.equal(record.decision, "{}");
+    assertAnsweredByUpstream(s, 1);
     await s.end();
   });
 
@@ -112,6 +115,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     const s = await upstreamSession();
     const result = await s.toolCall("read", { path: "src/app.go" }, { parentToolCallId: "call_parent" });
     assert.equal(result.block, true);
+    assertAnsweredByUpstream(s, 1);
     await s.end();
   });
 
@@ -131,11 +135,13 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     await s.toolCall("read", { path: "src/app.go" });
     assert.ok(hookCalls(s)[0].argv.includes("--mode=nudge"), JSON.stringify(hookCalls(s)[0].argv));
     assert.equal(hookCalls(s)[0].decision, "{}", "Gortex's nudge lets the first read through");
+    assertAnsweredByUpstream(s, 1);
     await s.end();
     const d = await upstreamSession({ env: { GORTEX_HOOK_MODE: "ENRICH-ish" } });
     const denied = await d.toolCall("read", { path: "src/app.go" });
     assert.ok(!hookCalls(d)[0].argv.some((arg) => arg.startsWith("--mode")));
     assert.equal(denied.block, true, "an unknown posture is deny");
+    assertAnsweredByUpstream(d, 1);
     await d.end();
   });
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { PI_VERSION, start } from "./lib/pi.mjs";
-import { upstreamWorkspace } from "./lib/upstream.mjs";
+import { assertAnsweredByUpstream, upstreamWorkspace } from "./lib/upstream.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 const READ_DENY = /^\[Gortex\] BLOCKED: Read of src\/app\.go \(2 symbols indexed\)\. Call `explore` first/;
@@ -21,9 +21,9 @@ async function session({ env = {}, ...options } = {}) {
   return { s, ws, end };
 }
 
-/** The hook records the fake relayed to the upstream handler. */
+/** The hook records of `event` the fake relayed to the upstream handler. */
 function relayed(s, event = "tool_call") {
-  return s.hooks().filter((r) => r.upstream === true && r.envelope?.event === event);
+  return s.hooks().filter((r) => r.envelope?.event === event);
 }
 
 function steers(s) {
@@ -36,7 +36,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     const result = await s.toolCall("read", { path: "src/app.go" });
     assert.equal(result.block, true);
     assert.match(result.reason, READ_DENY);
-    assert.equal(relayed(s).length, 1, "the decision came from the upstream hook");
+    assertAnsweredByUpstream(s, 1);
     await end();
   });
 
@@ -45,6 +45,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     assert.equal(await s.toolCall("read", { path: "src/app.go" }), undefined);
     assert.equal(steers(s).length, 1);
     assert.match(steers(s)[0], READ_DENY);
+    assertAnsweredByUpstream(s, 1);
     await end();
   });
 
@@ -57,6 +58,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     assert.equal(relayed(s)[1].envelope.is_gortex_tool, true);
     assert.equal(await s.toolCall("read", { path: "src/app.go" }), undefined, "unlocked for this session");
     assert.match(steers(s).at(-1), READ_DENY);
+    assertAnsweredByUpstream(s, 3);
     await end();
   });
 
@@ -67,6 +69,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     const third = await s.toolCall("read", { path: "src/app.go" });
     assert.equal(third?.block, true);
     assert.match(third.reason, /^\[Gortex\] You've made several raw file-search calls in a row\./);
+    assertAnsweredByUpstream(s, 3);
     await end();
   });
 
@@ -81,6 +84,8 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(steers(s), []);
     const [briefing] = await s.beforeAgentStart();
     assert.match(briefing.content, /\*\*Gortex graph transport is unreachable\.\*\*/);
+    // The three calls and the session hook: Gortex's handler answers without a daemon too.
+    assertAnsweredByUpstream(s, 4);
     await end();
   });
 
@@ -91,6 +96,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
       briefing.content,
       /⏳ Gortex daemon warming up \(v0\.64\.4, 3s elapsed\)\. Enforcement is partial until ready\./,
     );
+    assertAnsweredByUpstream(s, 1);
     await end();
   });
 
@@ -107,6 +113,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     assert.equal(again.content, first.content);
     assert.deepEqual(await s.beforeAgentStart("later"), []);
     assert.equal(relayed(s, "session_start").length, 1);
+    assertAnsweredByUpstream(s, 1);
     await end();
   });
 
@@ -115,6 +122,8 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     const [first] = await s.beforeAgentStart("why does renderWidget flicker");
     assert.match(first.content, /## Gortex — relevant indexed symbols for your request/);
     assert.match(first.content, /`renderWidget` \(function\) — src\/app\.go:3/);
+    // The session hook and the prompt's.
+    assertAnsweredByUpstream(s, 2);
     await end();
   });
 
@@ -169,7 +178,7 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
         assert.match(added[0], text, label);
       } else assert.deepEqual(added, [], label);
     }
-    assert.equal(relayed(s).length, cases.length);
+    assertAnsweredByUpstream(s, cases.length);
     await end();
   });
 
@@ -178,7 +187,14 @@ describe(`the upstream hook on Pi ${PI_VERSION}`, () => {
     assert.equal(await s.toolCall("gortex_read", { target: { file: "src/app.go" } }), undefined);
     assert.equal(await s.toolCall("search", { operation: "symbols", query: "renderWidget" }), undefined);
     assert.deepEqual(steers(s), []);
-    assert.ok(relayed(s).every((r) => r.envelope.is_gortex_tool === true && r.decision === "{}"));
+    assertAnsweredByUpstream(s, 2);
+    assert.deepEqual(
+      relayed(s).map((r) => [r.envelope.is_gortex_tool, r.decision]),
+      [
+        [true, "{}"],
+        [true, "{}"],
+      ],
+    );
     await end();
   });
 });

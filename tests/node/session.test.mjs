@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { alive, delay, PI_VERSION, start, until, workspace } from "./lib/pi.mjs";
 import { STILL_REGISTERING } from "./lib/texts.mjs";
-import { upstreamWorkspace } from "./lib/upstream.mjs";
+import { assertAnsweredByUpstream, upstreamWorkspace } from "./lib/upstream.mjs";
 
 const OWN = { GORTEX_NATIVE_MCP: "0" };
 
@@ -66,6 +66,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     assert.equal(sessionHooks(s).length, 1, "the session hook runs exactly once");
     assert.deepEqual(sessionHooks(s)[0].envelope, { event: "session_start", cwd: ws.cwd });
     assert.equal(first[0].content, JSON.parse(sessionHooks(s)[0].decision).orientation, "Gortex's own briefing");
+    assertAnsweredByUpstream(s, 1);
     await s.shutdown();
     await ws.stopDaemon();
   });
@@ -97,7 +98,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
     });
     assert.deepEqual(await s.beforeAgentStart("later"), []);
     assert.equal(sessionHooks(s).length, 1);
-    assert.equal(sessionHooks(s)[0].upstream, true);
+    assertAnsweredByUpstream(s, 1);
     await s.shutdown();
     await ws.stopDaemon();
   });
@@ -365,6 +366,8 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
       .filter((r) => r.envelope?.event === "prompt")
       .map((r) => r.envelope.prompt);
     assert.deepEqual(prompts, ["where is renderWidget", "and Serve"]);
+    // The session hook and the two prompts'.
+    assertAnsweredByUpstream(s, 3);
     await s.shutdown();
     await ws.stopDaemon();
   });

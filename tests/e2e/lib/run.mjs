@@ -5,6 +5,7 @@
 //! network (PI_OFFLINE), the scripted faux model, and fake-gortex as `GORTEX_BIN`. The 60 s kill
 //! is the failure signal for a hang; wall time is never asserted. Runs are asynchronous so the
 //! suite can run independent scenarios concurrently.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -128,8 +129,9 @@ export function runEnv(box, { script = [], env = {} } = {}) {
 
 /**
  * Gortex's own hook handler, built by `make gortex-hook` from the upstream sources. fake-gortex
- * relays each hook run to it (logging the envelope and its decision as a `hook` record with
- * `upstream: true`); the handler asks fake-gortex's daemon socket side for its facts.
+ * relays each hook run to it (logging the envelope and its decision as a `hook` record, after an
+ * `upstream_answered` record once the handler exited with its answer); the handler asks
+ * fake-gortex's daemon socket side for its facts.
  */
 export const UPSTREAM_HOOK = process.env.GORTEX_UPSTREAM_HOOK || join(REPO, "target/gortex-upstream/bin/gortex-hook");
 
@@ -139,6 +141,27 @@ function upstreamEnv(box) {
     FAKE_GORTEX_HOOK_HOME: join(box.root, "home"),
     GORTEX_DAEMON_SOCKET: join(box.root, "d.sock"),
   };
+}
+
+/**
+ * Asserts that Gortex's own handler answered every hook run of `run`: each `hook` process of the
+ * fake's log has its `upstream_answered` record, which the relay writes only after the handler
+ * exited with its answer. `count` is the number of hook runs the scenario makes; the check never
+ * passes on a log without hook runs.
+ */
+export function assertAnsweredByUpstream(run, count) {
+  const log = run.fake.filter((r) => r.verb === "hook");
+  const runs = log.filter((r) => r.ev === "start");
+  assert.ok(runs.length >= 1, `no hook run was logged\n${describeRun(run)}`);
+  if (count !== undefined) assert.equal(runs.length, count, `hook runs\n${describeRun(run)}`);
+  for (const { pid } of runs) {
+    const own = log.filter((r) => r.pid === pid);
+    assert.equal(
+      own.filter((r) => r.ev === "upstream_answered").length,
+      own.filter((r) => r.ev === "start").length,
+      `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}\n${describeRun(run)}`,
+    );
+  }
 }
 
 /**

@@ -57,11 +57,30 @@ fn env_subset() -> serde_json::Value {
         "GORTEX_BIN",
         "GORTEX_AUTOSTART",
     ] {
-        if let Ok(v) = std::env::var(k) {
-            env.insert(k.into(), v.into());
+        match std::env::var_os(k).map(std::ffi::OsString::into_string) {
+            Some(Ok(v)) => {
+                env.insert(k.into(), v.into());
+            }
+            // A value that is no string arrived raw: its code units show what the parent passed.
+            Some(Err(raw)) => {
+                env.insert(k.into(), json!({ "not_unicode": raw_units(&raw) }));
+            }
+            None => {}
         }
     }
     serde_json::Value::Object(env)
+}
+
+/// The UTF-16 code units of a value that is not valid UTF-16.
+#[cfg(windows)]
+fn raw_units(raw: &std::ffi::OsStr) -> Vec<u16> {
+    std::os::windows::ffi::OsStrExt::encode_wide(raw).collect()
+}
+
+/// The bytes of a value that is not valid UTF-8.
+#[cfg(unix)]
+fn raw_units(raw: &std::ffi::OsStr) -> Vec<u8> {
+    std::os::unix::ffi::OsStrExt::as_bytes(raw).to_vec()
 }
 
 fn run(verb: &str, argv: &[String], args: &[String]) -> i32 {

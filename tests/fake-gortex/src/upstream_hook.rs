@@ -28,6 +28,8 @@ pub fn binary(sc: &Scenario) -> Option<std::ffi::OsString> {
 }
 
 /// Relays one hook run; returns the handler's exit code (1 when it cannot be started).
+/// `upstream_answered` is logged only once the handler has exited with a JSON answer, and
+/// `upstream_failed` otherwise, so a test can tell Gortex's decision from a relay that fell over.
 pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
     let mode = flags
         .iter()
@@ -45,19 +47,15 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
     if let Some(home) = std::env::var_os("FAKE_GORTEX_HOOK_HOME") {
         command.env("HOME", home);
     }
-    let (stdout, code) = match command.spawn() {
-        Ok(mut child) => {
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(&input);
-            }
-            match child.wait_with_output() {
-                Ok(out) => (out.stdout, out.status.code().unwrap_or(1)),
-                Err(_) => (Vec::new(), 1),
-            }
+    let (stdout, code, answered) = match exchange(command, &input) {
+        Ok((pid, stdout, code)) => {
+            log::record("upstream_answered", json!({"hook_pid": pid, "code": code}));
+            (stdout, code, true)
         }
-        Err(e) => {
-            eprintln!("fake-gortex: cannot start the upstream hook: {e}");
-            (Vec::new(), 1)
+        Err((stdout, error)) => {
+            eprintln!("fake-gortex: the upstream hook did not answer: {error}");
+            log::record("upstream_failed", json!({"error": error}));
+            (stdout, 1, false)
         }
     };
     let envelope: Value = serde_json::from_slice(&input).unwrap_or(Value::from("invalid"));
@@ -65,10 +63,42 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
     log::record(
         "hook",
         json!({"argv": argv, "mode": mode, "envelope": envelope, "decision": decision,
-               "code": code, "upstream": true}),
+               "code": code, "upstream": answered}),
     );
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(&stdout);
     let _ = out.flush();
     code
+}
+
+/// The handler's pid, stdout and exit code.
+type Answer = (u32, Vec<u8>, i32);
+/// What the handler wrote, and why that is no answer.
+type NoAnswer = (Vec<u8>, String);
+
+/// Runs the handler on `input`: its answer when it exited with a code and wrote one JSON value.
+fn exchange(mut command: Command, input: &[u8]) -> Result<Answer, NoAnswer> {
+    let mut child = command
+        .spawn()
+        .map_err(|e| (Vec::new(), format!("cannot start it: {e}")))?;
+    let pid = child.id();
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| (Vec::new(), format!("cannot wait for it: {e}")))?;
+    let Some(code) = out.status.code() else {
+        return Err((
+            out.stdout,
+            format!("it ended without an exit code ({})", out.status),
+        ));
+    };
+    if serde_json::from_slice::<Value>(&out.stdout).is_err() {
+        return Err((
+            out.stdout,
+            format!("it exited with {code} without a JSON answer"),
+        ));
+    }
+    Ok((pid, out.stdout, code))
 }

@@ -2,6 +2,7 @@
 //! `make gortex-hook` from the upstream sources into target/) asking fake-gortex's daemon
 //! socket side (`daemon serve`) for its facts. fake-gortex still serves MCP and relays the hook
 //! run (FAKE_GORTEX_UPSTREAM_HOOK), logging the envelope; the decision is the upstream one.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -36,6 +37,27 @@ export async function upstreamWorkspace({ files = FILES, daemon = true, ...optio
   ws.stopDaemon = async () => {};
   if (daemon) ws.stopDaemon = await startDaemon(ws);
   return ws;
+}
+
+/**
+ * Asserts that Gortex's own handler answered every hook run logged in `ws` (a workspace, or a
+ * session with one): the relay writes `upstream_answered` only after the handler exited with its
+ * answer, and `upstream_failed` otherwise. `count` is the number of hook runs the test made;
+ * the check never passes on a log without hook runs.
+ */
+export function assertAnsweredByUpstream(ws, count) {
+  const log = (ws.ws ?? ws).log().filter((r) => r.verb === "hook");
+  const runs = log.filter((r) => r.ev === "start");
+  assert.ok(runs.length >= 1, "no hook run was logged");
+  if (count !== undefined) assert.equal(runs.length, count, "hook runs");
+  for (const { pid } of runs) {
+    const own = log.filter((r) => r.pid === pid);
+    assert.equal(
+      own.filter((r) => r.ev === "upstream_answered").length,
+      own.filter((r) => r.ev === "start").length,
+      `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}`,
+    );
+  }
 }
 
 /** Starts `fake-gortex daemon serve` in the workspace; resolves once it listens. */
