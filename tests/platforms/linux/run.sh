@@ -84,9 +84,11 @@ for line in sys.stdin:
       FAKE_GORTEX_BIN="$dir/fake-gortex" $runner "$exe" "${skips[@]}" >>"$log" 2>&1) || rc=1
   done
   local passed failed
-  passed=$(grep -oE '[0-9]+ passed' "$log" | awk '{s += $1} END {print s + 0}')
-  failed=$(grep -oE '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
+  passed=$(grep -aE '^test result: ' "$log" | grep -oE '[0-9]+ passed' | awk '{s += $1} END {print s + 0}')
+  failed=$(grep -aE '^test result: ' "$log" | grep -oE '[0-9]+ failed' | awk '{s += $1} END {print s + 0}')
   summary+=("runtime $label: $passed passed, $failed failed, $((${#skips[@]} / 2)) known emulator limits not run, $((SECONDS - started)) s (log: $log)")
+  # A run in which no test passed proves nothing, whatever the exit codes said.
+  [ "$passed" -gt 0 ] || { echo "runtime $label: no test passed"; rc=1; }
   [ $rc -eq 0 ] || grep -E '^test .* FAILED$' "$log" | head -40
   return $rc
 }
@@ -131,6 +133,9 @@ node_suites() {
     --experimental-test-isolation=none "${skips[@]}" "$root"/tests/node/*.test.mjs >"$log" 2>&1
   local rc=$?
   grep -a '^warm-schema:' "$log" || true
+  local passed
+  passed=$(grep -aoE '^(# |ℹ )pass [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  [ "${passed:-0}" -gt 0 ] || { echo "ExtensionRunner arm64-gnu: no test passed"; rc=1; }
   summary+=("ExtensionRunner arm64-gnu: $(grep -E '^# (pass|fail|skipped) ' "$log" | tr '\n' ' ')$((SECONDS - started)) s (log: $log)")
   [ $rc -eq 0 ] || grep -E '^not ok|^    not ok' "$log" | head -40
   return $rc

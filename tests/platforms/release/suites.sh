@@ -11,9 +11,24 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
 os=$(uname -s)
 
+# node --test with these arguments; fails when it fails or when no test passed (a run that
+# executed nothing proves nothing). Node's TAP and spec reporters both end with a pass count.
+node_tests() {
+  local log status=0 passed
+  log=$(mktemp)
+  node --test "$@" 2>&1 | tee "$log" || status=$?
+  passed=$(grep -aoE '^(# |ℹ )pass [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+  rm -f "$log"
+  ((status == 0)) || return "$status"
+  ((${passed:-0} > 0)) || {
+    echo "no test passed: node --test $*"
+    return 1
+  }
+}
+
 case "$os" in
 MINGW* | MSYS* | CYGWIN* | Windows_NT)
-  node --test --test-concurrency=1 tests/platforms/windows/node/*.test.mjs tests/platforms/windows/e2e/*.test.mjs
+  node_tests --test-concurrency=1 tests/platforms/windows/node/*.test.mjs tests/platforms/windows/e2e/*.test.mjs
   exit
   ;;
 esac
@@ -34,5 +49,5 @@ for file in tests/node/*.test.mjs; do
   esac
   files+=("$file")
 done
-node --test --test-concurrency=2 "${files[@]}"
-PI_HOST_DIR="$root/tests/hosts/pi-0.87.1" node --test --test-concurrency=2 "${files[@]}"
+node_tests --test-concurrency=2 "${files[@]}"
+PI_HOST_DIR="$root/tests/hosts/pi-0.87.1" node_tests --test-concurrency=2 "${files[@]}"

@@ -68,4 +68,10 @@ if ((status)); then
   echo "windows node (wine): failed, exit $status (log: ${log#"$root"/})"
   exit 1
 fi
-echo "windows node (wine): passed (log: ${log#"$root"/})"
+# A run that executed nothing (no file matched, every test skipped) proves nothing.
+passed=$(grep -aoE '^(# |ℹ )pass [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || true)
+if ((${passed:-0} == 0)); then
+  echo "windows node (wine): no test passed (log: ${log#"$root"/})"
+  exit 1
+fi
+echo "windows node (wine): $passed passed (log: ${log#"$root"/})"

@@ -65,13 +65,14 @@ if [[ -z "${WINDOWS_TEST_BINARIES:-}" ]] || grep -qwE "test_sdk_interop|test_dif
 fi
 wineserver -p 60 || true # one server for every binary (already running is fine)
 
-passed=0 failed=0 ignored=0 failing=()
+passed=0 failed=0 ignored=0 ran=0 failing=() seen=()
 for exe in "${binaries[@]}"; do
   name=$(basename "$exe" .exe)
   name=${name%-*}
   if [[ -n "${WINDOWS_TEST_BINARIES:-}" ]] && ! grep -qw -- "$name" <<<"$WINDOWS_TEST_BINARIES"; then
     continue
   fi
+  ran=$((ran + 1)) seen+=("$name")
   log="$root/target/windows-tests/$name.log"
   mkdir -p "$(dirname "$log")"
   status=0
@@ -82,12 +83,20 @@ for exe in "${binaries[@]}"; do
   if [[ $status -ne 0 || -z "$summary" ]]; then
     failing+=("$name (exit $status, log: ${log#"$root"/})")
     printf 'FAIL %-40s %s\n' "$name" "${summary:-no result line}"
+  elif [[ -n "${WINDOWS_TEST_BINARIES:-}" && -z "${WINDOWS_TEST_FILTER:-}" && $p -eq 0 ]]; then
+    # A binary named for this run holds Windows tests: none passing means none ran.
+    failing+=("$name (no test passed, log: ${log#"$root"/})")
+    printf 'FAIL %-40s %s\n' "$name" "$summary"
   else
     printf 'ok   %-40s %s\n' "$name" "$summary"
   fi
 done
 
-echo "windows (wine): $passed passed, $failed failed, $ignored ignored, ${#binaries[@]} binaries"
+echo "windows (wine): $passed passed, $failed failed, $ignored ignored, $ran binaries"
+for name in ${WINDOWS_TEST_BINARIES:-}; do
+  grep -qw -- "$name" <<<"${seen[*]}" || failing+=("$name (no such test binary was built)")
+done
+((passed > 0)) || failing+=("no test passed in any binary")
 if ((${#failing[@]})); then
   printf '  failed: %s\n' "${failing[@]}"
   exit 1
