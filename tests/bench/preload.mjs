@@ -9,8 +9,8 @@ import { runInNewContext } from "node:vm";
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
-// `mark(name)` lets an instrumented copy of the extension (see docs/benchmarks.md, "Where the
-// start goes") put timestamps on the same clock; they are written at exit.
+// `mark(name)` lets an instrumented copy of the extension (see docs/benchmarks.md,
+// "make bench-startup") put timestamps on the same clock; they are written at exit.
 const marks = [];
 // `retainedHeapMiB()`: the heap after full collections, what the session really keeps (a peak RSS
 // also holds garbage not yet collected, whose amount depends on when the collector ran).
