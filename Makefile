@@ -15,7 +15,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check roundtrip-counts gortex-hook test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
+        install-check roundtrip-counts gortex-hook gortex-hook-adopted test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
         cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux check-release-workflow fuzz bench bench-session bench-startup mutants mutants-ts
 
 # ---------------------------------------------------------------- tools
@@ -55,6 +55,14 @@ export GORTEX_UPSTREAM_HOOK
 $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh | $(GO_CURRENT)
 	GO=$(GO_CURRENT) GOCACHE=$(CURDIR)/target/gortex-upstream/gocache $(GORTEX_UPSTREAM)/build.sh $@ >/dev/null
 gortex-hook: $(GORTEX_UPSTREAM_HOOK)
+# The same handler with pi.go's BridgeEvent and BridgeDecision replaced by aliases of the generated
+# Go package (tests/gortex-upstream/adopt.sh); the differential test and the hook suites' second
+# run compare it with the published build.
+GORTEX_HOOK_ADOPTED := $(CURDIR)/target/gortex-upstream/bin/gortex-hook-adopted
+export GORTEX_HOOK_ADOPTED
+$(GORTEX_HOOK_ADOPTED): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/adopt.sh $(wildcard bindings/go/*.go bindings/go/schemas/*) bindings/go/go.mod | $(GO_CURRENT)
+	GO=$(GO_CURRENT) GOCACHE=$(CURDIR)/target/gortex-upstream/gocache $(GORTEX_UPSTREAM)/adopt.sh $@ >/dev/null
+gortex-hook-adopted: $(GORTEX_HOOK_ADOPTED)
 
 # ---------------------------------------------------------------- test
 test: tools lint structure check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e

@@ -28,13 +28,6 @@ func TestMemberNamesMatchExactlyNotUpToCase(t *testing.T) {
 			t.Errorf("%s: Extra[Name] = %s, want the case-mismatched member kept as undeclared", doc, got.Extra["Name"])
 		}
 	}
-	var event BridgeEvent
-	if err := json.Unmarshal([]byte(`{"event":"prompt","Prompt":"shouted"}`), &event); err != nil {
-		t.Fatal(err)
-	}
-	if event.Prompt != "" {
-		t.Errorf("Prompt = %q, filled from a member named %q", event.Prompt, "Prompt")
-	}
 }
 
 func TestStrictUnmarshalRefusesNamesRepeatedUpToCase(t *testing.T) {
@@ -209,39 +202,6 @@ func TestEveryNumberRefusesWhatNoGeneratedTypeHolds(t *testing.T) {
 	})
 	if count < 10 {
 		t.Fatalf("only %d numeric schemas found", count)
-	}
-}
-
-// daemonEvent decodes as the daemon's hooks.BridgeEvent does: plain encoding/json.
-type daemonEvent struct {
-	Event  string `json:"event"`
-	Prompt string `json:"prompt,omitempty"`
-}
-
-func TestValueFieldTypesMatchNamesExactlyUnlikeTheDaemon(t *testing.T) {
-	// The documented choice: one reading per message across pi-gortex, not the daemon's
-	// case-insensitive one.
-	doc := []byte(`{"event":"prompt","Prompt":"x"}`)
-	var ours BridgeEvent
-	var daemon daemonEvent
-	if err := json.Unmarshal(doc, &ours); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(doc, &daemon); err != nil {
-		t.Fatal(err)
-	}
-	if ours.Prompt != "" || daemon.Prompt != "x" {
-		t.Errorf("prompt: ours %q (want none), the daemon's %q (want x)", ours.Prompt, daemon.Prompt)
-	}
-	var decision BridgeDecision
-	if err := json.Unmarshal([]byte(`{"Block":true,"REASON":"r"}`), &decision); err != nil {
-		t.Fatal(err)
-	}
-	if decision.Block || decision.Reason != "" {
-		t.Errorf("BridgeDecision read members named up to case: %+v", decision)
-	}
-	if err := Unmarshal([]byte(`{"event":"prompt","prompt":"a","Prompt":"x"}`), &BridgeEvent{}); err == nil {
-		t.Error("Unmarshal accepted prompt and Prompt in one envelope")
 	}
 }
 

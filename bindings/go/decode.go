@@ -22,6 +22,9 @@ import (
 // v's schema type (so that a null or a missing member which encoding/json would quietly turn
 // into a zero value is caught), and then decodes it. A document Unmarshal accepts is one that
 // is valid against the schema; for any other v it is json.Unmarshal after CheckMemberNames.
+// A daemon-owned type (BridgeEvent, BridgeDecision), which json.Unmarshal decodes with names
+// matched up to case, is decoded here from its exactly named members, as Rust and TypeScript
+// read it.
 func Unmarshal(data []byte, v any) error {
 	if err := CheckMemberNames(data); err != nil {
 		return err
@@ -32,7 +35,17 @@ func Unmarshal(data []byte, v any) error {
 			return err
 		}
 	}
+	if exact, ok := v.(exactDecoder); ok {
+		_, err := decodeObject(data, v, exact.exactShape())
+		return err
+	}
 	return json.Unmarshal(data, v)
+}
+
+// exactDecoder is implemented by the daemon-owned types, which have no UnmarshalJSON of their
+// own: the shape Unmarshal decodes them with.
+type exactDecoder interface {
+	exactShape() *objectShape
 }
 
 // schemaTyped is implemented by every generated type: the schema file (by stem) and the

@@ -14,17 +14,21 @@
 // a closed object (additionalProperties: false) and an integer outside the Go type's range,
 // as the Rust types do.
 //
-// The value-field types (see Round trips) match member names exactly too, although the daemon's
-// own structs (hooks.BridgeEvent, hooks.BridgeDecision) decode with plain encoding/json and so
-// match them up to case: for {"event":"prompt","Prompt":"x"} the daemon reads the prompt "x",
-// while this package, like the extension that writes the envelope, reads no prompt. One reading
-// per message across pi-gortex's languages wins over mirroring that looseness; the extension
-// writes the exact names only, and Unmarshal refuses a name repeated up to case.
+// The daemon-owned types are the exception: BridgeEvent (alias HookEvent) and BridgeDecision
+// (alias HookDecision), marked x-go-value-fields in the schemas, stand in for the structs of
+// Gortex's hook (hooks.BridgeEvent, hooks.BridgeDecision) and have no UnmarshalJSON, so
+// json.Unmarshal decodes them exactly as it decodes those: a member whose name equals a
+// declared one up to case is read as that member (for {"event":"prompt","Prompt":"x"} the
+// prompt is "x"), the last of two such members wins, undeclared members are dropped and no
+// member is required. A Go program that aliases them therefore reads every envelope as the
+// daemon does.
 //
-// Unmarshal is the strict entry point: it also rejects documents that repeat a member name,
-// exactly or up to case (see CheckMemberNames), and validates the document against the type's
-// schema before decoding it. Use it for input from elsewhere: json.Unmarshal alone checks the
-// shape but not enums, bounds or union variants, and reads a null member as a zero value.
+// Unmarshal is the strict entry point: it rejects documents that repeat a member name, exactly
+// or up to case (see CheckMemberNames), validates the document against the type's schema, and
+// then decodes it; a daemon-owned type is decoded from its exactly named members only, the
+// reading of the Rust and TypeScript types (the prompt above is ""). Use it for input from
+// elsewhere: json.Unmarshal alone checks the shape but not enums, bounds or union variants, and
+// reads a null member as a zero value.
 //
 // # Validation
 //
@@ -52,12 +56,38 @@
 // encoding/json does; Rust's serde_json refuses such a document, and free-form members keep it
 // as written.
 //
-// The exception: types marked x-go-value-fields mirror structs of the Gortex daemon and behave
-// as those do. Their optional members are plain values with omitempty, so a member holding its
-// zero value (false, 0, "", an empty object or array) is dropped when encoding, and their
-// undeclared members are dropped when decoding; they do not require members while decoding
-// either (Unmarshal and ValidateJSON report a missing one). These types are: BridgeEvent (alias
-// HookEvent) and BridgeDecision (alias HookDecision).
+// The exception: the daemon-owned types (BridgeEvent alias HookEvent, BridgeDecision alias
+// HookDecision), which read and write as the daemon's structs do. Their optional members are
+// plain values with omitempty, so a member holding its zero value (false, 0, "", an empty
+// object or array) is dropped when encoding; their undeclared members are dropped when
+// decoding; a member named as a declared one up to case is read as that member; and they do
+// not require members while decoding (Unmarshal and ValidateJSON report a missing one).
+// BridgeEvent.ToolInput is a map[string]any, the daemon field's type (x-go-type in the
+// schema), so its numbers are float64: an integer beyond ±2^53 comes back as the nearest
+// float64 (18446744073709551615 as 18446744073709552000), and a lone surrogate escape in one
+// of its strings becomes U+FFFD. That precision is the price of a type Gortex's code accepts
+// unchanged; the daemon reads the same float64.
+//
+// # Adopting the package in a Go project
+//
+// The module is github.com/gortexhq/pi/bindings/go (package gortexproto, Go 1.19 or later,
+// standard library only). Gortex's hook adopts the wire types by aliasing them in place of
+// its own declarations:
+//
+//	import gortexproto "github.com/gortexhq/pi/bindings/go"
+//
+//	type BridgeEvent = gortexproto.BridgeEvent
+//	type BridgeDecision = gortexproto.BridgeDecision
+//
+// Code written against the former structs compiles unchanged: the fields, their Go types and
+// their tags are the daemon's (ToolInput is a map[string]any), the decision stays comparable
+// with ==, and json.Unmarshal and json.Marshal read and write the same bytes as before, member
+// names matched up to case. To read an envelope as the extension meant it, exact names only and
+// validated against the schema, call Unmarshal instead. SidecarConfig declares its keys in byte
+// order, so json.MarshalIndent of a SidecarConfig writes the same bytes as of a map holding
+// the same keys, as Gortex's installer writes the sidecar. tests/gortex-upstream/adopt.sh in
+// the pi-gortex repository builds Gortex's hook this way, and the repository's tests compare its
+// decisions with those of the published build.
 //
 // # Names
 //

@@ -4,8 +4,6 @@ package gortexproto
 
 // Types of schema/hook.schema.json (Hook bridge): The envelope the extension writes to `gortex hook --agent=pi` and the decision it reads back. Both mirror Go types of the daemon (`hooks.BridgeEvent`, `hooks.BridgeDecision`), which ignore unknown fields, so these objects are open.
 
-import "encoding/json"
-
 // BridgeEvent: One hook envelope, Go `hooks.BridgeEvent`: written to the hook's stdin. Unknown fields are ignored; there is no version field.
 type BridgeEvent struct {
 	// Event name. The extension sends `session_start`, `tool_call` or `prompt`. The Go side trims, lower-cases and maps `.`, `-` and space to `_`, then folds aliases onto three slots: tool call (`tool_call`, `tool_execute_before`, `permission_ask`), orientation (`session_start`, `session`, `session_open`, `before_agent_start`, `before_compact`) and prompt (`prompt`, `user_prompt`, `chat_message`); any other event gets `{}`.
@@ -13,7 +11,7 @@ type BridgeEvent struct {
 	// Tool name of a `tool_call`, in Claude Code's vocabulary, the only one the hook acts on: Pi's `read`, `grep`, `find`/`ls`, `bash`, `edit`, `write` are sent as `Read`, `Grep`, `Glob`, `Bash`, `Edit`, `Write` (the hook also knows `Task`); a graph call is sent by the daemon's bare tool name with `is_gortex_tool`; any other tool by its own name, which the hook lets through.
 	ToolName string `json:"tool_name,omitempty"`
 	// Tool arguments of a `tool_call` (a free-form object, normalized before the hook sees it).
-	ToolInput map[string]json.RawMessage `json:"tool_input,omitempty"`
+	ToolInput map[string]any `json:"tool_input,omitempty"`
 	// The session's working directory.
 	CWD string `json:"cwd,omitempty"`
 	// Pi's session id; may be empty.
@@ -32,16 +30,10 @@ var shapeOfBridgeEvent = objectShape{
 	keep:     false,
 }
 
-// UnmarshalJSON decodes the exactly named declared members; others are dropped.
-func (v *BridgeEvent) UnmarshalJSON(data []byte) error {
-	type plain BridgeEvent
-	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfBridgeEvent)
-	if err != nil {
-		return err
-	}
-	*v = BridgeEvent(decoded)
-	return nil
+// exactShape lets Unmarshal decode exactly named members only; json.Unmarshal matches names
+// up to case, as it does for the daemon's own struct.
+func (*BridgeEvent) exactShape() *objectShape {
+	return &shapeOfBridgeEvent
 }
 
 // Validate checks the JSON encoding of v against the schema of BridgeEvent (type HookEvent of schema/hook.schema.json).
@@ -79,16 +71,10 @@ var shapeOfBridgeDecision = objectShape{
 	keep:     false,
 }
 
-// UnmarshalJSON decodes the exactly named declared members; others are dropped.
-func (v *BridgeDecision) UnmarshalJSON(data []byte) error {
-	type plain BridgeDecision
-	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfBridgeDecision)
-	if err != nil {
-		return err
-	}
-	*v = BridgeDecision(decoded)
-	return nil
+// exactShape lets Unmarshal decode exactly named members only; json.Unmarshal matches names
+// up to case, as it does for the daemon's own struct.
+func (*BridgeDecision) exactShape() *objectShape {
+	return &shapeOfBridgeDecision
 }
 
 // Validate checks the JSON encoding of v against the schema of BridgeDecision (type HookDecision of schema/hook.schema.json).

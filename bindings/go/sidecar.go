@@ -4,29 +4,29 @@ package gortexproto
 
 // Types of schema/sidecar.schema.json (Sidecar gortex.json): The sidecar configuration file `gortex.json`: project `<cwd>/.pi/gortex.json` and global `<agentDir>/extensions/gortex.json`.
 
-// SidecarConfig: One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type.
+// SidecarConfig: One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type. Keys are declared in byte order, the order encoding/json writes a map's keys in, so a file written from the Go struct is byte-identical to one Gortex's installer writes from a map.
 type SidecarConfig struct {
 	// Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it.
 	Schema *string `json:"$schema,omitempty"`
 	// Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar.
 	Bin *string `json:"bin,omitempty"`
-	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`.
-	HookMode *string `json:"hook_mode,omitempty"`
+	// Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off.
+	DaemonAutostart *bool `json:"daemon_autostart,omitempty"`
 	// Run the read-discipline hook on tool calls (env `GORTEX_ENFORCE`, default true).
 	Enforce *bool `json:"enforce,omitempty"`
-	// Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`.
-	ToolsPreset *string `json:"tools_preset,omitempty"`
+	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`.
+	HookMode *string `json:"hook_mode,omitempty"`
 	// Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true).
 	NativeMCP *bool `json:"native_mcp,omitempty"`
 	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false).
 	PromptContext *bool `json:"prompt_context,omitempty"`
-	// Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off.
-	DaemonAutostart *bool `json:"daemon_autostart,omitempty"`
+	// Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`.
+	ToolsPreset *string `json:"tools_preset,omitempty"`
 }
 
 var shapeOfSidecarConfig = objectShape{
 	typeName: "SidecarConfig",
-	declared: []string{"$schema", "bin", "hook_mode", "enforce", "tools_preset", "native_mcp", "prompt_context", "daemon_autostart"},
+	declared: []string{"$schema", "bin", "daemon_autostart", "enforce", "hook_mode", "native_mcp", "prompt_context", "tools_preset"},
 	required: nil,
 	closed:   true,
 	keep:     false,

@@ -6,10 +6,14 @@
 //! Conventions, chosen so that every schema-valid value survives a Go round trip exactly and Go
 //! reads a message the way the Rust types do:
 //! - member names match exactly: every struct decodes through `decodeObject`, which hands
-//!   encoding/json (case-insensitive on its own) only the exactly named members;
+//!   encoding/json (case-insensitive on its own) only the exactly named members, except the types
+//!   marked `x-go-value-fields`: they stand in for the daemon's own structs (`hooks.BridgeEvent`),
+//!   so encoding/json decodes them as it decodes those (names up to case), and `Unmarshal`
+//!   decodes their exact names;
 //! - optional members are pointers, except free-form values (`json.RawMessage`, which keeps a
 //!   present `null` and exact numbers) and the value fields of types marked `x-go-value-fields`,
-//!   which mirror the daemon's structs (`hooks.BridgeEvent`) and drop zero values as they do;
+//!   which drop zero values as the daemon's structs do; a member of such a type may name the
+//!   daemon field's Go type with `x-go-type` (`map[string]any`);
 //! - objects that accept undeclared members keep them in `Extra` (value-field types drop them);
 //!   closed objects reject them, required members must be present (as Rust's serde does);
 //! - integers get the width their schema bounds call for, the same in every emitter (`uint32`,
@@ -352,7 +356,12 @@ fn struct_field(context: &GoContext, def: &TypeDef, field: &Field, value_fields:
         .get("properties")
         .and_then(|p| p.get(&field.name))
         .unwrap_or(&Value::Null);
-    let go_type = context.go_type(&field.shape, schema, optional, value_fields);
+    // Lint allows `x-go-type` only on free-form members of value-field types, which take no
+    // pointer: the type is the daemon struct's, verbatim.
+    let go_type = match schema.get("x-go-type").and_then(Value::as_str) {
+        Some(custom) => custom.to_string(),
+        None => context.go_type(&field.shape, schema, optional, value_fields),
+    };
     let tag = if optional {
         format!("{},omitempty", field.name)
     } else {
@@ -392,7 +401,7 @@ fn object_methods(name: &str, def: &TypeDef, fields: &[Field], keep: bool, close
             .collect()
     };
     let shape_var = format!("shapeOf{name}");
-    let mut out = format!(
+    let shape = format!(
         r#"
 var {shape_var} = objectShape{{
 	typeName: {name:?},
@@ -401,7 +410,25 @@ var {shape_var} = objectShape{{
 	closed:   {closed},
 	keep:     {keep},
 }}
-
+"#,
+        declared = go_string_list(&declared),
+        required = go_string_list(&required),
+    );
+    if is_value_fields(def) {
+        // No UnmarshalJSON: encoding/json decodes the type as it decodes the daemon's own
+        // struct, decoder options included; Unmarshal reads exact names through exactShape.
+        return format!(
+            r#"{shape}
+// exactShape lets Unmarshal decode exactly named members only; json.Unmarshal matches names
+// up to case, as it does for the daemon's own struct.
+func (*{name}) exactShape() *objectShape {{
+	return &{shape_var}
+}}
+"#
+        );
+    }
+    let mut out = format!(
+        r#"{shape}
 // UnmarshalJSON decodes the exactly named declared members{what}.
 func (v *{name}) UnmarshalJSON(data []byte) error {{
 	type plain {name}
@@ -414,8 +441,6 @@ func (v *{name}) UnmarshalJSON(data []byte) error {{
 	return nil
 }}
 "#,
-        declared = go_string_list(&declared),
-        required = go_string_list(&required),
         what = if keep {
             " and keeps the others in Extra"
         } else if closed {

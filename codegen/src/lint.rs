@@ -34,7 +34,11 @@ const SUPPORTED: &[&str] = &[
     "x-go-name",
     "x-go-aliases",
     "x-go-value-fields",
+    "x-go-type",
 ];
+
+/// The Go types `x-go-type` may name: the type a daemon struct gives a free-form member.
+pub const GO_TYPE_OVERRIDES: &[&str] = &["map[string]any"];
 
 /// Keywords accepted only on the root of a file.
 const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs"];
@@ -97,11 +101,74 @@ pub fn lint_file(file: &SchemaFile) -> Vec<CodegenError> {
                 require_description(def, &pointer, &mut findings, file);
                 let allows_not = def.get("x-open-tag").is_some();
                 lint_schema(def, &pointer, allows_not, &mut findings, file);
+                lint_go_types(def, &pointer, &mut findings, file);
             }
         }
         None => report(&mut findings, "/$defs", "`$defs` object is required".into()),
     }
     findings
+}
+
+/// `x-go-type` gives a member of a daemon-owned type (`x-go-value-fields`) the Go type the
+/// daemon's own struct has, so the generated struct can stand in for it; anywhere else, or on a
+/// member that is not a free-form object, Go would read a message differently from Rust.
+fn lint_go_types(def: &Value, pointer: &str, findings: &mut Vec<CodegenError>, file: &SchemaFile) {
+    let mut found = Vec::new();
+    find_keyword(def, pointer, "x-go-type", &mut found);
+    let value_fields = def.get("x-go-value-fields") == Some(&Value::Bool(true));
+    for (at, schema) in found {
+        let member = at
+            .strip_prefix(&format!("{pointer}/properties/"))
+            .filter(|rest| !rest.contains('/'));
+        let free_form = schema.get("type").and_then(Value::as_str) == Some("object")
+            && schema.get("properties").is_none()
+            && schema.get("additionalProperties").is_none_or(|extra| {
+                extra == &Value::Bool(true) || extra == &Value::Object(Map::new())
+            });
+        let known = schema
+            .get("x-go-type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| GO_TYPE_OVERRIDES.contains(&t));
+        let message = if member.is_none() || !value_fields {
+            "`x-go-type` belongs on a member of a type marked `x-go-value-fields`".to_string()
+        } else if !free_form {
+            "`x-go-type` needs a free-form object member (`type: object`, nothing declared)".into()
+        } else if !known {
+            format!("`x-go-type` must be one of {GO_TYPE_OVERRIDES:?}")
+        } else {
+            continue;
+        };
+        findings.push(CodegenError::Lint {
+            file: file.display_path(),
+            pointer: format!("{at}/x-go-type"),
+            message,
+        });
+    }
+}
+
+/// Every subschema at or below `schema` that has `keyword`, with its pointer.
+fn find_keyword<'a>(
+    schema: &'a Value,
+    pointer: &str,
+    keyword: &str,
+    out: &mut Vec<(String, &'a Value)>,
+) {
+    match schema {
+        Value::Object(object) => {
+            if object.contains_key(keyword) {
+                out.push((pointer.to_string(), schema));
+            }
+            for (key, value) in object {
+                find_keyword(value, &format!("{pointer}/{}", escape(key)), keyword, out);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                find_keyword(item, &format!("{pointer}/{index}"), keyword, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn is_type_name(name: &str) -> bool {

@@ -128,3 +128,36 @@ fn a_number_needs_finite_bounds_so_no_validator_accepts_what_an_f64_cannot_hold(
     assert!(number(json!({"minimum": 0, "maximum": 1.7976931348623157e308})).is_empty());
     assert!(number(json!({"minimum": -1.5, "maximum": 1})).is_empty());
 }
+
+#[test]
+fn x_go_type_is_only_for_free_form_members_of_value_field_types() {
+    let member = |def: serde_json::Value| findings(with_def(def));
+    let ok = json!({"description": "d", "type": "object", "x-go-value-fields": true, "properties": {
+        "m": {"description": "m", "type": "object", "x-go-type": "map[string]any"}}});
+    assert!(member(ok).is_empty());
+    let pointer = |p: &str| vec![("schema/t.schema.json".to_string(), p.to_string())];
+    let not_value_fields = json!({"description": "d", "type": "object", "properties": {
+        "m": {"description": "m", "type": "object", "x-go-type": "map[string]any"}}});
+    assert_eq!(
+        member(not_value_fields),
+        pointer("/$defs/T/properties/m/x-go-type")
+    );
+    let not_free_form = json!({"description": "d", "type": "object", "x-go-value-fields": true, "properties": {
+        "m": {"description": "m", "type": "string", "x-go-type": "map[string]any"}}});
+    assert_eq!(
+        member(not_free_form),
+        pointer("/$defs/T/properties/m/x-go-type")
+    );
+    let declared = json!({"description": "d", "type": "object", "x-go-value-fields": true, "properties": {
+        "m": {"description": "m", "type": "object", "x-go-type": "map[string]any",
+              "properties": {"a": {"description": "a", "type": "string"}}}}});
+    assert_eq!(member(declared), pointer("/$defs/T/properties/m/x-go-type"));
+    let unknown_type = json!({"description": "d", "type": "object", "x-go-value-fields": true, "properties": {
+        "m": {"description": "m", "type": "object", "x-go-type": "map[string]float64"}}});
+    assert_eq!(
+        member(unknown_type),
+        pointer("/$defs/T/properties/m/x-go-type")
+    );
+    let on_the_type = json!({"description": "d", "type": "object", "x-go-type": "map[string]any"});
+    assert_eq!(member(on_the_type), pointer("/$defs/T/x-go-type"));
+}

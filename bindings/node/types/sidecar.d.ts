@@ -2,22 +2,22 @@
 /** The sidecar configuration file `gortex.json`: project `<cwd>/.pi/gortex.json` and global `<agentDir>/extensions/gortex.json`. */
 export {};
 
-/** One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type. */
+/** One sidecar file. Every key is optional. Validation reports unknown keys, but the runtime ignores them and skips a key of the wrong type. Keys are declared in byte order, the order encoding/json writes a map's keys in, so a file written from the Go struct is byte-identical to one Gortex's installer writes from a map. */
 export interface SidecarConfig {
   /** Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it. */
   $schema?: string;
   /** Path or command name of the gortex binary (env `GORTEX_BIN`, default `gortex` via `PATH`). Ignored in a project sidecar. */
   bin?: string;
-  /** Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`. */
-  hook_mode?: "deny" | "enrich" | "consult-unlock" | "nudge" | "adaptive-nudge" | (string & {});
+  /** Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off. */
+  daemon_autostart?: boolean;
   /** Run the read-discipline hook on tool calls (env `GORTEX_ENFORCE`, default true). */
   enforce?: boolean;
-  /** Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`. */
-  tools_preset?: "core" | "full" | "edit" | "nav" | "readonly" | (string & {});
+  /** Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`. */
+  hook_mode?: "deny" | "enrich" | "consult-unlock" | "nudge" | "adaptive-nudge" | (string & {});
   /** Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true). */
   native_mcp?: boolean;
   /** Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false). */
   prompt_context?: boolean;
-  /** Start the Gortex daemon when it is needed (env `GORTEX_DAEMON_AUTOSTART`, default true); false starts none, ever, for a daemon run by launchd, systemd or the user. A project sidecar may only turn it off. */
-  daemon_autostart?: boolean;
+  /** Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`. */
+  tools_preset?: "core" | "full" | "edit" | "nav" | "readonly" | (string & {});
 }
