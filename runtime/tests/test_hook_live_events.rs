@@ -89,8 +89,9 @@ impl Workspace {
     }
 
     /// The `hook` records of the relay's log (what each run was sent), after checking that
-    /// there were `count` hook runs and that Gortex's own handler answered each: the relay
-    /// writes `upstream_answered` only once the handler has exited with its answer.
+    /// there were `count` of them and that Gortex's own handler answered each: the relay
+    /// writes `upstream_answered` before a run's record only once the handler has exited with
+    /// its answer.
     fn answered_records(&self, count: usize) -> Vec<serde_json::Value> {
         let log: Vec<serde_json::Value> = std::fs::read_to_string(self.dir.path().join("fake.log"))
             .unwrap_or_default()
@@ -101,20 +102,20 @@ impl Workspace {
         let of = |ev: &str| -> Vec<&serde_json::Value> {
             log.iter().filter(|record| record["ev"] == ev).collect()
         };
-        let starts = of("start");
-        assert_eq!(starts.len(), count, "hook runs: {log:#?}");
-        for start in starts {
+        let runs = of("hook");
+        assert_eq!(runs.len(), count, "hook runs: {log:#?}");
+        for run in &runs {
             let answered = of("upstream_answered")
                 .into_iter()
-                .filter(|record| record["pid"] == start["pid"])
+                .filter(|record| record["pid"] == run["pid"])
                 .count();
             assert_eq!(
                 answered, 1,
                 "Gortex's own handler answered run {}: {log:#?}",
-                start["pid"]
+                run["pid"]
             );
         }
-        of("hook").into_iter().cloned().collect()
+        runs.into_iter().cloned().collect()
     }
 
     fn context(&self) -> EnvelopeContext {

@@ -127,6 +127,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(hookCalls(s), []);
     const [first] = await s.beforeAgentStart();
     assert.equal(first.details.briefing, true);
+    assert.equal(hookCalls(s, "session_start").length, 1, "the session hook ran");
     await s.shutdown();
   });
 

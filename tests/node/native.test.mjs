@@ -168,7 +168,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     await ws.stopDaemon();
   });
 
-  test("HOOK-5/6 native: mcp__gortex__ calls go to the hook by bare name; other servers' tools do not", async () => {
+  test("HOOK-5/6 native: mcp__gortex__ calls go to the hook by bare name; other servers' tools by their full name", async () => {
     const ws = await upstreamWorkspace();
     const { factory } = connector();
     const s = await start(ws, { extraFactories: [factory] });

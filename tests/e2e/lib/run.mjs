@@ -144,21 +144,21 @@ function upstreamEnv(box) {
 }
 
 /**
- * Asserts that Gortex's own handler answered every hook run of `run`: each `hook` process of the
- * fake's log has its `upstream_answered` record, which the relay writes only after the handler
- * exited with its answer. `count` is the number of hook runs the scenario makes; the check never
- * passes on a log without hook runs.
+ * Asserts that Gortex's own handler answered every hook run of `run`: a run is a hook process that
+ * logged the envelope it was sent (a `hook` record), and the relay writes `upstream_answered`
+ * before it only once the handler exited with its answer. `count` is the number of hook runs the
+ * scenario makes; the check never passes on a log without hook runs.
  */
 export function assertAnsweredByUpstream(run, count) {
   const log = run.fake.filter((r) => r.verb === "hook");
-  const runs = log.filter((r) => r.ev === "start");
+  const runs = log.filter((r) => r.ev === "hook");
   assert.ok(runs.length >= 1, `no hook run was logged\n${describeRun(run)}`);
   if (count !== undefined) assert.equal(runs.length, count, `hook runs\n${describeRun(run)}`);
   for (const { pid } of runs) {
     const own = log.filter((r) => r.pid === pid);
     assert.equal(
       own.filter((r) => r.ev === "upstream_answered").length,
-      own.filter((r) => r.ev === "start").length,
+      own.filter((r) => r.ev === "hook").length,
       `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}\n${describeRun(run)}`,
     );
   }

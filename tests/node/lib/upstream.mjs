@@ -41,20 +41,21 @@ export async function upstreamWorkspace({ files = FILES, daemon = true, ...optio
 
 /**
  * Asserts that Gortex's own handler answered every hook run logged in `ws` (a workspace, or a
- * session with one): the relay writes `upstream_answered` only after the handler exited with its
- * answer, and `upstream_failed` otherwise. `count` is the number of hook runs the test made;
- * the check never passes on a log without hook runs.
+ * session with one): a run is a hook process that logged the envelope it was sent (a `hook`
+ * record), and the relay writes `upstream_answered` before it only once the handler exited with
+ * its answer (`upstream_failed` otherwise). `count` is the number of hook runs the test made; the
+ * check never passes on a log without hook runs.
  */
 export function assertAnsweredByUpstream(ws, count) {
   const log = (ws.ws ?? ws).log().filter((r) => r.verb === "hook");
-  const runs = log.filter((r) => r.ev === "start");
+  const runs = log.filter((r) => r.ev === "hook");
   assert.ok(runs.length >= 1, "no hook run was logged");
   if (count !== undefined) assert.equal(runs.length, count, "hook runs");
   for (const { pid } of runs) {
     const own = log.filter((r) => r.pid === pid);
     assert.equal(
       own.filter((r) => r.ev === "upstream_answered").length,
-      own.filter((r) => r.ev === "start").length,
+      own.filter((r) => r.ev === "hook").length,
       `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}`,
     );
   }
