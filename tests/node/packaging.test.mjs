@@ -15,6 +15,7 @@ import {
   platformOf,
   tagOf,
 } from "../../bindings/node/scripts/pack-all.mjs";
+import { declaredRange } from "../pi-versions/versions.mjs";
 import { EXPECTED_HANDLERS } from "./lib/handlers.mjs";
 import { ADDON_FILE, copyPackage, FAKE, PI_VERSION, PKG_DIR, pi, ROOT, start, workspace } from "./lib/pi.mjs";
 
@@ -38,9 +39,12 @@ describe(`packaging on Pi ${PI_VERSION}`, () => {
     assert.deepEqual(manifest.pi.extensions, ["./index.ts"]);
     assert.equal(manifest.main, "./index.ts");
     assert.equal(manifest.dependencies, undefined, "no runtime dependencies");
+    // The declared Pi range is the one `make test-pi-versions` runs, oldest to newest; pi-tui
+    // ships in step with Pi.
+    const range = declaredRange();
     assert.deepEqual(manifest.peerDependencies, {
-      "@earendil-works/pi-coding-agent": "*",
-      "@earendil-works/pi-tui": "*",
+      "@earendil-works/pi-coding-agent": range,
+      "@earendil-works/pi-tui": range,
     });
     assert.equal(manifest.peerDependenciesMeta["@earendil-works/pi-coding-agent"].optional, true);
     assert.equal(manifest.engines.node, ">=22.19.0");

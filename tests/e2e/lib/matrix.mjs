@@ -5,12 +5,15 @@
 //! (PI_E2E_REQUIRE_BUILT=1), so `make test` can never pass by skipping.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FAKE_GORTEX, missing, NODE22, PI, TARBALL } from "./hosts.mjs";
+import { FAKE_GORTEX, missing, NODE22, PI, TARBALL, VERSION_UNDER_TEST } from "./hosts.mjs";
 
-export const TARGETS = [
-  { pi: "1.6.0", path: "native" },
-  { pi: "0.87.1", path: "own" },
-];
+/** Under PI_E2E_VERSION (`make test-pi-versions`), that Pi alone, on its default path. */
+export const TARGETS = VERSION_UNDER_TEST
+  ? [{ pi: VERSION_UNDER_TEST, path: PI[VERSION_UNDER_TEST].path }]
+  : [
+      { pi: "1.6.0", path: "native" },
+      { pi: "0.87.1", path: "own" },
+    ];
 
 /** Independent scenarios run concurrently; a few Pi processes at a time suit two cores. */
 export const CONCURRENCY = 3;
