@@ -16,6 +16,8 @@ type SidecarConfig struct {
 	Enforce *bool `json:"enforce,omitempty"`
 	// Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`.
 	HookMode *string `json:"hook_mode,omitempty"`
+	// Keep one `gortex hook` process per session started ahead of the next tool call and waiting on its stdin, so a call does not wait for the hook's start-up (env `GORTEX_HOOK_PRESPAWN`, default true); false spawns the hook at each call, with no idle process.
+	HookPrespawn *bool `json:"hook_prespawn,omitempty"`
 	// Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true).
 	NativeMCP *bool `json:"native_mcp,omitempty"`
 	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false).
@@ -26,7 +28,7 @@ type SidecarConfig struct {
 
 var shapeOfSidecarConfig = objectShape{
 	typeName: "SidecarConfig",
-	declared: []string{"$schema", "bin", "daemon_autostart", "enforce", "hook_mode", "native_mcp", "prompt_context", "tools_preset"},
+	declared: []string{"$schema", "bin", "daemon_autostart", "enforce", "hook_mode", "hook_prespawn", "native_mcp", "prompt_context", "tools_preset"},
 	required: nil,
 	closed:   true,
 	keep:     false,

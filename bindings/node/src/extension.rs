@@ -441,14 +441,15 @@ impl Extension {
         })
     }
 
-    /// `session_shutdown`: the calls are cleared and this instance's own
-    /// client, if it holds the slot, is stopped (another's is left alone).
+    /// `session_shutdown`: the calls are cleared, the hook's spare ended, and
+    /// this instance's own client, if it holds the slot, is stopped (another's
+    /// is left alone).
     #[napi(ts_return_type = "Promise<void>")]
     pub fn session_shutdown<'env>(&self, env: &'env Env) -> Promised<'env> {
         guard::guard_sync(|| (), || self.core.clear_calls());
         let core = self.core.clone();
         settle::spawn_promise(env, async move {
-            guard::guard_async(|| (), core.stop_own_client()).await;
+            guard::guard_async(|| (), core.session_shutdown()).await;
             Value::Null
         })
     }

@@ -14,6 +14,8 @@ export interface SidecarConfig {
   enforce?: boolean;
   /** Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`. */
   hook_mode?: "deny" | "enrich" | "consult-unlock" | "nudge" | "adaptive-nudge" | (string & {});
+  /** Keep one `gortex hook` process per session started ahead of the next tool call and waiting on its stdin, so a call does not wait for the hook's start-up (env `GORTEX_HOOK_PRESPAWN`, default true); false spawns the hook at each call, with no idle process. */
+  hook_prespawn?: boolean;
   /** Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true). */
   native_mcp?: boolean;
   /** Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false). */

@@ -46,6 +46,7 @@ fn expected_values(text: &str, scope: Scope) -> SidecarValues {
         tools_preset: string_key(&object, "tools_preset"),
         native_mcp: boolean("native_mcp"),
         prompt_context: boolean("prompt_context"),
+        hook_prespawn: boolean("hook_prespawn"),
         daemon_autostart: boolean("daemon_autostart"),
     }
 }

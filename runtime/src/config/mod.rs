@@ -128,6 +128,8 @@ pub struct Provenance {
     pub native_mcp: Layer,
     /// Source of `prompt_context`.
     pub prompt_context: Layer,
+    /// Source of `hook_prespawn`.
+    pub hook_prespawn: Layer,
     /// Source of `daemon_autostart` ([`Layer::Project`] only for `false`).
     pub daemon_autostart: Layer,
 }
@@ -178,6 +180,8 @@ pub struct ResolvedConfig {
     pub native_mcp: bool,
     /// Whether user prompts are sent to the hook.
     pub prompt_context: bool,
+    /// Whether a warm hook process waits for the next event (HOOK-18).
+    pub hook_prespawn: bool,
     /// Whether the extension and the `gortex mcp` it spawns may start the
     /// daemon; false leaves the daemon to whoever runs it.
     pub daemon_autostart: bool,
@@ -301,6 +305,12 @@ pub fn resolve_layers(
         g.prompt_context,
         false,
     );
+    let hook_prespawn = first(
+        env_flag("GORTEX_HOOK_PRESPAWN"),
+        p.hook_prespawn,
+        g.hook_prespawn,
+        true,
+    );
     // A project sidecar may turn autostart off, never on, so a cloned
     // repository cannot start a daemon the user's own settings keep off.
     let daemon_autostart = first(
@@ -327,6 +337,7 @@ pub fn resolve_layers(
         tools_preset: tools_preset.0,
         native_mcp: native_mcp.0,
         prompt_context: prompt_context.0,
+        hook_prespawn: hook_prespawn.0,
         daemon_autostart: daemon_autostart.0,
         provenance: Provenance {
             bin: bin_layer,
@@ -335,6 +346,7 @@ pub fn resolve_layers(
             tools_preset: tools_preset.1,
             native_mcp: native_mcp.1,
             prompt_context: prompt_context.1,
+            hook_prespawn: hook_prespawn.1,
             daemon_autostart: daemon_autostart.1,
         },
         agent_dir,

@@ -37,6 +37,8 @@ pub struct SidecarValues {
     pub native_mcp: Option<bool>,
     /// `prompt_context`.
     pub prompt_context: Option<bool>,
+    /// `hook_prespawn`.
+    pub hook_prespawn: Option<bool>,
     /// `daemon_autostart`.
     pub daemon_autostart: Option<bool>,
 }
@@ -100,13 +102,14 @@ pub fn parse_sidecar(path: &Path, text: &str, scope: Scope) -> SidecarLayer {
 
 /// The JSON type each known key takes, for warning texts only: whether a
 /// value is acceptable is the schema's verdict (`SidecarConfig`).
-const KEY_TYPES: [(&str, &str); 7] = [
+const KEY_TYPES: [(&str, &str); 8] = [
     ("bin", "string"),
     ("hook_mode", "string"),
     ("enforce", "boolean"),
     ("tools_preset", "string"),
     ("native_mcp", "boolean"),
     ("prompt_context", "boolean"),
+    ("hook_prespawn", "boolean"),
     ("daemon_autostart", "boolean"),
 ];
 
@@ -175,6 +178,7 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
         daemon_autostart,
         enforce,
         hook_mode,
+        hook_prespawn,
         native_mcp,
         prompt_context,
         tools_preset,
@@ -185,5 +189,6 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
     values.enforce = enforce.or(values.enforce);
     values.native_mcp = native_mcp.or(values.native_mcp);
     values.prompt_context = prompt_context.or(values.prompt_context);
+    values.hook_prespawn = hook_prespawn.or(values.hook_prespawn);
     values.daemon_autostart = daemon_autostart.or(values.daemon_autostart);
 }

@@ -151,6 +151,16 @@ impl Extension {
         }
     }
 
+    /// `session_shutdown`: the hook's spare is ended (killed and reaped on
+    /// the blocking pool) and no other is started; then the own client stops.
+    pub async fn session_shutdown(&self) {
+        if let Some(me) = self.instance() {
+            let slot = me.hook_spare.clone();
+            let _ = tokio::task::spawn_blocking(move || slot.close()).await;
+        }
+        self.stop_own_client().await;
+    }
+
     /// `session_shutdown`'s stop: the own client, if this instance holds
     /// the slot; a client another instance started is left alone.
     pub async fn stop_own_client(&self) {
@@ -192,6 +202,14 @@ pub(crate) fn test_instance(
         home: dir.join("no-home"),
     };
     let mut resolved = crate::config::resolve(&inputs);
+    // The hook-channel tests run with the spare on and off (HOOK-18): the
+    // test process's own variable chooses when the test's env does not.
+    if let Some(on) = std::env::var("GORTEX_HOOK_PRESPAWN")
+        .ok()
+        .and_then(|raw| crate::config::env_bool(&raw))
+    {
+        resolved.hook_prespawn = on;
+    }
     adjust(&mut resolved);
     let resolved = Arc::new(resolved);
     let extension = Extension::new(Arc::new(ModuleState::default()));

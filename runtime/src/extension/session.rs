@@ -502,12 +502,13 @@ pub struct PlannedTurn {
 
 /// The prompt guidance for this turn, when the plan carries a prompt.
 async fn prompt_guidance(
-    argv: &[String],
+    me: &InstanceState,
+    config: &Arc<config::ResolvedConfig>,
     prompt: Option<&str>,
     context: &EnvelopeContext,
 ) -> Option<String> {
     let envelope = hook::envelope_for_prompt(prompt?, context)?;
-    let run = hook::run(argv, &envelope).await;
+    let run = me.run_hook(config, envelope).await;
     hook::prompt_guidance(&run.decision).map(str::to_string)
 }
 
@@ -521,8 +522,9 @@ async fn first_turn(
     briefing_in_context: bool,
 ) -> TurnResult {
     let config = me.config();
-    let argv = &config.hook_argv;
-    let run = hook::run(argv, &hook::envelope_for_session_start(&request.cwd)).await;
+    let run = me
+        .run_hook(&config, hook::envelope_for_session_start(&request.cwd))
+        .await;
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
     let mut version_warning = state.take_version_warning();
@@ -539,7 +541,13 @@ async fn first_turn(
             version_warning = Some(skew.model_text);
         }
     }
-    let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
+    let guidance = prompt_guidance(
+        me,
+        &config,
+        request.plan.prompt.as_deref(),
+        &context(request),
+    )
+    .await;
     let bridge_error = state.take_bridge_error();
     let message = session::first_turn_message(&FirstTurn {
         bridge_error: bridge_error.as_deref(),
@@ -562,8 +570,13 @@ async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool)
     let resend =
         session::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
     let config = me.config();
-    let argv = &config.hook_argv;
-    let guidance = prompt_guidance(argv, request.plan.prompt.as_deref(), &context(request)).await;
+    let guidance = prompt_guidance(
+        me,
+        &config,
+        request.plan.prompt.as_deref(),
+        &context(request),
+    )
+    .await;
     TurnResult {
         message: instance::later_turn_message(resend, guidance).map(hidden_message),
         notices: Vec::new(),

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
+use crate::hook::{HookEvent, HookRun, SpareSlot};
 use crate::instance::InstanceLatches;
 use crate::mcp::bridge::OwnClientBridge;
 use crate::platform::local_dir::LocalDir;
@@ -59,6 +60,8 @@ pub struct InstanceState {
     /// The session cwd the factory saw: the children's working directory,
     /// so they never inherit whatever the host's cwd is later.
     pub cwd: std::path::PathBuf,
+    /// The session's warm hook process (HOOK-18), ended with the session.
+    pub hook_spare: Arc<SpareSlot>,
 }
 
 /// The state one import of the extension module shares between its instances.
@@ -102,6 +105,7 @@ impl InstanceState {
             latches: Mutex::new(InstanceLatches::default()),
             readiness: Mutex::default(),
             cwd,
+            hook_spare: Arc::default(),
         }
     }
 
@@ -126,6 +130,69 @@ impl InstanceState {
         *lock(&self.config) = chosen.clone();
         chosen
     }
+
+    /// Runs the hook for one event, on the session's spare when HOOK-18
+    /// applies under `config` (any spare is ended when it does not).
+    /// Blocks the calling thread for the exchange.
+    pub fn run_hook_blocking(&self, config: &ResolvedConfig, event: &HookEvent) -> HookRun {
+        run_hook_on(&self.hook_spare, config, event)
+    }
+
+    /// [`InstanceState::run_hook_blocking`] on tokio's blocking pool, with
+    /// the spare's refill started there after the answer.
+    pub async fn run_hook(&self, config: &Arc<ResolvedConfig>, event: HookEvent) -> HookRun {
+        let (slot, config) = (self.hook_spare.clone(), config.clone());
+        let run = tokio::task::spawn_blocking(move || {
+            let run = run_hook_on(&slot, &config, &event);
+            (run, slot, config)
+        })
+        .await;
+        match run {
+            Ok((run, slot, config)) => {
+                tokio::task::spawn_blocking(move || refill_on(&slot, &config));
+                run
+            }
+            Err(error) => HookRun {
+                decision: crate::hook::empty_decision(),
+                failure: Some(crate::hook::HookFailure::Io {
+                    error: error.to_string(),
+                }),
+                latency: std::time::Duration::ZERO,
+            },
+        }
+    }
+
+    /// Starts the session's next spare when HOOK-18 applies under `config`.
+    /// Blocks the calling thread for one spawn: call it after an answer.
+    pub fn refill_hook_spare(&self, config: &ResolvedConfig) {
+        refill_on(&self.hook_spare, config);
+    }
+}
+
+fn run_hook_on(slot: &SpareSlot, config: &ResolvedConfig, event: &HookEvent) -> HookRun {
+    if spare_applies(config) {
+        return slot.run_blocking(&config.hook_argv, event);
+    }
+    slot.clear();
+    crate::hook::run_blocking(&config.hook_argv, event)
+}
+
+fn refill_on(slot: &SpareSlot, config: &ResolvedConfig) {
+    if spare_applies(config) {
+        slot.refill(&config.hook_argv);
+    }
+}
+
+/// HOOK-18: a spare only when the hook runs on tool calls, the user has not
+/// opted out, and the hook's binary is an absolute path to a file (one that
+/// cannot run would only fail once more per event).
+fn spare_applies(config: &ResolvedConfig) -> bool {
+    config.enforce
+        && config.hook_prespawn
+        && config
+            .hook_argv
+            .first()
+            .is_some_and(|program| Path::new(program).is_absolute() && Path::new(program).is_file())
 }
 
 impl ModuleState {

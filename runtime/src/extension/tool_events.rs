@@ -97,6 +97,19 @@ impl Extension {
         reply: Reply<ToolCallAction>,
     ) {
         let action = caught(|| ToolCallAction::None, || self.enforce(config, &event));
+        self.answer_then_claim(action, &event, reply);
+        // The next spare starts after the answer is on its way to Pi.
+        if let Some(me) = self.instance() {
+            caught(|| (), || me.refill_hook_spare(config));
+        }
+    }
+
+    fn answer_then_claim(
+        &self,
+        action: ToolCallAction,
+        event: &ToolCallEvent,
+        reply: Reply<ToolCallAction>,
+    ) {
         if matches!(action, ToolCallAction::Block { .. }) {
             return reply(action);
         }
@@ -108,7 +121,7 @@ impl Extension {
         if !self.may_claim(ids) {
             return reply(action);
         }
-        self.claim(&event, Box::new(move || reply(action)));
+        self.claim(event, Box::new(move || reply(action)));
     }
 
     /// The hook's answer for one call, recorded for `/gortex`.
@@ -124,7 +137,10 @@ impl Extension {
                 daemon_name.as_deref()
             });
         let started = Instant::now();
-        let run = hook::run_blocking(&config.hook_argv, &envelope);
+        let run = match self.instance() {
+            Some(me) => me.run_hook_blocking(config, &envelope),
+            None => hook::run_blocking(&config.hook_argv, &envelope),
+        };
         let action = hook::tool_call_action(&run.decision);
         let tally = match action {
             ToolCallAction::Block { .. } => HookTally::Block,

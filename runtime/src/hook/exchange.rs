@@ -112,6 +112,105 @@ pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
     }
 }
 
+/// A hook process started ahead of its call and waiting on stdin (HOOK-18):
+/// the same spawn as a call's, minus the envelope. Dropped unused, it is
+/// killed with whatever it started, and reaped.
+#[derive(Debug)]
+pub struct Warm(Option<WarmChild>);
+
+#[cfg(unix)]
+type WarmChild = std::process::Child;
+#[cfg(not(unix))]
+type WarmChild = crate::platform::process_tree::ChildTree;
+
+impl Warm {
+    /// Starts `argv` as a call's exchange would, without writing to it.
+    #[cfg(unix)]
+    pub fn spawn(argv: &[String]) -> Result<Self, HookFailure> {
+        blocking::spawn(argv).map(|child| Self(Some(child)))
+    }
+
+    /// Starts `argv` as a call's exchange would, without writing to it;
+    /// tokio's process needs a runtime to be entered while it spawns.
+    #[cfg(not(unix))]
+    pub fn spawn(argv: &[String]) -> Result<Self, HookFailure> {
+        let spawn = || portable::spawn(argv).map(|child| Self(Some(child)));
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return spawn();
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|error| HookFailure::Io {
+                error: error.to_string(),
+            })?;
+        let _entered = runtime.enter();
+        spawn()
+    }
+
+    /// The process id, while it is held.
+    pub fn id(&self) -> Option<u32> {
+        #[cfg(unix)]
+        return self.0.as_ref().map(std::process::Child::id);
+        #[cfg(not(unix))]
+        return self.0.as_ref().and_then(|child| child.id());
+    }
+
+    fn take(mut self) -> Option<WarmChild> {
+        self.0.take()
+    }
+}
+
+impl Drop for Warm {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(child) = self.0.as_mut() {
+            blocking::kill_and_reap(child);
+        }
+        // Dropping the tree closes its job, which kills every process in it.
+        #[cfg(not(unix))]
+        if let Some(child) = self.0.as_mut() {
+            child.kill();
+        }
+    }
+}
+
+/// [`run_blocking`] on `warm` when there is one (a fresh child when it has
+/// died or refuses the envelope), with explicit limits.
+pub fn run_blocking_with(
+    warm: Option<Warm>,
+    argv: &[String],
+    event: &HookEvent,
+    limits: HookLimits,
+) -> HookRun {
+    let started = Instant::now();
+    let envelope = match serde_json::to_vec(event) {
+        Ok(envelope) => envelope,
+        Err(error) => {
+            return hook_run(
+                started,
+                Err(HookFailure::Io {
+                    error: error.to_string(),
+                }),
+            )
+        }
+    };
+    let warm = warm.and_then(Warm::take);
+    #[cfg(unix)]
+    let result = blocking::exchange_with(warm, argv, &envelope, limits);
+    #[cfg(not(unix))]
+    let result = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(portable::exchange_with(warm, argv, &envelope, limits)),
+        Err(error) => Err(HookFailure::Io {
+            error: error.to_string(),
+        }),
+    };
+    hook_run(started, result)
+}
+
 /// The run from an exchange's outcome (any failure is no decision).
 fn hook_run(started: Instant, result: Result<Vec<u8>, HookFailure>) -> HookRun {
     let latency = started.elapsed();
@@ -181,9 +280,38 @@ mod blocking {
         envelope: &[u8],
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
-        let (program, args) = super::split_program(argv)?;
+        exchange_with(None, argv, envelope, limits)
+    }
+
+    /// The exchange on `warm` when there is one; a spare that has exited,
+    /// or whose stdin is closed before it took a byte, never read the
+    /// envelope, so a fresh child gets it within the same deadline.
+    pub(super) fn exchange_with(
+        warm: Option<Child>,
+        argv: &[String],
+        envelope: &[u8],
+        limits: HookLimits,
+    ) -> Result<Vec<u8>, HookFailure> {
         let deadline = Instant::now() + limits.timeout;
-        let mut child = Command::new(program)
+        if let Some(mut child) = warm {
+            if matches!(child.try_wait(), Ok(None)) {
+                let mut refused = false;
+                let result = converse(&mut child, envelope, limits, deadline, &mut refused);
+                let answered = matches!(&result, Ok(stdout) if !stdout.is_empty());
+                if !refused || answered {
+                    return result;
+                }
+            }
+            kill_and_reap(&mut child);
+        }
+        let mut child = spawn(argv)?;
+        converse(&mut child, envelope, limits, deadline, &mut false)
+    }
+
+    /// Starts `argv` with piped stdin and stdout, stderr discarded.
+    pub(super) fn spawn(argv: &[String]) -> Result<Child, HookFailure> {
+        let (program, args) = super::split_program(argv)?;
+        Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -195,9 +323,20 @@ mod blocking {
             .map_err(|error| HookFailure::Spawn {
                 program: program.clone(),
                 error: error.to_string(),
-            })?;
-        let finished = talk(&mut child, envelope, limits, deadline).and_then(|stdout| {
-            match wait_until(&mut child, deadline)? {
+            })
+    }
+
+    /// Feeds `child` the envelope and collects its answer; `refused` is set
+    /// when its stdin was closed before it took a byte.
+    fn converse(
+        child: &mut Child,
+        envelope: &[u8],
+        limits: HookLimits,
+        deadline: Instant,
+        refused: &mut bool,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let finished = talk(child, envelope, limits, deadline, refused).and_then(|stdout| {
+            match wait_until(child, deadline)? {
                 Some(status) => Ok((stdout, status)),
                 None => Err(timed_out(limits)),
             }
@@ -208,7 +347,7 @@ mod blocking {
                 status: status.to_string(),
             }),
             Err(failure) => {
-                kill_and_reap(&mut child);
+                kill_and_reap(child);
                 Err(failure)
             }
         }
@@ -289,6 +428,7 @@ mod blocking {
         envelope: &[u8],
         limits: HookLimits,
         deadline: Instant,
+        refused: &mut bool,
     ) -> Result<Vec<u8>, HookFailure> {
         let cap = limits.stdout_cap;
         let mut stdout: ChildStdout = child.stdout.take().ok_or(HookFailure::Io {
@@ -321,7 +461,10 @@ mod blocking {
                         Err(error) if error.kind() == ErrorKind::WouldBlock => {}
                         // A child that exits without reading gives EPIPE; its
                         // stdout and status still decide the run.
-                        Err(_) => written = envelope.len(),
+                        Err(_) => {
+                            *refused = written == 0;
+                            written = envelope.len();
+                        }
                     }
                 }
                 if written >= envelope.len() {
@@ -413,7 +556,7 @@ mod blocking {
 
     /// Kills the child's process group and the child, then reaps it, so no
     /// zombie or stray process is left.
-    fn kill_and_reap(child: &mut Child) {
+    pub(super) fn kill_and_reap(child: &mut Child) {
         if let Ok(pid) = libc::pid_t::try_from(child.id()) {
             // SAFETY: kill(2) with a negative pid signals the process group
             // the child leads (set at spawn); it touches no memory of ours.
@@ -448,6 +591,35 @@ mod portable {
         envelope: &[u8],
         limits: HookLimits,
     ) -> Result<Vec<u8>, HookFailure> {
+        exchange_with(None, argv, envelope, limits).await
+    }
+
+    /// As the Unix one: a spare that has exited or refused its stdin hands
+    /// the envelope to a fresh child, within the same deadline.
+    pub(super) async fn exchange_with(
+        warm: Option<ChildTree>,
+        argv: &[String],
+        envelope: &[u8],
+        limits: HookLimits,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let deadline = tokio::time::Instant::now() + limits.timeout;
+        if let Some(mut child) = warm {
+            if matches!(child.try_wait(), Ok(None)) {
+                let mut refused = false;
+                let result = converse(&mut child, envelope, limits, deadline, &mut refused).await;
+                let answered = matches!(&result, Ok(stdout) if !stdout.is_empty());
+                if !refused || answered {
+                    return result;
+                }
+            }
+            child.kill();
+        }
+        let mut child = spawn(argv)?;
+        converse(&mut child, envelope, limits, deadline, &mut false).await
+    }
+
+    /// Starts `argv` in a kill-on-close job, stdin and stdout piped.
+    pub(super) fn spawn(argv: &[String]) -> Result<ChildTree, HookFailure> {
         let (program, args) = super::split_program(argv)?;
         let mut command = Command::new(program);
         command
@@ -455,15 +627,22 @@ mod portable {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = ChildTree::spawn(command).map_err(|error| HookFailure::Spawn {
+        ChildTree::spawn(command).map_err(|error| HookFailure::Spawn {
             program: program.clone(),
             error: error.to_string(),
-        })?;
-        let outcome = tokio::time::timeout(
-            limits.timeout,
-            talk(&mut child, envelope, limits.stdout_cap),
-        )
-        .await;
+        })
+    }
+
+    async fn converse(
+        child: &mut ChildTree,
+        envelope: &[u8],
+        limits: HookLimits,
+        deadline: tokio::time::Instant,
+        refused: &mut bool,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let outcome =
+            tokio::time::timeout_at(deadline, talk(child, envelope, limits.stdout_cap, refused))
+                .await;
         let result = match outcome {
             Ok(Ok((stdout, status))) if status.success() => Ok(stdout),
             Ok(Ok((_, status))) => Err(HookFailure::ExitStatus {
@@ -487,12 +666,13 @@ mod portable {
         child: &mut ChildTree,
         envelope: &[u8],
         cap: usize,
+        refused: &mut bool,
     ) -> Result<(Vec<u8>, ExitStatus), HookFailure> {
         let stdin = child.take_stdin();
         let stdout = child.take_stdout();
         let write = async move {
             if let Some(mut stdin) = stdin {
-                let _ = stdin.write_all(envelope).await;
+                *refused = stdin.write_all(envelope).await.is_err();
                 let _ = stdin.shutdown().await;
             }
         };

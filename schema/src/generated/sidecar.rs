@@ -25,6 +25,9 @@ pub struct SidecarConfig {
     ///Hook posture (env `GORTEX_HOOK_MODE`, default `deny`); see HookMode: known values `deny`, `enrich`, `consult-unlock`, `nudge`, `adaptive-nudge`, anything else means `deny`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub hook_mode: ::std::option::Option<::std::string::String>,
+    ///Keep one `gortex hook` process per session started ahead of the next tool call and waiting on its stdin, so a call does not wait for the hook's start-up (env `GORTEX_HOOK_PRESPAWN`, default true); false spawns the hook at each call, with no idle process.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub hook_prespawn: ::std::option::Option<bool>,
     ///Use Pi's built-in MCP when available (env `GORTEX_NATIVE_MCP`, default true).
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub native_mcp: ::std::option::Option<bool>,

@@ -712,6 +712,11 @@ fn oversized_frame(id: &Value, bytes: usize, terminated: bool) -> Vec<u8> {
 
 /// Start-of-process faults for any verb: stderr noise first, then an immediate exit.
 pub fn start_faults(sc: &Scenario, verb: FaultVerb) -> Option<i32> {
+    if verb == FaultVerb::Hook {
+        if let Some(code) = hook_start(sc) {
+            return Some(code);
+        }
+    }
     for f in &sc.faults {
         if let Fault::StderrFlood { bytes, verb: v } = f {
             if *v == verb {
@@ -744,6 +749,38 @@ pub fn start_faults(sc: &Scenario, verb: FaultVerb) -> Option<i32> {
         }
     }
     None
+}
+
+/// The hook's start-up before it reads stdin: `FAKE_GORTEX_HOOK_STARTUP_MS` of delay (a binary
+/// that is slow to start), then `hook_idle_exit` (a process kept waiting on stdin that dies).
+fn hook_start(sc: &Scenario) -> Option<i32> {
+    let startup = std::env::var("FAKE_GORTEX_HOOK_STARTUP_MS")
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if startup > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(startup));
+    }
+    sc.faults.iter().find_map(|f| match f {
+        Fault::HookIdleExit {
+            after_ms,
+            exit_code,
+        } => (!stdin_arrives_within(*after_ms)).then_some(*exit_code),
+        _ => None,
+    })
+}
+
+/// Whether stdin brings bytes or its end within `ms`, without consuming anything: the wait
+/// fills std's shared stdin buffer, which the verb's own read then starts from.
+fn stdin_arrives_within(ms: u64) -> bool {
+    use std::io::BufRead;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let filled = std::io::stdin().lock().fill_buf().map(|b| b.len()).is_ok();
+        let _ = tx.send(filled);
+    });
+    rx.recv_timeout(std::time::Duration::from_millis(ms))
+        .is_ok()
 }
 
 fn flood_stderr(bytes: usize) {

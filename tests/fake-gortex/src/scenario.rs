@@ -298,6 +298,14 @@ pub enum Fault {
         #[serde(default)]
         event: Option<String>,
     },
+    /// A hook whose stdin brings neither bytes nor its end within `after_ms` exits with
+    /// `exit_code` before reading it: a process started ahead of its call that dies waiting.
+    HookIdleExit {
+        #[serde(default = "hook_idle_default")]
+        after_ms: u64,
+        #[serde(default = "one_i32")]
+        exit_code: i32,
+    },
     DaemonStartFail {
         #[serde(default = "one_i32")]
         exit_code: i32,
@@ -345,6 +353,9 @@ fn oversized_default() -> usize {
 }
 fn hook_timeout_default() -> u64 {
     6000
+}
+fn hook_idle_default() -> u64 {
+    200
 }
 fn hook_huge_default() -> usize {
     16_777_217

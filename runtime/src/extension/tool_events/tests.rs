@@ -568,3 +568,77 @@ async fn an_edit_the_hook_allows_is_claimed_after_the_judgement_and_diffed() {
     assert_eq!(diffed(&action), ["main.go"]);
     assert_eq!(extension.module().status().hook.blocks, 0);
 }
+
+/// Whether `pid` is still a process running `program` (a zombie included: not yet reaped).
+#[cfg(target_os = "linux")]
+fn runs(pid: u32, program: &Path) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+        String::from_utf8_lossy(&cmdline).contains(&*program.to_string_lossy())
+    }) || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.contains(") Z "))
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hook_18_a_thousand_calls_and_the_sessions_end_leave_no_hook_process_and_one_spare_at_most()
+{
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let hook = dir.path().join("hook.sh");
+    // Each hook process records its pid before it reads stdin, a spare included.
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\necho $$ >> '{}'\ncat >/dev/null\necho '{{}}'\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let extension = crate::extension::test_instance(dir.path(), &[], false, |config| {
+        config.enforce = true;
+        config.hook_prespawn = true;
+        config.hook_argv = vec![hook.to_string_lossy().into_owned()];
+    });
+    for i in 0..1000 {
+        let event = call_event(
+            dir.path(),
+            &format!("c{i}"),
+            "read",
+            json!({"path": "a.go"}),
+        );
+        let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+        assert_eq!(action, Some(ToolCallAction::None));
+    }
+    let me = extension.instance().unwrap();
+    extension.session_shutdown().await;
+    // A refill that raced the session's end ends its spare itself: waited for.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let started: Vec<u32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|line| line.trim().parse().unwrap())
+        .collect();
+    assert!(started.len() >= 1000, "{} hook processes", started.len());
+    let hook_path = hook.clone();
+    let left = || -> Vec<u32> {
+        started
+            .iter()
+            .copied()
+            .filter(|pid| runs(*pid, &hook_path))
+            .collect()
+    };
+    while (me.hook_spare.counts().alive > 0 || !left().is_empty()) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert_eq!(
+        left(),
+        Vec::<u32>::new(),
+        "hook processes left after the session's end"
+    );
+    let counts = me.hook_spare.counts();
+    assert!(counts.used > 0, "the spare was used: {counts:?}");
+    assert!(counts.peak <= 1, "one spare at a time: {counts:?}");
+    assert_eq!(counts.alive, 0, "{counts:?}");
+}

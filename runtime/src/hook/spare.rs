@@ -1,0 +1,275 @@
+//! The warm spare (HOOK-18): one `gortex hook` process per session, started
+//! ahead of the next hook event and waiting on its stdin.
+//!
+//! Gortex's hook does nothing that depends on the call before it has read
+//! all of stdin, so a process started early answers as one started at the
+//! call, and the call no longer waits for the binary's start-up. An event
+//! takes the spare and runs the ordinary exchange on it (same limits); a new
+//! spare is started after the answer, off the critical path.
+//!
+//! A spare is used only while what it was started with still holds: the
+//! argv (binary and posture), the binary's file on disk, the environment and
+//! the working directory, and only while younger than [`SPARE_MAX_AGE`];
+//! otherwise the call spawns fresh and the spare is ended. One that died or
+//! refuses its stdin costs a fresh spawn within the same call. The slot holds
+//! at most one spare, and ending the slot (or dropping it) kills and reaps
+//! it with whatever it started.
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::exchange::{run_blocking_with, Warm};
+use super::{HookEvent, HookLimits, HookRun};
+use crate::sync::lock;
+
+/// How long a spare may wait before it is replaced: a bound on whatever
+/// the hook reads at start-up going stale (its configuration, the daemon).
+pub const SPARE_MAX_AGE: Duration = Duration::from_secs(60);
+
+/// What a spare was started with; a call whose own differ spawns fresh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SpareKey {
+    argv: Vec<String>,
+    /// The binary's size and modification time, so an upgrade in place
+    /// is not answered by the old program.
+    binary: Option<(u64, Option<SystemTime>)>,
+    environment: u64,
+    cwd: Option<PathBuf>,
+}
+
+impl SpareKey {
+    /// The key a spawn of `argv` would have now.
+    fn now(argv: &[String]) -> Self {
+        let binary = argv
+            .first()
+            .and_then(|program| std::fs::metadata(program).ok())
+            .map(|meta| (meta.len(), meta.modified().ok()));
+        let mut hasher = DefaultHasher::new();
+        for (name, value) in std::env::vars_os() {
+            name.hash(&mut hasher);
+            value.hash(&mut hasher);
+        }
+        SpareKey {
+            argv: argv.to_vec(),
+            binary,
+            environment: hasher.finish(),
+            cwd: std::env::current_dir().ok(),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Spare {
+    key: SpareKey,
+    born: Instant,
+    warm: Warm,
+}
+
+#[derive(Debug, Default)]
+enum State {
+    #[default]
+    Empty,
+    /// A spare is being started outside the lock; nobody else starts one.
+    Starting,
+    Ready(Box<Spare>),
+    /// The session ended: no spare is started again.
+    Closed,
+}
+
+/// Counts of what the slot did, for `/gortex`-style reporting and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SpareCounts {
+    /// Spares started.
+    pub started: usize,
+    /// Events answered on a spare.
+    pub used: usize,
+    /// Spares ended unused: stale, mismatched, or the session's end.
+    pub ended: usize,
+    /// Spare processes alive now (started, neither used nor ended).
+    pub alive: usize,
+    /// The most spare processes alive at once.
+    pub peak: usize,
+}
+
+/// One session's spare slot.
+#[derive(Debug)]
+pub struct SpareSlot {
+    state: Mutex<State>,
+    max_age: Duration,
+    started: AtomicUsize,
+    used: AtomicUsize,
+    ended: AtomicUsize,
+    alive: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+impl Default for SpareSlot {
+    fn default() -> Self {
+        Self::with_max_age(SPARE_MAX_AGE)
+    }
+}
+
+impl SpareSlot {
+    /// A slot whose spares are replaced once older than `max_age`.
+    pub fn with_max_age(max_age: Duration) -> Self {
+        SpareSlot {
+            state: Mutex::default(),
+            max_age,
+            started: AtomicUsize::new(0),
+            used: AtomicUsize::new(0),
+            ended: AtomicUsize::new(0),
+            alive: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        }
+    }
+
+    /// Runs the hook for `event` on the spare when it fits `argv` (else a
+    /// fresh spawn), blocking the calling thread; the default limits.
+    pub fn run_blocking(&self, argv: &[String], event: &HookEvent) -> HookRun {
+        self.run_blocking_with_limits(argv, event, HookLimits::default())
+    }
+
+    /// [`SpareSlot::run_blocking`] with explicit limits.
+    pub fn run_blocking_with_limits(
+        &self,
+        argv: &[String],
+        event: &HookEvent,
+        limits: HookLimits,
+    ) -> HookRun {
+        let key = SpareKey::now(argv);
+        let spare = {
+            let mut state = lock(&self.state);
+            if matches!(*state, State::Ready(_)) {
+                match std::mem::take(&mut *state) {
+                    State::Ready(spare) => Some(spare),
+                    _ => None,
+                }
+            } else {
+                None
+            }
+        };
+        let (warm, unfit) = match spare {
+            Some(spare) if spare.key == key && spare.born.elapsed() < self.max_age => {
+                self.used.fetch_add(1, Ordering::Relaxed);
+                self.gone();
+                (Some(spare.warm), None)
+            }
+            other => (None, other),
+        };
+        let run = run_blocking_with(warm, argv, event, limits);
+        // Ended after the answer, so its kill is not on the call's path.
+        if let Some(unfit) = unfit {
+            self.end(unfit);
+        }
+        run
+    }
+
+    /// Starts a spare for `argv` when the slot has none (and is not ended).
+    /// Blocks the calling thread for the spawn; call it after the answer.
+    pub fn refill(&self, argv: &[String]) {
+        {
+            let mut state = lock(&self.state);
+            if !matches!(*state, State::Empty) {
+                return;
+            }
+            *state = State::Starting;
+        }
+        let key = SpareKey::now(argv);
+        self.born();
+        let spare = match Warm::spawn(argv) {
+            Ok(warm) => Spare {
+                key,
+                born: Instant::now(),
+                warm,
+            },
+            Err(_) => {
+                // Fail open: no spare; the next event spawns as it would without.
+                self.gone();
+                let mut state = lock(&self.state);
+                if matches!(*state, State::Starting) {
+                    *state = State::Empty;
+                }
+                return;
+            }
+        };
+        let mut state = lock(&self.state);
+        if matches!(*state, State::Starting) {
+            *state = State::Ready(Box::new(spare));
+            return;
+        }
+        // Closed or cleared while it started.
+        drop(state);
+        self.end(spare);
+    }
+
+    /// Ends the spare, if any; a later [`SpareSlot::refill`] starts another.
+    pub fn clear(&self) {
+        let taken = {
+            let mut state = lock(&self.state);
+            match std::mem::take(&mut *state) {
+                State::Ready(spare) => Some(spare),
+                State::Closed => {
+                    *state = State::Closed;
+                    None
+                }
+                State::Empty | State::Starting => None,
+            }
+        };
+        if let Some(spare) = taken {
+            self.end(spare);
+        }
+    }
+
+    /// Ends the spare and starts none again: the session is over.
+    pub fn close(&self) {
+        let previous = std::mem::replace(&mut *lock(&self.state), State::Closed);
+        if let State::Ready(spare) = previous {
+            self.end(spare);
+        }
+    }
+
+    /// The spare's process id, when one is waiting.
+    pub fn spare_id(&self) -> Option<u32> {
+        match &*lock(&self.state) {
+            State::Ready(spare) => spare.warm.id(),
+            _ => None,
+        }
+    }
+
+    /// What the slot did so far.
+    pub fn counts(&self) -> SpareCounts {
+        SpareCounts {
+            started: self.started.load(Ordering::Relaxed),
+            used: self.used.load(Ordering::Relaxed),
+            ended: self.ended.load(Ordering::Relaxed),
+            alive: self.alive.load(Ordering::Relaxed),
+            peak: self.peak.load(Ordering::Relaxed),
+        }
+    }
+
+    fn born(&self) {
+        self.started.fetch_add(1, Ordering::Relaxed);
+        let alive = self.alive.fetch_add(1, Ordering::Relaxed) + 1;
+        self.peak.fetch_max(alive, Ordering::Relaxed);
+    }
+
+    fn gone(&self) {
+        self.alive.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn end(&self, spare: impl Into<Box<Spare>>) {
+        let spare: Box<Spare> = spare.into();
+        drop(spare);
+        self.ended.fetch_add(1, Ordering::Relaxed);
+        self.gone();
+    }
+}
+
+impl Drop for SpareSlot {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
