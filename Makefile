@@ -135,8 +135,9 @@ SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):
 	cd tests/sdk-peer && npm ci --no-audit --no-fund --loglevel=error
 
-test-rust: build-debug $(SDK_PEER) gortex-hook
+test-rust: build-debug $(SDK_PEER) gortex-hook gortex-hook-adopted
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) cargo test -q -p pi-gortex-runtime --test test_hook_live_events
 
 # The module is tested in place, then as a user gets it: copied outside the repository (as
 # in the module cache), where nothing but the module itself is there to read.
@@ -158,14 +159,20 @@ test-ts:
 	@! grep -nE '^export declare .*\bany\b' $(NODE_PKG)/addon.d.ts || { echo "addon.d.ts: untyped export"; exit 1; }
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
-test-node: node22 pi-hosts strace pack gortex-hook platform-fixtures
+# The suites whose hook channel is Gortex's own handler run a second time against the adopted build
+# (gortex-hook-adopted): their assertions must hold on both.
+UPSTREAM_NODE_SUITES = $(shell grep -lE 'upstreamWorkspace|UPSTREAM_HOOK' tests/node/*.test.mjs)
+UPSTREAM_E2E_SUITES  = $(shell grep -lE 'upstream: true|UPSTREAM_HOOK' tests/e2e/*.test.mjs)
+test-node: node22 pi-hosts strace pack gortex-hook gortex-hook-adopted platform-fixtures
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) $(NODE22) --test --test-concurrency=2 $(UPSTREAM_NODE_SUITES)
 
-test-e2e: node22 pi-hosts pack gortex-hook $(SDK_PEER)
+test-e2e: node22 pi-hosts pack gortex-hook gortex-hook-adopted $(SDK_PEER)
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 $(UPSTREAM_E2E_SUITES)
 
 # The e2e smoke slice (tests/pi-versions/versions.mjs) on every Pi of tests/hosts/pi-*/ (the newest
 # patch of each minor the package declares), one after another, each installed from its lockfile;
