@@ -317,14 +317,24 @@ impl Upstream {
         argv
     }
 
-    /// Every run of `home`'s log was answered by Gortex's own handler.
+    /// `home`'s log holds `runs` hook runs, each answered by Gortex's own handler: the relay
+    /// writes `upstream_answered` before a run's `hook` record only once the handler exited
+    /// with its answer.
     fn all_answered_upstream(&self, home: &str, runs: usize) {
         let log = log_records(&self.dir.path().join(format!("{home}.log")));
-        let answered = log
-            .iter()
-            .filter(|r| r["ev"] == "hook" && r["upstream"] == true)
-            .count();
-        assert_eq!(answered, runs, "{log:#?}");
+        let hooks: Vec<&Value> = log.iter().filter(|r| r["ev"] == "hook").collect();
+        assert_eq!(hooks.len(), runs, "{log:#?}");
+        for hook in hooks {
+            let answered = log
+                .iter()
+                .filter(|r| r["ev"] == "upstream_answered" && r["pid"] == hook["pid"])
+                .count();
+            assert_eq!(
+                answered, 1,
+                "run {} was not answered: {log:#?}",
+                hook["pid"]
+            );
+        }
     }
 }
 

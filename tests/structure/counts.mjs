@@ -121,8 +121,9 @@ const UPSTREAM_SUITES = [
   { file: "tests/e2e/hook_upstream.test.mjs", decl: E2E_TEST, runs: (b) => /\bupstream:/.test(b) },
   { file: "tests/e2e/session.test.mjs", decl: E2E_TEST, runs: (b) => /\bupstream:/.test(b) },
   { file: "runtime/tests/test_hook_live_events.rs", decl: RUST_TEST, runs: () => true },
+  { file: "runtime/tests/test_hook_spare.rs", decl: RUST_TEST, runs: (b) => /Upstream::new\(\)/.test(b) },
 ];
-const CHECKS = /assertAnsweredByUpstream\(|\.answered_records\(/;
+const CHECKS = /assertAnsweredByUpstream\(|\.answered_records\(|\.all_answered_upstream\(/;
 
 /** The text of each test declared in `text`: from its declaration to the next one. */
 function testBlocks(text, decl) {
