@@ -3,7 +3,9 @@ package gortexproto
 // Decoding that agrees with the Rust types on what a message says: member names match exactly
 // (encoding/json alone matches them case-insensitively), required members must be present,
 // closed objects reject undeclared members, and a document whose objects repeat a member name
-// (exactly or up to case) is refused by the strict entry point, Unmarshal.
+// (exactly or up to case) is refused by the strict entry point, Unmarshal. The daemon-owned
+// types are left to encoding/json, as the daemon's own structs are; Unmarshal reads their exact
+// names.
 
 import (
 	"bytes"
