@@ -92,7 +92,7 @@ test-windows-node: pi-hosts
 test-windows-e2e: pi-hosts
 	WINDOWS_NODE_LOG=e2e tests/platforms/windows/node.sh tests/platforms/windows/e2e/*.test.mjs
 # Per-call and startup cost in Node for Windows under wine against linux-x64, in one run
-# (docs/benchmarks.md, "Platforms"); not a test, and wine is not a benchmark.
+# (docs/benchmarks.md, "make bench-windows"); not a test, and wine is not a benchmark.
 bench-windows: node22 pi-hosts
 	tests/platforms/windows/bench.sh
 
@@ -137,7 +137,8 @@ $(SDK_PEER):
 
 test-rust: build-debug $(SDK_PEER) gortex-hook gortex-hook-adopted
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
-	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) cargo test -q -p pi-gortex-runtime --test test_hook_live_events
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) cargo test -q -p pi-gortex-runtime \
+	  $(patsubst runtime/tests/%.rs,--test %,$(shell grep -l GORTEX_UPSTREAM_HOOK runtime/tests/*.rs))
 
 # The module is tested in place, then as a user gets it: copied outside the repository (as
 # in the module cache), where nothing but the module itself is there to read.
@@ -193,6 +194,7 @@ test-pi-versions: node22 $(PI_VERSION_HOSTS) pack gortex-hook
 structure: node22
 	$(NODE22) tests/structure/measure.mjs --files
 	$(NODE22) tests/structure/counts.mjs
+	$(NODE22) tests/structure/rule-tests.mjs
 
 # Issue 13's measure of the TypeScript glue (index.ts + glue/*.ts): all and non-blank lines now
 # and at a baseline commit, both Biome-formatted, and the longest functions (fails over 40 lines).
