@@ -136,7 +136,7 @@ function upstreamTests(problems) {
     const blocks = testBlocks(read(file), decl).filter(runs);
     for (const block of blocks)
       if (!CHECKS.test(block))
-        problems.push(`${file}: runs Gortex's own hook without checking it answered: ${block.split("\n")[0].trim()}`);
+        problems.push(`${file}: runs Gortex's own hook without checking it answered: ${block.trim().split("\n")[0]}`);
     return { file, tests: blocks.filter((b) => CHECKS.test(b)).length };
   });
 }
