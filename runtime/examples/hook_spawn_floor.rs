@@ -1,9 +1,13 @@
 //! The hook's per-call floor for `make bench-session`: p50 of a bare spawn-and-wait of the hook
 //! binary (std `Command`, envelope on stdin, read stdout to EOF, wait) against p50 of the
 //! runtime's hook exchange (`hook::run` on a multi-thread tokio runtime, as the addon runs it),
-//! interleaved call by call. Prints one JSON object.
+//! the hook's own decision time (a process started ahead and past its start-up: envelope in,
+//! stdin closed, stdout read to EOF, exit), and the exchange on the session's warm spare
+//! (`SpareSlot`, refilled after each answer as the extension does), interleaved call by call.
+//! Prints one JSON object.
 //!
-//! Usage: `hook_spawn_floor <gortex binary> [samples]`.
+//! Usage: `hook_spawn_floor <gortex binary> [samples]`; `HOOK_FLOOR_GAP_MS` (default 100) is the
+//! untimed pause before each sample.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -20,6 +24,29 @@ fn bare_spawn_and_wait(argv: &[String], envelope: &[u8]) {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn the hook binary");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(envelope);
+    }
+    let mut out = Vec::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        let _ = stdout.read_to_end(&mut out);
+    }
+    let _ = child.wait();
+}
+
+/// A hook process started now, to answer later.
+fn started_ahead(argv: &[String]) -> std::process::Child {
+    Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the hook binary")
+}
+
+/// The decision of a process already past its start-up: what a call on a spare cannot beat.
+fn decide(mut child: std::process::Child, envelope: &[u8]) {
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(envelope);
     }
@@ -65,7 +92,20 @@ fn main() {
         .build()
         .expect("tokio runtime");
     let (mut bare, mut bridge, mut bridge_current) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut decision, mut spare) = (Vec::new(), Vec::new());
+    // The untimed pause before each sample, in which the process started ahead and the spare
+    // get past their start-up, so neither start-up competes with a timed run.
+    let gap = Duration::from_millis(
+        std::env::var("HOOK_FLOOR_GAP_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .unwrap_or(100),
+    );
+    let slot = hook::SpareSlot::default();
+    slot.refill(&argv);
+    let mut ahead = started_ahead(&argv);
     for _ in 0..samples {
+        std::thread::sleep(gap);
         let started = Instant::now();
         bare_spawn_and_wait(&argv, &envelope);
         bare.push(started.elapsed());
@@ -77,7 +117,20 @@ fn main() {
         let run = current.block_on(hook::run(&argv, &event));
         bridge_current.push(started.elapsed());
         assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+        let started = Instant::now();
+        decide(ahead, &envelope);
+        decision.push(started.elapsed());
+        let started = Instant::now();
+        let run = slot.run_blocking(&argv, &event);
+        spare.push(started.elapsed());
+        assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+        slot.refill(&argv);
+        ahead = started_ahead(&argv);
     }
+    decide(ahead, &envelope);
+    let counts = slot.counts();
+    assert_eq!(counts.used, samples, "every spare call took the spare: {counts:?}");
+    slot.close();
     println!(
         "{}",
         json!({
@@ -85,6 +138,8 @@ fn main() {
             "bare_p50_ms": p50_ms(bare),
             "bridge_p50_ms": p50_ms(bridge),
             "bridge_current_thread_p50_ms": p50_ms(bridge_current),
+            "decision_p50_ms": p50_ms(decision),
+            "spare_p50_ms": p50_ms(spare),
         })
     );
 }

@@ -441,9 +441,8 @@ impl Extension {
         })
     }
 
-    /// `session_shutdown`: the calls are cleared, the hook's spare ended, and
-    /// this instance's own client, if it holds the slot, is stopped (another's
-    /// is left alone).
+    /// `session_shutdown`: the calls cleared, the hook's spare ended, and this
+    /// instance's own client stopped if it holds the slot (another's is not).
     #[napi(ts_return_type = "Promise<void>")]
     pub fn session_shutdown<'env>(&self, env: &'env Env) -> Promised<'env> {
         guard::guard_sync(|| (), || self.core.clear_calls());
