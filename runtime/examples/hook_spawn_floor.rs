@@ -129,7 +129,10 @@ fn main() {
     }
     decide(ahead, &envelope);
     let counts = slot.counts();
-    assert_eq!(counts.used, samples, "every spare call took the spare: {counts:?}");
+    assert_eq!(
+        counts.used, samples,
+        "every spare call took the spare: {counts:?}"
+    );
     slot.close();
     println!(
         "{}",
