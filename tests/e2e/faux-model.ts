@@ -17,7 +17,10 @@
  *   measure.
  */
 import { appendFileSync } from "node:fs";
-import { fauxAssistantMessage, fauxProvider, fauxToolCall } from "@earendil-works/pi-ai";
+import * as piAi from "@earendil-works/pi-ai";
+import { VERSION } from "@earendil-works/pi-coding-agent";
+
+const { fauxAssistantMessage, fauxToolCall } = piAi;
 
 type Step =
   | { call: string; args?: Record<string, unknown> }
@@ -107,17 +110,36 @@ function report(messages: any[]): string {
   return `REPORT ${JSON.stringify({ toolResults, users })}`;
 }
 
+const FAUX = { provider: "faux", api: "faux-api", models: [{ id: "faux-1", name: "Faux 1" }] };
+
+/**
+ * Registers the faux provider with the running Pi and returns its handle (`setResponses`). Pi
+ * 0.81 and later take the provider object. Pi 0.80 takes only a name and a config. Pi 0.79 and
+ * older have no `fauxProvider`: `registerFauxProvider` puts the streams in pi-ai's registry under
+ * the `api` name, where Pi finds them for the models of the config.
+ */
+function registerFaux(pi: any): { setResponses(responses: unknown[]): void } {
+  const ai: any = piAi;
+  const config = { baseUrl: "http://faux.invalid", apiKey: "faux", api: FAUX.api };
+  if (typeof ai.fauxProvider !== "function") {
+    const faux = ai.registerFauxProvider(FAUX);
+    pi.registerProvider(FAUX.provider, { ...config, models: faux.models });
+    return faux;
+  }
+  const faux = ai.fauxProvider(FAUX);
+  const [major, minor] = VERSION.split(".").map(Number);
+  if (major >= 1 || minor >= 81) pi.registerProvider(faux.provider);
+  else pi.registerProvider(FAUX.provider, { ...config, streamSimple: faux.provider.streamSimple, models: faux.models });
+  return faux;
+}
+
 export default function fauxModel(pi: any): void {
   const script = readScript();
   let cursor = 0;
   let nextCallId = 1;
   let request = 0;
 
-  const faux = fauxProvider({
-    provider: "faux",
-    api: "faux-api",
-    models: [{ id: "faux-1", name: "Faux 1" }],
-  });
+  const faux = registerFaux(pi);
 
   const answer = (context: any) => {
     const messages: any[] = context?.messages ?? [];
@@ -143,7 +165,6 @@ export default function fauxModel(pi: any): void {
     return fauxAssistantMessage(report(messages));
   };
   faux.setResponses(Array.from({ length: QUEUED_FACTORIES }, () => answer));
-  pi.registerProvider(faux.provider);
 
   const safe = (fn: () => unknown) => {
     try {

@@ -15,6 +15,19 @@ import { NODE22, PI, TARBALL } from "./hosts.mjs";
 
 const CACHE = join(tmpdir(), "pi-gortex-e2e-install");
 
+/**
+ * npm's global prefix of an agent dir. Pi 0.74 installs a user's npm packages with `npm install -g`
+ * and finds them under `npm root -g`, so each agent dir has its own prefix (npm_config_prefix), and
+ * no run reads or writes the machine's.
+ */
+export const npmPrefix = (agentDir) => join(agentDir, "npm-global");
+
+/** Where `pi install` put the package: Pi's own npm folder, or the agent dir's global prefix. */
+function packageDir(agentDir) {
+  const dirs = [join(agentDir, "npm/node_modules/pi-gortex"), join(npmPrefix(agentDir), "lib/node_modules/pi-gortex")];
+  return dirs.find((dir) => existsSync(join(dir, "package.json")));
+}
+
 /** Path of an agent-dir template holding the installed package, building it when absent. */
 export function agentTemplate(version) {
   const digest = createHash("sha256").update(readFileSync(TARBALL)).digest("hex").slice(0, 16);
@@ -30,11 +43,12 @@ export function agentTemplate(version) {
       PI_OFFLINE: "1",
       PI_SKIP_VERSION_CHECK: "1",
       PI_TELEMETRY: "0",
+      npm_config_prefix: npmPrefix(scratch),
     },
     encoding: "utf8",
     timeout: 120_000,
   });
-  if (run.status !== 0 || !existsSync(join(scratch, "npm/node_modules/pi-gortex/package.json"))) {
+  if (run.status !== 0 || !packageDir(scratch)) {
     throw new Error(`pi install npm:${TARBALL} failed (rc ${run.status}): ${run.stdout}${run.stderr}`);
   }
   writeFileSync(join(scratch, "settings.json"), `${JSON.stringify({ packages: ["npm:pi-gortex"] }, null, 2)}\n`);
@@ -49,7 +63,7 @@ export function agentTemplate(version) {
 
 /** Directory of the installed package (for `-e <dir>` and PKG-3 copies). */
 export function installedPackageDir(version) {
-  return join(agentTemplate(version), "npm/node_modules/pi-gortex");
+  return packageDir(agentTemplate(version));
 }
 
 /** Fills a fresh agent dir with the installed package and its settings entry. */

@@ -12,6 +12,12 @@ import { collect, KILL_AFTER_MS, piArgs, runEnv, sandbox, startDaemon } from "./
 
 const DIALOGS = new Set(["select", "confirm", "input", "editor"]);
 
+/** The event that ends a prompt: `agent_settled` from Pi 0.80 on; before, `agent_end`. */
+function settledEvent(version) {
+  const [major, minor] = version.split(".").map(Number);
+  return major >= 1 || minor >= 80 ? "agent_settled" : "agent_end";
+}
+
 /**
  * Runs Pi in RPC mode. `commands` defaults to one prompt `go`; a string is a prompt, an object is
  * sent as is (an `id` is added when absent). Returns the `runPi` fields plus `messages` (every
@@ -22,6 +28,7 @@ export async function runRpc({ commands = ["go"], script, env, args, session, ..
   const argv = [...piArgs(box, { args, session }), "--mode", "rpc"];
   const merged = runEnv(box, { script, env });
   const stopDaemon = await startDaemon(box, merged);
+  const settled = settledEvent(box.pi);
   return new Promise((resolve) => {
     const child = spawn(NODE22, argv, {
       cwd: box.work,
@@ -74,7 +81,7 @@ export async function runRpc({ commands = ["go"], script, env, args, session, ..
         else if (DIALOGS.has(message.method)) send({ type: "extension_ui_response", id: message.id, cancelled: true });
         return;
       }
-      if (waitingFor?.settled && message.type === "agent_settled") return next();
+      if (waitingFor?.settled && message.type === settled) return next();
       if (waitingFor?.response && message.type === "response" && message.id === waitingFor.response) {
         if (message.id === "last") {
           lastText = message.data?.text ?? message.data;

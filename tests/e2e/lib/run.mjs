@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FAKE_GORTEX, FAUX_MODEL, NODE22, PI, REPO } from "./hosts.mjs";
-import { installInto } from "./install.mjs";
+import { installInto, npmPrefix } from "./install.mjs";
 
 export const KILL_AFTER_MS = 60_000;
 
@@ -114,6 +114,7 @@ export function runEnv(box, { script = [], env = {} } = {}) {
     PI_OFFLINE: "1",
     PI_SKIP_VERSION_CHECK: "1",
     PI_TELEMETRY: "0",
+    npm_config_prefix: npmPrefix(box.agent),
     PI_E2E_SCRIPT: JSON.stringify(script),
     PI_E2E_LOG: box.modelLog,
     GORTEX_BIN: FAKE_GORTEX,
