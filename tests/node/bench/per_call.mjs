@@ -35,6 +35,13 @@
 // `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
 // bare spawn-and-wait of that hook binary (and of the relay). The hook child inherits the
 // variables of the workspace started last, the `enforce on` one (not with BENCH_BEFORE_PKG_DIR).
+// The hook configurations are `enforce on` with the session's warm spare (HOOK-18) and without it
+// (GORTEX_HOOK_PRESPAWN=0); each of their calls follows an untimed pause of BENCH_HOOK_GAP_MS
+// (default 100), the model's turn in a session, in which a spare gets past its start-up, and
+// BENCH_HOOK_TOOL_MS (default 0) of untimed tool execution between tool_call and tool_result;
+// `enforce off, paced` is the same pacing without the hook, their baseline.
+// FAKE_GORTEX_HOOK_STARTUP_MS in the environment delays the simulator's start-up (inherited by
+// every hook child and by the floor's).
 import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -47,6 +54,8 @@ import { UPSTREAM_HOOK, upstreamWorkspace } from "../lib/upstream.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
+const HOOK_GAP_MS = Number(process.env.BENCH_HOOK_GAP_MS ?? 100);
+const HOOK_TOOL_MS = Number(process.env.BENCH_HOOK_TOOL_MS ?? 0);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
 const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
 const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1";
@@ -86,7 +95,7 @@ async function oneCall(s, tool, between) {
   if (runner.hasHandlers("tool_call"))
     await runner.emitToolCall({ type: "tool_call", toolName: tool.name, toolCallId, input: tool.input });
   const paused = performance.now();
-  between?.();
+  await between?.();
   const resumed = performance.now();
   const result = { content: [{ type: "text", text: SEARCH_TEXT }], details: undefined };
   const answer = !runner.hasHandlers("tool_result")
@@ -176,9 +185,14 @@ const median = (xs) => {
   return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
 };
 
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function block(config, tool, between, calls = CALLS) {
   let us = 0;
-  for (let i = 0; i < calls; i += 1) us += (await oneCall(config.s, tool, between)).us;
+  for (let i = 0; i < calls; i += 1) {
+    if (config.hookOnly && HOOK_GAP_MS > 0) await pause(HOOK_GAP_MS);
+    us += (await oneCall(config.s, tool, between)).us;
+  }
   return us / calls;
 }
 
@@ -203,7 +217,12 @@ const configs = [
 ];
 const after = async () => [
   await configuration("pi-gortex, enforce off", { env: { GORTEX_ENFORCE: "0" } }),
+  await configuration("pi-gortex, enforce off, paced", { env: { GORTEX_ENFORCE: "0" }, hookOnly: true }),
   await configuration("pi-gortex, enforce on", { env: enforced({}), hookOnly: true }),
+  await configuration("pi-gortex, enforce on, no spare", {
+    env: enforced({ GORTEX_HOOK_PRESPAWN: "0" }),
+    hookOnly: true,
+  }),
 ];
 // Before and after in one run: BENCH_BEFORE_PKG_DIR names an unpacked older package.
 const beforeConfigs = async () => [
@@ -233,23 +252,34 @@ function spawnFloor(bin, ws, samples) {
   if (ws.env.FAKE_GORTEX_HOOK_HOME) env.HOME = ws.env.FAKE_GORTEX_HOOK_HOME;
   const run = spawnSync(example, [bin, String(samples)], { cwd: ws.cwd, env, encoding: "utf8", timeout: 120_000 });
   if (run.status !== 0) throw new Error(`hook_spawn_floor ${bin}: ${run.stderr}`);
-  return JSON.parse(run.stdout).bare_p50_ms * 1000;
+  const report = JSON.parse(run.stdout);
+  decisions.push(report.decision_p50_ms * 1000);
+  spares.push(report.spare_p50_ms * 1000);
+  return report.bare_p50_ms * 1000;
 }
 
 /** One block of each kind this configuration measures. */
 async function blocks(c) {
-  c.search.push(await block(c, SEARCH, undefined, c.hookOnly ? HOOK_CALLS : CALLS));
+  const tool = c.hookOnly && HOOK_TOOL_MS > 0 ? () => pause(HOOK_TOOL_MS) : undefined;
+  c.search.push(await block(c, SEARCH, tool, c.hookOnly ? HOOK_CALLS : CALLS));
   if (!c.hookOnly) c.edits.push(await block(c, EDIT, c.edit));
 }
 // Warm-up: the JIT and the addon's first calls.
 for (const c of configs) await blocks(c);
 const floors = [];
 const relayFloors = [];
-const hookWs = configs.find((c) => c.hookOnly).ws;
+// The floor's other figures: the hook's own decision time, and the exchange on a spare alone.
+const decisions = [];
+const spares = [];
+const hookWs = configs.find((c) => c.name === "pi-gortex, enforce on").ws;
 for (let b = 0; b < BLOCKS; b += 1) {
   // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
   floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, 50));
-  if (UPSTREAM) relayFloors.push(spawnFloor(FAKE, hookWs, 50));
+  if (UPSTREAM) {
+    relayFloors.push(spawnFloor(FAKE, hookWs, 50));
+    decisions.pop();
+    spares.pop();
+  }
   for (let i = 0; i < configs.length; i += 1) await blocks(configs[(i + b) % configs.length]);
 }
 
@@ -279,11 +309,14 @@ const [searches, reads, edits] = (process.env.BENCH_MIX ?? "6,2,2").split(",").m
 const editShare = edits / (searches + reads + edits);
 const floorUs = floors.length ? median(floors) : undefined;
 const relayFloorUs = relayFloors.length ? median(relayFloors) : undefined;
+const decisionUs = decisions.length ? median(decisions) : undefined;
 const rows = configs.map((c) => {
   const searchOverUs = median(c.search) - median(base.search);
   const editOverUs = c.hookOnly ? undefined : median(c.edits) - median(base.edits);
-  const off = byName.get(c.name.replace("enforce on", "enforce off"));
-  const hookUs = c.hookOnly ? median(c.search) - median(off.search) : undefined;
+  // The hook configurations' calls are paced the same as their own `enforce off`.
+  const own = byName.get(c.name.replace("enforce on", "enforce off"));
+  const off = c.name.endsWith("(before)") ? own : (byName.get("pi-gortex, enforce off, paced") ?? own);
+  const hookUs = c.hookOnly && c !== off ? median(c.search) - median(off.search) : undefined;
   return {
     configuration: c.name,
     searchUsPerCall: median(c.search),
@@ -300,6 +333,7 @@ const rows = configs.map((c) => {
     hookUs,
     hookToBareSpawn: hookUs === undefined || !floorUs ? undefined : hookUs / floorUs,
     hookToRelaySpawn: hookUs === undefined || !relayFloorUs ? undefined : hookUs / relayFloorUs,
+    hookToDecision: hookUs === undefined || !decisionUs ? undefined : hookUs / decisionUs,
     retainedBytesPerCall: retained.get(c.name),
   };
 });
@@ -319,6 +353,10 @@ console.log(
       editWrite: IN_PLACE ? "in place" : "truncate and write",
       bareHookSpawnP50Us: floorUs,
       bareRelaySpawnP50Us: relayFloorUs,
+      hookDecisionP50Us: decisionUs,
+      spareExchangeP50Us: spares.length ? median(spares) : undefined,
+      hookGapMs: HOOK_GAP_MS,
+      hookStartupMs: Number(process.env.FAKE_GORTEX_HOOK_STARTUP_MS ?? 0),
       upstreamHookRuns: UPSTREAM ? upstreamRuns.length : undefined,
       upstreamHookDecisions: UPSTREAM
         ? [...new Set(upstreamRuns.map((r) => String(r.decision).slice(0, 60)))]
