@@ -143,3 +143,30 @@ fn run_blocking_answers_on_the_calling_thread() {
     assert_eq!(run.failure, None);
     assert!(run.latency < Duration::from_secs(5));
 }
+
+#[test]
+fn hook_18_a_spare_answers_as_a_fresh_spawn_and_its_job_ends_it_with_the_slot() {
+    use pi_gortex_runtime::hook::SpareSlot;
+    let dir = temp_dir();
+    let path = scenario(dir.path(), &json!({"faults": []}));
+    let _turn = SCENARIO.blocking_lock();
+    std::env::set_var("FAKE_GORTEX_SCENARIO", &path);
+    std::env::set_var("FAKE_GORTEX_LOG", dir.path().join("log.jsonl"));
+    std::env::set_var("FAKE_GORTEX_STATE", dir.path());
+    let fresh = run_blocking(&argv(), &read_envelope());
+    let slot = SpareSlot::default();
+    slot.refill(&argv());
+    let first = slot.spare_id().expect("a spare waits");
+    let spared = slot.run_blocking(&argv(), &read_envelope());
+    assert_eq!(spared.failure, None);
+    assert_eq!(spared.decision, fresh.decision);
+    assert_eq!(slot.counts().used, 1);
+    slot.refill(&argv());
+    let waiting = slot.spare_id().expect("a new spare waits");
+    assert_ne!(waiting, first);
+    drop(slot);
+    assert!(
+        !common::is_alive(waiting),
+        "the spare {waiting} outlived its slot"
+    );
+}
