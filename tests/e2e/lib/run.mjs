@@ -136,11 +136,18 @@ export function runEnv(box, { script = [], env = {} } = {}) {
  */
 export const UPSTREAM_HOOK = process.env.GORTEX_UPSTREAM_HOOK || join(REPO, "target/gortex-upstream/bin/gortex-hook");
 
+/** The adopted build as a twin of the handler under test (tests/node/lib/upstream.mjs's TWIN_HOOK). */
+export const TWIN_HOOK =
+  process.env.GORTEX_HOOK_ADOPTED && process.env.GORTEX_HOOK_ADOPTED !== UPSTREAM_HOOK
+    ? process.env.GORTEX_HOOK_ADOPTED
+    : "";
+
 function upstreamEnv(box) {
   return {
     FAKE_GORTEX_UPSTREAM_HOOK: UPSTREAM_HOOK,
     FAKE_GORTEX_HOOK_HOME: join(box.root, "home"),
     GORTEX_DAEMON_SOCKET: join(box.root, "d.sock"),
+    ...(TWIN_HOOK ? { FAKE_GORTEX_UPSTREAM_TWIN: TWIN_HOOK } : {}),
   };
 }
 
@@ -148,7 +155,8 @@ function upstreamEnv(box) {
  * Asserts that Gortex's own handler answered every hook run of `run`: a run is a hook process that
  * logged the envelope it was sent (a `hook` record), and the relay writes `upstream_answered`
  * before it only once the handler exited with its answer. `count` is the number of hook runs the
- * scenario makes; the check never passes on a log without hook runs.
+ * scenario makes; the check never passes on a log without hook runs. With TWIN_HOOK, every run's
+ * envelope was also decided by the adopted build, identically.
  */
 export function assertAnsweredByUpstream(run, count) {
   const log = run.fake.filter((r) => r.verb === "hook");
@@ -162,6 +170,17 @@ export function assertAnsweredByUpstream(run, count) {
       own.filter((r) => r.ev === "hook").length,
       `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}\n${describeRun(run)}`,
     );
+    if (TWIN_HOOK) {
+      const twins = own.filter((r) => r.ev === "upstream_twin");
+      assert.equal(
+        twins.length,
+        own.filter((r) => r.ev === "hook").length,
+        `hook run ${pid}: the twin build was not asked`,
+      );
+      for (const twin of twins) {
+        assert.ok(twin.same, `hook run ${pid}: the adopted build decided otherwise: ${JSON.stringify(own)}`);
+      }
+    }
   }
 }
 

@@ -4,6 +4,11 @@
 //! `FAKE_GORTEX_HOOK_HOME` becomes the handler's `HOME` (it keeps session state under
 //! `$HOME/.gortex`). A scenario with hook faults or scripted `decisions` keeps the simulator's
 //! hook: those stand for what the real handler cannot be made to do.
+//!
+//! `FAKE_GORTEX_UPSTREAM_TWIN` names a second build of the handler (Gortex's hook built on the
+//! generated Go types): it is sent the same envelope at the same moment, with a `HOME` of its own
+//! that has seen the same runs (`<hook home>.twin`), and an `upstream_twin` record says whether
+//! its stdout and exit code were the same. The decision returned is always the first build's.
 
 use crate::log;
 use crate::scenario::{Fault, Scenario};
@@ -44,10 +49,19 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
-    if let Some(home) = std::env::var_os("FAKE_GORTEX_HOOK_HOME") {
+    let home = std::env::var_os("FAKE_GORTEX_HOOK_HOME");
+    if let Some(home) = &home {
         command.env("HOME", home);
     }
-    let (stdout, code, answered) = match exchange(command, &input) {
+    let twin = twin_command(flags, home.as_deref());
+    let (published, twin) = std::thread::scope(|scope| {
+        let twin = twin.map(|twin| scope.spawn(|| exchange(twin, &input)));
+        (exchange(command, &input), twin.map(|t| t.join()))
+    });
+    if let Some(Ok(twin)) = twin {
+        log::record("upstream_twin", twin_record(&published, &twin));
+    }
+    let (stdout, code, answered) = match published {
         Ok((pid, stdout, code)) => {
             log::record("upstream_answered", json!({"hook_pid": pid, "code": code}));
             (stdout, code, true)
@@ -69,6 +83,35 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
     let _ = out.write_all(&stdout);
     let _ = out.flush();
     code
+}
+
+/// The twin build's command, when one is named: the same flags, and its own `HOME`.
+fn twin_command(flags: &[String], home: Option<&std::ffi::OsStr>) -> Option<Command> {
+    let bin = std::env::var_os("FAKE_GORTEX_UPSTREAM_TWIN").filter(|p| !p.is_empty())?;
+    let mut command = Command::new(bin);
+    command
+        .arg("hook")
+        .args(flags)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(home) = home {
+        let mut twin_home = home.to_os_string();
+        twin_home.push(".twin");
+        let _ = std::fs::create_dir_all(&twin_home);
+        command.env("HOME", twin_home);
+    }
+    Some(command)
+}
+
+/// Whether the twin answered as the first build did: the same stdout bytes and exit code.
+fn twin_record(published: &Result<Answer, NoAnswer>, twin: &Result<Answer, NoAnswer>) -> Value {
+    let outcome = |r: &Result<Answer, NoAnswer>| match r {
+        Ok((_, stdout, code)) => (String::from_utf8_lossy(stdout).into_owned(), Some(*code)),
+        Err((stdout, _)) => (String::from_utf8_lossy(stdout).into_owned(), None),
+    };
+    let (a, b) = (outcome(published), outcome(twin));
+    json!({"same": a == b, "decision": b.0, "code": b.1})
 }
 
 /// The handler's pid, stdout and exit code.

@@ -10,6 +10,16 @@ import { FAKE, ROOT, workspace } from "./pi.mjs";
 
 export const UPSTREAM_HOOK = process.env.GORTEX_UPSTREAM_HOOK ?? join(ROOT, "target/gortex-upstream/bin/gortex-hook");
 
+/**
+ * Gortex's hook built on the generated Go types (`make gortex-hook-adopted`), when the make run
+ * names it and it is not the build under test: the relay sends it every envelope too, and
+ * assertAnsweredByUpstream requires its answers to be the same bytes.
+ */
+export const TWIN_HOOK =
+  process.env.GORTEX_HOOK_ADOPTED && process.env.GORTEX_HOOK_ADOPTED !== UPSTREAM_HOOK
+    ? process.env.GORTEX_HOOK_ADOPTED
+    : "";
+
 /** Project files of the default fixture: two declared symbols in src/app.go, none in src/empty.go. */
 export const FILES = {
   "src/app.go": "package app\n\nfunc renderWidget() {}\n\nfunc Serve() {}\n",
@@ -31,6 +41,7 @@ export async function upstreamWorkspace({ files = FILES, daemon = true, ...optio
     writeFileSync(join(ws.cwd, rel), text);
   }
   ws.env.FAKE_GORTEX_UPSTREAM_HOOK = UPSTREAM_HOOK;
+  if (TWIN_HOOK) ws.env.FAKE_GORTEX_UPSTREAM_TWIN = TWIN_HOOK;
   ws.env.FAKE_GORTEX_HOOK_HOME = join(ws.dir, "home");
   ws.env.GORTEX_DAEMON_SOCKET = join(ws.dir, "d.sock");
   mkdirSync(ws.env.FAKE_GORTEX_HOOK_HOME);
@@ -44,7 +55,8 @@ export async function upstreamWorkspace({ files = FILES, daemon = true, ...optio
  * session with one): a run is a hook process that logged the envelope it was sent (a `hook`
  * record), and the relay writes `upstream_answered` before it only once the handler exited with
  * its answer (`upstream_failed` otherwise). `count` is the number of hook runs the test made; the
- * check never passes on a log without hook runs.
+ * check never passes on a log without hook runs. With TWIN_HOOK, every run's envelope was also
+ * decided by the adopted build, identically.
  */
 export function assertAnsweredByUpstream(ws, count) {
   const log = (ws.ws ?? ws).log().filter((r) => r.verb === "hook");
@@ -58,6 +70,16 @@ export function assertAnsweredByUpstream(ws, count) {
       own.filter((r) => r.ev === "hook").length,
       `hook run ${pid} was not answered by Gortex's own handler: ${JSON.stringify(own)}`,
     );
+    if (TWIN_HOOK) {
+      const twins = own.filter((r) => r.ev === "upstream_twin");
+      assert.equal(
+        twins.length,
+        own.filter((r) => r.ev === "hook").length,
+        `hook run ${pid}: the twin build was not asked`,
+      );
+      for (const twin of twins)
+        assert.ok(twin.same, `hook run ${pid}: the adopted build decided otherwise: ${JSON.stringify(own)}`);
+    }
   }
 }
 
