@@ -1,5 +1,5 @@
 //! Criterion figures for the diff engine (DIFF-12, DIFF-13): our
-//! `generateDiffString` on the four inputs, plus the cost of a
+//! `generateDiffString` on four benchmark inputs, plus the cost of a
 //! search that runs into `MAX_DIFF_STEPS` (the most a refused diff costs).
 //!
 //! With `DIFF_BENCH_INPUTS=<dir>` the inputs are read from `<id>.old` /

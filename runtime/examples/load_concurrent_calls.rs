@@ -1,5 +1,5 @@
 //! Load: 1,000 concurrent tool calls through one own-client bridge against
-//! fake-gortex (issue 8). Not a timed test: it prints figures.
+//! fake-gortex. Not a timed test: it prints figures.
 //!
 //! Every call carries a unique query, and the fake echoes its arguments in
 //! the reply, so a reply settled on the wrong request (a mismatched id) is

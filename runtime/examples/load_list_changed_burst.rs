@@ -1,5 +1,5 @@
 //! Load: one burst of 10,000 `notifications/tools/list_changed` (fake fault
-//! `list_changed_burst`) must cause at most 3 re-lists (TOOL-9, issue 8).
+//! `list_changed_burst`) must cause at most 3 re-lists (TOOL-9).
 //! Not a timed test: it prints figures.
 //!
 //! The burst follows the first `tools/call`. Re-lists are counted on the

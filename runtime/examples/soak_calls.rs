@@ -1,5 +1,5 @@
 //! Soak: continuous tool calls with periodic `list_changed` for 5 minutes
-//! (issue 8). Not a timed test: it prints figures.
+//! (docs/reliability.md). Not a timed test: it prints figures.
 //!
 //! Workers call a tool back to back through one own-client bridge. Every
 //! few seconds the fake sends a burst of 50 `list_changed` notifications,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the committed seed corpora (runtime/fuzz/corpus/<target>/) from
 schema/examples/ plus a few hand-made fault inputs (the fake-gortex fault
-list and the hostile inputs of issue 8). Re-run after the examples change:
+list and the hostile inputs of docs/reliability.md). Re-run after the examples change:
     python3 runtime/fuzz/seed_corpus.py
 Each file's layout is the one its target's module doc describes."""
 
@@ -70,7 +70,7 @@ def mcp_frame():
 def call_result():
     for name, value in examples("CallToolResult"):
         write("call_result", f"example-{name}", compact(value))
-    # Issue 11: a lone surrogate before an escaped backslash (valid JSON).
+    # A lone surrogate before an escaped backslash (valid JSON), once a panic of the fast path.
     write("call_result", "lone-surrogate-then-backslash",
           b'{"content":[{"type":"text","text":"\\ud800abcde\\\\"}]}')
     write("call_result", "lone-low-surrogate-and-pair",

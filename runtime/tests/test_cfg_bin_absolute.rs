@@ -1,4 +1,4 @@
-//! CFG-18 (issue 11 item 3): `bin` is resolved once, at configuration time,
+//! CFG-18: `bin` is resolved once, at configuration time,
 //! to an absolute path found only through absolute PATH entries; a relative
 //! GORTEX_BIN or global `bin` with a separator is refused (or expanded from
 //! `~/`), never read against the project; a `gortex` that an empty or `.`

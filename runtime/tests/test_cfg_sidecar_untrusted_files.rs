@@ -1,4 +1,4 @@
-//! CFG-16 (issue 11 item 1): a sidecar is opened without blocking, checked on
+//! CFG-16: a sidecar is opened without blocking, checked on
 //! the opened descriptor to be a regular file of at most 64 KiB, and read
 //! through a cap; a project sidecar must not lead outside the project through
 //! a symlink, while the global one may. Anything else is one warning naming

@@ -164,7 +164,7 @@ fn flatten_merges_containers_in_order_then_top_level_keys() {
     assert!(flatten(&json!("x")).is_empty());
 }
 
-/// The name-only pre-check the per-call fast path uses (issue 16): a name it
+/// The name-only pre-check the per-call fast path uses: a name it
 /// turns away is never an edit, whatever the arguments; a name it lets
 /// through is an edit with some arguments.
 #[test]

@@ -1,4 +1,4 @@
-//! Diff reads at the trust boundary (issue 11 item 6): the boundary is
+//! Diff reads at the trust boundary: the boundary is
 //! checked again when a file is opened (DIFF-8), the open never blocks and
 //! the type comes from the opened descriptor (DIFF-9), a dangling symlink is
 //! judged by where it points, a relative or empty cwd contains nothing, and

@@ -1,4 +1,4 @@
-//! The native path's read-ahead (issue 16, DIFF-17): a Gortex edit's before
+//! The native path's read-ahead (DIFF-17): a Gortex edit's before
 //! side read at the assistant message that asks for it, taken by its claim
 //! at `tool_call`, waited for when still reading, dropped once a call of a
 //! sequential batch has run, and never used for other files.

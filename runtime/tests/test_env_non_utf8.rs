@@ -1,4 +1,4 @@
-//! Issue 11 item 4: a variable whose value is not UTF-8 panics nothing
+//! A variable whose value is not UTF-8 panics nothing
 //! (`vars_os` everywhere), and children inherit it byte for byte.
 
 // Unix variables are bytes; Windows' (UTF-16, lone surrogates) are tested in

@@ -1,5 +1,5 @@
 //! Replays every committed fuzz corpus file through its fuzz target body
-//! (issue 8: `make test` runs the corpus as a regression test).
+//! (`make test` runs the corpus as a regression test).
 //!
 //! The bodies are the same files the libFuzzer binaries run
 //! (`runtime/fuzz/targets/`), included here by path so this test needs

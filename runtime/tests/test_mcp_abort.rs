@@ -88,7 +88,7 @@ async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborte
     bridge.stop().await;
 }
 
-/// Issue 11 item 7: an abort that arrives before the call is sent (Pi's
+/// An abort that arrives before the call is sent (Pi's
 /// per-file locks were still being taken, or the signal was aborted from the
 /// start) cancels the call: no `tools/call` frame and no cancellation are
 /// ever written, and the call fails with the abort text.

@@ -1,4 +1,4 @@
-//! The own client's eager send (issue 16): `OwnClientBridge::send_call`
+//! The own client's eager send: `OwnClientBridge::send_call`
 //! writes a tool call to the daemon on the caller's thread, before anything
 //! awaits it, and `finish_call` then awaits the reply with the same timeout
 //! (MCP-13), abort (MCP-30) and late-reply (MCP-8) rules as `call_tool`.

@@ -1,4 +1,4 @@
-//! Faults of the client's own machinery (issue 11 items 5 and 8c): a panic in
+//! Faults of the client's own machinery: a panic in
 //! one of its spawned tasks (MCP-32) and a child that stops reading its
 //! stdin (MCP-31) settle every pending request at once with a clear error,
 //! instead of leaving it to its 600 s timeout or growing memory without end.

@@ -436,7 +436,7 @@ fn record_panics() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
-    // Issue 11 item 5: the debounce runs each re-sync in its own task. A
+    // The debounce runs each re-sync in its own task. A
     // panic there loses that re-sync and leaves nothing pending; the client
     // keeps serving calls and the next burst still re-syncs.
     record_panics();

@@ -128,7 +128,7 @@ export const CONFIGS = {
 };
 
 /**
- * Before and after in one run (issue 16): with `BENCH_BEFORE_TGZ` naming a tarball packed from an
+ * Before and after in one run: with `BENCH_BEFORE_TGZ` naming a tarball packed from an
  * older commit (`npm pack` of its bindings/node with its release addon), each configuration of
  * `BEFORE_OF` gets a twin `<name> (before)` whose sandbox holds that package in place of the
  * installed target/pi-gortex.tgz. Everything else (Pi, simulator, baseline) is shared.

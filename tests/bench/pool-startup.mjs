@@ -1,5 +1,5 @@
 //! pool-startup.mjs - pools the samples of several `make bench-startup` runs (the JSON files it
-//! writes under target/bench/) and prints the medians and issue 14's ratios over all of them. On a
+//! writes under target/bench/) and prints the medians and the start-up ratios over all of them. On a
 //! noisy machine one run's medians move by several percent; the median over every interleaved
 //! sample of the same trees is the steadier figure (docs/benchmarks.md).
 //!   $NODE22 tests/bench/pool-startup.mjs target/bench/startup-*.json

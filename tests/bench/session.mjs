@@ -1,4 +1,4 @@
-//! session.mjs - `make bench-session`: the extension's cost inside a real Pi session (issue 16).
+//! session.mjs - `make bench-session`: the extension's cost inside a real Pi session.
 //!
 //! The real Pi CLI in print mode plays a scripted session of N tool calls (graph searches, Pi
 //! `read`s of indexed source that the hook blocks, gortex edits that change a file and get diffs)

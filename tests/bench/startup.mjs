@@ -1,10 +1,10 @@
-//! startup.mjs - `make bench-startup`: how much the extension adds to Pi's start (issue 14).
+//! startup.mjs - `make bench-startup`: how much the extension adds to Pi's start.
 //!
 //! A one-turn print run (the model answers at once, no tool call) of the real Pi CLI, timed from
 //! spawn to exit, under: Pi alone; Pi with the simulator in its own mcp.json and no extension;
 //! the extension on the native path; the extension on its own client; and the same on Pi 0.87.1
-//! (Pi alone, own client). Runs are interleaved; medians are printed with the two ratios issue 14
-//! sets targets for (native / own mcp.json <= 1.05, own client / Pi alone <= 1.10) and the peak
+//! (Pi alone, own client). Runs are interleaved; medians are printed with the two ratios
+//! docs/benchmarks.md sets targets for (native / own mcp.json <= 1.05, own client / Pi alone <= 1.10) and the peak
 //! RSS the extension adds. Knobs: BENCH_RUNS (default 8), BENCH_CONFIGS (substrings separated by ";").
 //! BENCH_CPU_PROF=<dir> passes --cpu-prof to every Pi process (profiles land in <dir>).
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -70,7 +70,7 @@ const lines = [
       `| ${r.name} | ${fmt(r.wallS, 3)} | ${fmt(r.firstRequestS, 3)} | ${fmt(r.cpuS, 3)} | ${fmt(r.maxRssMiB, 1)} | ${r.n} |`,
   ),
   "",
-  // The ratios issue 14 sets targets for; with BENCH_BEFORE_TGZ, the older package's too.
+  // The ratios docs/benchmarks.md sets targets for; with BENCH_BEFORE_TGZ, the older package's too.
   ...["", " (before)"].flatMap((tag) =>
     names.includes(`1.6.0 native, enforce on${tag}`) || names.includes(`0.87.1 own, enforce on${tag}`)
       ? [

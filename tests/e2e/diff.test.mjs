@@ -1,4 +1,4 @@
-//! diff.test.mjs - edit diffs end to end (issue 7 scenario 6): a Gortex `edit` that writes a
+//! diff.test.mjs - edit diffs end to end (scenario 6): a Gortex `edit` that writes a
 //! file yields DIFF-21 details in its tool result, byte-identical to Pi's own diff helpers
 //! (DIFF-13), for an explicit `operation` and for an inferred one (DIFF-2), on both paths
 //! (DIFF-16 own client, DIFF-19 native). Checked in the session file, as a user's session keeps

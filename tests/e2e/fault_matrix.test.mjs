@@ -1,4 +1,4 @@
-//! fault_matrix.test.mjs - the rows of the issue-8 fault matrix (docs/reliability.md) that
+//! fault_matrix.test.mjs - the rows of the fault matrix (docs/reliability.md) that
 //! faults.test.mjs, session.test.mjs and hook.test.mjs do not already drive through the real Pi
 //! CLI: a `null` hook, an exit mid-handshake, `list_changed` before the initialize response, a
 //! burst of 10,000 `list_changed`, a tool withdrawn and re-added, protocol skew, broken and
@@ -53,11 +53,11 @@ describe("fault matrix: hook", { concurrency: CONCURRENCY }, () => {
 });
 
 describe("fault matrix: daemon on the own client", { concurrency: CONCURRENCY }, () => {
-  // Issue 11: valid JSON whose text holds a lone surrogate before an escaped backslash made the
+  // Valid JSON whose text holds a lone surrogate before an escaped backslash made the
   // own client's result reader panic ("gortex: internal error") after the daemon had run the
   // call. On Pi 1.6.0 `--no-mcp` puts the own client in charge.
   scenario(
-    "a reply with a lone surrogate and an escaped backslash reaches the model (issue 11)",
+    "a reply with a lone surrogate and an escaped backslash reaches the model",
     { path: "own" },
     async ({ pi }) => {
       const run = await runWith(

@@ -125,7 +125,7 @@ describe("MCP faults on the own client (MCP-*, FAIL-2)", { concurrency: CONCURRE
     const run = await runWith(pi, { faults: [{ kind: "exit_on_start", exit_code: 1, verb: "mcp" }] }, []);
     await assertClean(run);
     const first = userTexts(run.models[0]);
-    // Issue 3 puts how the child ended (and its stderr tail, empty here) into the
+    // MCP-4's error also says how the child ended (and its stderr tail, empty here) into the
     // error, after the spec's `gortex mcp exited` (MCP-4).
     assert.ok(first[1].startsWith(unavailableText("gortex mcp exited with status 1")), JSON.stringify(first));
   });
@@ -143,7 +143,7 @@ describe("MCP faults on the own client (MCP-*, FAIL-2)", { concurrency: CONCURRE
         {
           name: "search",
           isError: true,
-          // MCP-4's text, extended per issue 3 with the exit status and the stderr tail.
+          // MCP-4's text, with the exit status and the stderr tail.
           text: "gortex search failed: gortex mcp exited with status 1: [gortex mcp] serving stdio (fake-gortex)",
         },
         { name: "search", isError: false, text: searchReply },

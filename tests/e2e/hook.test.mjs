@@ -1,4 +1,4 @@
-//! hook.test.mjs - configuration of the hook channel, end to end (issue 7 scenarios 11b, 13): no
+//! hook.test.mjs - configuration of the hook channel, end to end (scenarios 11b, 13): no
 //! prompt goes to the hook by default (CFG-15), and a project sidecar cannot choose the executable
 //! (CFG-6). The hook's decisions themselves (scenarios 3 and 11) are tested against Gortex's own
 //! hook in hook_upstream.test.mjs.

@@ -1,4 +1,4 @@
-//! lifecycle_leaks.test.mjs - issue 8 "leaks across lifecycles": scripted prompt, `new_session`,
+//! lifecycle_leaks.test.mjs - leaks across lifecycles: scripted prompt, `new_session`,
 //! resume (`switch_session` back to the first session file), `/reload` and quit over Pi's RPC
 //! mode. After
 //! each step the number of live `gortex mcp` children fake-gortex logged must be what the spec
@@ -16,7 +16,7 @@ import { settleCount, startRpc } from "./lib/rpc_steps.mjs";
 import { sandbox } from "./lib/run.mjs";
 import { SOURCE_FILES } from "./lib/workspace.mjs";
 
-describe("leaks across lifecycles (issue 8)", { concurrency: CONCURRENCY }, () => {
+describe("leaks across lifecycles", { concurrency: CONCURRENCY }, () => {
   scenario(
     "prompt, /new, resume, /reload, quit: live gortex mcp children are 1, 1, 1, 1, then 0",
     {},

@@ -1,4 +1,4 @@
-//! panic_boundary.test.mjs - issue 8 "no panic crosses napi", in a real Pi session over RPC: a
+//! panic_boundary.test.mjs - no panic crosses napi, in a real Pi session over RPC: a
 //! test-only command (rpc-helpers.ts `/e2e-panic`) makes the pi-gortex core panic inside a
 //! runtime call, on the async and the sync guard, before the first turn. The extension must fail
 //! open (the session and its graph tools keep working), warn the user exactly once per session
@@ -14,7 +14,7 @@ import { SOURCE_FILES } from "./lib/workspace.mjs";
 
 const SEARCH_ARGS = { operation: "symbols", query: "Hello" };
 
-describe("no panic crosses napi (issue 8, FAIL-4)", { concurrency: CONCURRENCY }, () => {
+describe("no panic crosses napi (FAIL-4)", { concurrency: CONCURRENCY }, () => {
   scenario("a forced core panic fails open, warns once, and the session keeps its tools", {}, async ({ pi, path }) => {
     const box = sandbox({ pi, files: SOURCE_FILES });
     const addon = join(box.agent, "npm/node_modules/pi-gortex/pi-gortex.linux-x64-gnu.node");

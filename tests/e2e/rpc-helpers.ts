@@ -5,7 +5,7 @@
  *   mode has no reload command of its own;
  * - `/e2e-panic` loads the pi-gortex addon named by env `PI_E2E_GORTEX_ADDON` (the same file the
  *   extension loaded, so the same module instance) and calls its test-only `debugForcePanic`
- *   export on both guards: a panic inside a runtime call (issue 8, FAIL-4).
+ *   export on both guards: a panic inside a runtime call (FAIL-4).
  */
 import { createRequire } from "node:module";
 

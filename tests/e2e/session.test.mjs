@@ -1,4 +1,4 @@
-//! session.test.mjs - session lifecycle end to end (issue 7 scenarios 4, 5, 7, 8, 12): the
+//! session.test.mjs - session lifecycle end to end (scenarios 4, 5, 7, 8, 12): the
 //! briefing reaches the model once (SES-12..14) and again once after a compaction (SES-15); a
 //! missing binary degrades to the SES-13 unavailable text; a stale daemon gives the MCP-22/23
 //! texts with every tool kept (MCP-24, NAT-10); no fake-gortex process outlives Pi (MCP-15,

@@ -1,7 +1,7 @@
-//! status.test.mjs - the bridge's state inside the real Pi CLI over RPC (issue 14 item 5,
-//! STAT-1..3): the footer status (`setStatus("gortex", …)`), the `/gortex` status block and
+//! status.test.mjs - the bridge's state inside the real Pi CLI over RPC
+//! (STAT-1..3): the footer status (`setStatus("gortex", …)`), the `/gortex` status block and
 //! `/gortex doctor` (the doctor run in process), on a working bridge and on a down one; and the
-//! user's error notification when the native core cannot load (issue 14 item 4).
+//! user's error notification when the native core cannot load.
 import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,7 +26,7 @@ function footers(rpc) {
   return rpc.statuses.filter((s) => s.statusKey === "gortex").map((s) => s.statusText);
 }
 
-describe("the bridge's state in Pi (issue 14 item 5)", { concurrency: CONCURRENCY }, () => {
+describe("the bridge's state in Pi", { concurrency: CONCURRENCY }, () => {
   // Pi 1.6.0 on both paths (own: GORTEX_NATIVE_MCP=0), and Pi 0.87.1, whose only path is the own
   // client because it has no built-in MCP.
   for (const path of ["native", "own"]) {

@@ -1,4 +1,4 @@
-//! tools.test.mjs - Gortex's MCP tools as Pi tools, end to end (issue 7 scenarios 1, 2, 9, 10):
+//! tools.test.mjs - Gortex's MCP tools as Pi tools, end to end (scenarios 1, 2, 9, 10):
 //! a graph call reaches the daemon and its text reaches the model; colliding names are aliased
 //! with the TOOL-3 note; `--no-mcp` on Pi 1.6 falls back to the own client; a tool promoted by
 //! `tools_search` is callable on the next model turn (TOOL-8, NAT-15).

@@ -1,4 +1,4 @@
-//! trust_boundary.test.mjs - issue 11 items 1-4 in the real Pi CLI, on both Pi versions: a cloned
+//! trust_boundary.test.mjs - the trust boundary in the real Pi CLI, on both Pi versions: a cloned
 //! project whose sidecar is a symlink to /dev/zero, a FIFO, a directory or 20 MB; PATH with an
 //! empty and a `.` entry while the repository ships an executable `gortex`; a variable whose value
 //! is not UTF-8. Each run must exit 0 (assertClean), keep Pi's peak RSS under 300 MB (VmHWM of the
@@ -141,7 +141,7 @@ describe("trust boundary: binary and environment", { concurrency: CONCURRENCY },
   );
 
   scenario(
-    "a variable whose value is not UTF-8: the graph tools stay (CFG-18, issue 11 item 4)",
+    "a variable whose value is not UTF-8: the graph tools stay (CFG-18)",
     {},
     async ({ pi, path }) => {
       const run = await runMeasured({

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make mutants`: cargo-mutants on the runtime's decision modules (issue 12).
+# `make mutants`: cargo-mutants on the runtime's decision modules.
 #
 # Each group mutates a few files and runs only the test targets that speak
 # for them, so the whole run fits in an hour on two shared cores. It works

@@ -1,4 +1,4 @@
-// Rules that had no test (issue 12), through Pi's loader and runner: FAIL-3 (a host method that
+// Rules held through Pi's loader and runner: FAIL-3 (a host method that
 // throws is swallowed), SES-10 (two concurrent first turns), CFG-1 (configuration is read once,
 // at factory time), NAT-14 (the own-client latch holds across a second session_start) and
 // DIFF-16 (an own-client edit holds Pi's per-file lock for the whole call).
@@ -27,7 +27,7 @@ const boom = () => {
   throw new Error("host method failed");
 };
 
-describe(`rules without a test until issue 12, on Pi ${PI_VERSION}`, () => {
+describe(`rules held through Pi's loader and runner, on Pi ${PI_VERSION}`, () => {
   test("SES-10: two concurrent first turns run the first-turn work once", async () => {
     const ws = workspace();
     const s = await start(ws, { env: OWN });

@@ -2,7 +2,7 @@
 // makes, with which arguments, and how the answer is applied (SES-18 order, DIFF-15..20,
 // HOOK-10/11/16, NAT-15, TOOL-4..10, STAT-1..3). The ExtensionRunner suites prove the same
 // paths with the real core; a double is the only way to see what the glue must NOT do: no
-// async hop and no argument copy for a call that needs nothing (issue 16), no setActiveTools
+// async hop and no argument copy for a call that needs nothing, no setActiveTools
 // for a listing that changes nothing, no candidates without a tool context. Fast, so Stryker
 // (`make mutants-ts`) runs it early.
 import assert from "node:assert/strict";

@@ -107,7 +107,7 @@ describe(`native path on Pi ${PI_VERSION}`, { skip: !IS_NATIVE_HOST && "Pi 0.87 
     assert.ok(s.toolNames().includes("gortex_read"));
     await s.sessionStart("new");
     assert.equal(s.host.notifications.length, 2, "again at the next session_start of this instance");
-    // `/gortex` says why the own client runs: Pi's refusal text, as the notice gave it (issue 14).
+    // `/gortex` says why the own client runs: Pi's refusal text, as the notice gave it.
     const gortex = s.runner.getRegisteredCommands().find((c) => (c.name ?? c.invocationName) === "gortex");
     await gortex.handler("", s.ctx);
     const block = s.host.notifications.at(-1).message.split("\n");

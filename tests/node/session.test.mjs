@@ -313,7 +313,7 @@ describe(`session lifecycle on Pi ${PI_VERSION}`, () => {
   });
 
   test("SES-17: a pending own-client tool call holds the process open until its answer, and no longer", async () => {
-    // The call's promise is settled through a channel that is unref'd while idle (issue 16): it
+    // The call's promise is settled through a channel that is unref'd while idle: it
     // must still hold Node's loop open while the call is pending, or Node would exit mid-call
     // with the top-level await unsettled (exit code 13) instead of printing the answer.
     const script = `

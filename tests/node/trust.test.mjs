@@ -1,4 +1,4 @@
-// Issue 11 through Pi's loader and runner, on both hosts: project trust (CFG-19: the project
+// The trust boundary through Pi's loader and runner, on both hosts: project trust (CFG-19: the project
 // sidecar counts only when `ctx.isProjectTrusted()` says so, with one notice per folder saying
 // how to trust it) and item 4 (a bridge that fails to start tells the model and `/gortex` why).
 import assert from "node:assert/strict";
@@ -109,7 +109,7 @@ describe(`project trust (CFG-19) on Pi ${PI_VERSION}`, () => {
   });
 });
 
-describe(`a failed bridge start is seen by the model and /gortex (issue 11 item 4) on Pi ${PI_VERSION}`, () => {
+describe(`a failed bridge start is seen by the model and /gortex on Pi ${PI_VERSION}`, () => {
   const cases = [
     ["an absent binary", { env: { ...OWN, GORTEX_BIN: "/nonexistent/pi-gortex/gortex" } }],
     [

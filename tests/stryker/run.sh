@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make mutants-ts`: StrykerJS on bindings/node/index.ts and glue/*.ts with the
-# ExtensionRunner suite (tests/node/*.test.mjs) on Pi 1.6.0 (issue 12).
+# ExtensionRunner suite (tests/node/*.test.mjs) on Pi 1.6.0.
 #
 # Stryker runs in a scratch copy of the sources (target/stryker/src), mutated
 # in place: a sandbox copy of the whole tree would copy target/ (gigabytes)

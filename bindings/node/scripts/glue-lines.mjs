@@ -1,4 +1,4 @@
-// `make glue-lines`: issue 13's measure of the TypeScript glue. Counts the
+// `make glue-lines`: a measure of the TypeScript glue. Counts the
 // lines of index.ts + glue/*.ts (the generated types and the plain-JS loader
 // are not glue) now and at a baseline commit, both as Biome formats them with
 // the repository's biome.json, so a formatting difference is never counted as

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // pack-all: assembles the publishable npm packages the napi-rs way from
-// whatever `pi-gortex.<platform>.node` files are present (issue 14 item 1).
+// whatever `pi-gortex.<platform>.node` files are present.
 // For each platform found, `npm/<platform>/` is staged with its core and
 // packed; the main package is staged without any core, with every platform as
 // an optional dependency (what `napi prepublish` writes at release time), and

@@ -8,7 +8,7 @@
 // loader), and its manifest names that module. Pi's loader pays a fixed cost
 // per module it loads through jiti (resolution, the transpile cache lookup,
 // evaluation): one module instead of ten took about 6 ms off every start
-// (docs/benchmarks.md, issue 14). glue/load.mjs, bundled in, keeps its paths:
+// (docs/benchmarks.md). glue/load.mjs, bundled in, keeps its paths:
 // dist/ sits one level below the package root, as glue/ does.
 //
 //   node scripts/stage.mjs --out DIR [--no-core]

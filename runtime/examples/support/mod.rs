@@ -1,4 +1,4 @@
-//! Shared helpers of the load and soak examples (issue 8): the fake-gortex
+//! Shared helpers of the load and soak examples: the fake-gortex
 //! binary, a scratch directory holding the scenario and the fake's JSONL
 //! log, process resource readings from `/proc/self`, and percentiles.
 #![allow(dead_code)]

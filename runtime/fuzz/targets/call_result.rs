@@ -6,7 +6,7 @@
 //! applies the `Value` rules. On every input the two must agree on the
 //! text, the error flag and the text the model reads, and neither may
 //! panic. Found in review: `"\ud800abcde\\"` made the fast path's size
-//! hint slice past the end (issue 11).
+//! hint slice past the end.
 //!
 //! One divergence is allowed, on purpose: serde_json's `Value` refuses a
 //! whole document holding a number beyond `f64` (`1e99999`), so the slow way

@@ -1,4 +1,4 @@
-//! matrix.mjs - declares a scenario once and runs it on every Pi/path it applies to (issue 7):
+//! matrix.mjs - declares a scenario once and runs it on every Pi/path it applies to:
 //! every scenario on Pi 1.6.0 (native MCP path); those marked `both` also on Pi 0.87.1 (own
 //! client). A missing build product (fake-gortex, the packed tarball, a host) skips with the
 //! reason when the suite is run by hand, and fails under `make test-e2e`

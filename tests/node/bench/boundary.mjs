@@ -1,4 +1,4 @@
-// Boundary benchmark (issue 6): event-loop delay while tool calls are enforced through the
+// Boundary benchmark: event-loop delay while tool calls are enforced through the
 // addon's async hook, against the 0.4.0 approach (execFileSync of the same hook), and the cost
 // of one tool_call decision through the addon with enforcement off. Prints a JSON report.
 //

@@ -1,4 +1,4 @@
-// Own-client tool call seen from JavaScript (issue 16 item 3): Pi's `execute` of a registered
+// Own-client tool call seen from JavaScript: Pi's `execute` of a registered
 // gortex tool (ExtensionRunner -> glue -> addon -> gortex mcp simulator -> back), p50 per call,
 // against a Node pipe echo to `cat` of a line of the same size in the same run, interleaved in
 // blocks. Also interleaved: the same `tools/call` sent by Node straight to the simulator over its
