@@ -23,8 +23,8 @@ fn call<'a>(id: &'a str, tool: &'a str, input: &'a Value) -> ToolCall<'a> {
     }
 }
 
-/// `tool_call` as the addon runs it: the claim under the watcher
-/// (`watchEdit`), the before side read outside it (`watchSnapshot`).
+/// `tool_call` as the extension core runs it: the claim under the watcher,
+/// the before side read outside it (`read_before` in `extension/tool_events.rs`).
 async fn on_call(w: &mut NativeWatcher, c: ToolCall<'_>, cwd: &Path) {
     if let Some(ticket) = w.begin_tool_call(c, true, cwd, edit_candidates) {
         let before = ticket.read_before().await;

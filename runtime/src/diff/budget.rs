@@ -6,25 +6,18 @@
 //! layers:
 //!
 //! - [`MAX_DIFF_WORK`]: the spec's estimate `(a+b) x (a+b - 2 shared)`,
-//!   checked before diffing. It is a poor predictor of the real cost (a
-//!   1 MiB file with 2,000 scattered edits estimates at ~2e8 yet diffs in
-//!   ~35 ms, a 5,000-line rewrite estimates at ~9e7 and needs ~250 ms), so
-//!   it only turns away changes that could never finish in time; it admits
-//!   scattered edits of files under 1 MiB (2,000 edits in 1 MiB estimate
-//!   at ~2e8).
+//!   checked before diffing. It predicts the real cost poorly (scattered
+//!   edits estimate high and diff fast, a rewrite the other way round), so it
+//!   only turns away changes that could never finish in time; it admits
+//!   scattered edits of files under 1 MiB.
 //! - [`MAX_DIFF_STEPS`]: the real guard. The search counts its diagonal
-//!   visits and compared lines and gives up past this many. The most
-//!   expensive shape is a rewrite of a ~1 MiB file (every step a visit):
-//!   on the 2-core development machine, shared with builds (load 8-13),
-//!   6,500,000 steps took 54-81 ms (median 65) in a plain loop and up to
-//!   ~170 ms under criterion at the heaviest load, so about 100 ms.
-//!   For scale: 2,000 scattered edits in 1 MiB take ~3.6 million steps
-//!   (~30-60 ms) and are diffed; a 5,000-line rewrite takes ~22 million
-//!   (~300 ms) and gets the note.
+//!   visits and compared lines and gives up past this many, which is about
+//!   100 ms for the most expensive shape, a rewrite of a ~1 MiB file.
 //!
 //! Either way the file gets `not diffed: change too large to diff quickly`
-//! instead of a diff; what is diffed is identical to Pi's output.
-//! Measured with `cargo bench --bench diff_engine` (case `at_step_limit`).
+//! instead of a diff; what is diffed is identical to Pi's output. The step
+//! limit's cost is measured by `cargo bench --bench diff_engine` (case
+//! `at_step_limit`; docs/benchmarks.md).
 
 use super::engine::{intern, split_count, tokenize, Interned};
 

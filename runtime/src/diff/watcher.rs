@@ -126,7 +126,7 @@ impl ClaimTicket {
 
     /// The before side's read, to run on a thread that may block: for a
     /// caller that runs it as a blocking-pool job and keeps the snapshot time
-    /// limit outside it (the addon's `watchSnapshot`). It owns copies of the
+    /// limit outside it (the extension core's `read_before`). It owns copies of the
     /// paths and the boundary, so the ticket itself stays with the caller.
     pub fn before_reader(&self) -> impl FnOnce() -> Snapshots + Send + 'static {
         let (paths, boundary) = (self.paths.clone(), self.boundary.clone());
