@@ -26,7 +26,8 @@ for (const file of [join(ROOT, "README.md"), ...markdown(join(ROOT, "docs"))]) {
   for (const m of text.matchAll(/`make ([^`\n]+)`/g)) {
     for (const word of m[1].split(/\s+/)) {
       if (!/^[a-z][a-z0-9-]*$/.test(word)) break;
-      if (!listed.has(word)) problems.push(`${relative(ROOT, file)}: \`make ${word}\` is not a target \`make help\` lists`);
+      if (!listed.has(word))
+        problems.push(`${relative(ROOT, file)}: \`make ${word}\` is not a target \`make help\` lists`);
     }
   }
 }
@@ -34,4 +35,6 @@ for (const file of [join(ROOT, "README.md"), ...markdown(join(ROOT, "docs"))]) {
 if (listed.size === 0) problems.push("`make help` listed no target");
 for (const p of problems) console.error(p);
 if (problems.length > 0) process.exit(1);
-console.log(`make targets: every \`make <target>\` in README.md and docs/ is one of the ${listed.size} \`make help\` lists`);
+console.log(
+  `make targets: every \`make <target>\` in README.md and docs/ is one of the ${listed.size} \`make help\` lists`,
+);
