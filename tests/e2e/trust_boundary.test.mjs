@@ -140,18 +140,14 @@ describe("trust boundary: binary and environment", { concurrency: CONCURRENCY },
     },
   );
 
-  scenario(
-    "a variable whose value is not UTF-8: the graph tools stay (CFG-18)",
-    {},
-    async ({ pi, path }) => {
-      const run = await runMeasured({
-        pi,
-        script: searchScript(path),
-        shellPrefix: "export PI_GORTEX_E2E_RAW=\"$(printf 'caf\\351\\377')\"",
-      });
-      await assertSurvived(run, path, "a non-UTF-8 variable");
-    },
-  );
+  scenario("a variable whose value is not UTF-8: the graph tools stay (CFG-18)", {}, async ({ pi, path }) => {
+    const run = await runMeasured({
+      pi,
+      script: searchScript(path),
+      shellPrefix: "export PI_GORTEX_E2E_RAW=\"$(printf 'caf\\351\\377')\"",
+    });
+    await assertSurvived(run, path, "a non-UTF-8 variable");
+  });
 });
 
 describe("trust boundary: project trust (CFG-19)", { concurrency: CONCURRENCY }, () => {
