@@ -1,4 +1,4 @@
-// Per-call overhead on Pi's thread (issue 16, measure 1), precisely: the events Pi's agent session
+// Per-call overhead on Pi's thread, precisely: the events Pi's agent session
 // emits around one tool call, dispatched through Pi's own ExtensionRunner exactly as
 // `AgentSession` does (`turn_start`, the assistant message's `message_end`,
 // `tool_execution_start`, `tool_execution_end` and the result message's `message_end` always;
