@@ -7,7 +7,7 @@
 //! Prints one JSON object.
 //!
 //! Usage: `hook_spawn_floor <gortex binary> [samples]`; `HOOK_FLOOR_GAP_MS` (default 100) is the
-//! untimed pause before each sample.
+//! untimed pause before each timed run.
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -93,8 +93,9 @@ fn main() {
         .expect("tokio runtime");
     let (mut bare, mut bridge, mut bridge_current) = (Vec::new(), Vec::new(), Vec::new());
     let (mut decision, mut spare) = (Vec::new(), Vec::new());
-    // The untimed pause before each sample, in which the process started ahead and the spare
-    // get past their start-up, so neither start-up competes with a timed run.
+    // The untimed pause before each timed run: the process started ahead and the spare get past
+    // their start-up, no start-up competes with a timed run, and each run starts from idle as a
+    // tool call after the model's turn does.
     let gap = Duration::from_millis(
         std::env::var("HOOK_FLOOR_GAP_MS")
             .ok()
@@ -109,17 +110,21 @@ fn main() {
         let started = Instant::now();
         bare_spawn_and_wait(&argv, &envelope);
         bare.push(started.elapsed());
+        std::thread::sleep(gap);
         let started = Instant::now();
         let run = runtime.block_on(hook::run(&argv, &event));
         bridge.push(started.elapsed());
         assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+        std::thread::sleep(gap);
         let started = Instant::now();
         let run = current.block_on(hook::run(&argv, &event));
         bridge_current.push(started.elapsed());
         assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
+        std::thread::sleep(gap);
         let started = Instant::now();
         decide(ahead, &envelope);
         decision.push(started.elapsed());
+        std::thread::sleep(gap);
         let started = Instant::now();
         let run = slot.run_blocking(&argv, &event);
         spare.push(started.elapsed());

@@ -56,6 +56,7 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
 const HOOK_GAP_MS = Number(process.env.BENCH_HOOK_GAP_MS ?? 100);
 const HOOK_TOOL_MS = Number(process.env.BENCH_HOOK_TOOL_MS ?? 0);
+const FLOOR_SAMPLES = Number(process.env.BENCH_FLOOR_SAMPLES ?? 20);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
 const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
 const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1";
@@ -248,7 +249,13 @@ function spawnFloor(bin, ws, samples) {
   if (!example) throw new Error("build runtime/examples/hook_spawn_floor (cargo build --example hook_spawn_floor)");
   // The relay hands the hook this HOME; spawned directly, the hook needs it set.
   // Its own log, so the workspace's log counts only the configuration's hook runs.
-  const env = { ...process.env, ...ws.env, FAKE_GORTEX_LOG: join(ws.dir, "floor.log") };
+  // Each of its timed runs follows the same pause as a hook configuration's call.
+  const env = {
+    ...process.env,
+    ...ws.env,
+    FAKE_GORTEX_LOG: join(ws.dir, "floor.log"),
+    HOOK_FLOOR_GAP_MS: String(HOOK_GAP_MS),
+  };
   if (ws.env.FAKE_GORTEX_HOOK_HOME) env.HOME = ws.env.FAKE_GORTEX_HOOK_HOME;
   const run = spawnSync(example, [bin, String(samples)], { cwd: ws.cwd, env, encoding: "utf8", timeout: 120_000 });
   if (run.status !== 0) throw new Error(`hook_spawn_floor ${bin}: ${run.stderr}`);
@@ -274,9 +281,9 @@ const spares = [];
 const hookWs = configs.find((c) => c.name === "pi-gortex, enforce on").ws;
 for (let b = 0; b < BLOCKS; b += 1) {
   // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
-  floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, 50));
+  floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, FLOOR_SAMPLES));
   if (UPSTREAM) {
-    relayFloors.push(spawnFloor(FAKE, hookWs, 50));
+    relayFloors.push(spawnFloor(FAKE, hookWs, FLOOR_SAMPLES));
     decisions.pop();
     spares.pop();
   }
