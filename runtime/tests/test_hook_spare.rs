@@ -249,6 +249,21 @@ fn alive(pid: u32) -> bool {
     unsafe { libc::kill(pid, 0) == 0 }
 }
 
+/// Whether `pid` is a process that has not exited (an unreaped zombie has: after its host's
+/// death the spare's reaper is whoever adopts it).
+fn running(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        return std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().to_string())
+            })
+            .is_some_and(|rest| !rest.starts_with('Z'));
+    }
+    alive(pid)
+}
+
 /// Gortex's own hook handler: `GORTEX_UPSTREAM_HOOK` (set by the Makefile), else where
 /// `make gortex-hook` puts it.
 fn upstream_hook() -> PathBuf {
@@ -388,4 +403,50 @@ fn refills_racing_each_other_start_one_spare() {
     assert_eq!(slot.spare_id(), Some(spare), "a waiting spare is kept");
     let counts = slot.counts();
     assert_eq!((counts.started, counts.alive, counts.peak), (1, 1, 1));
+}
+
+/// The host side of the next test: a process that keeps a spare, says its pid, and waits to be
+/// killed. Runs only when that test starts it.
+#[test]
+#[ignore = "a helper process of a_spare_ends_when_its_host_is_killed"]
+fn spare_host_helper() {
+    let Some(dir) = std::env::var_os("SPARE_HOST_DIR") else {
+        return;
+    };
+    let argv = simulator_argv(Path::new(&dir), HookMode::Deny, json!([]));
+    let slot = SpareSlot::default();
+    slot.refill(&argv);
+    println!("spare {}", slot.spare_id().expect("a spare waits"));
+    loop {
+        std::thread::park();
+    }
+}
+
+#[test]
+fn a_spare_ends_when_its_host_is_killed() {
+    let dir = temp_dir();
+    let mut host = Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--exact", "spare_host_helper", "--ignored", "--nocapture"])
+        .env("SPARE_HOST_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("host");
+    let mut lines = BufReader::new(host.stdout.take().expect("stdout")).lines();
+    let spare: u32 = lines
+        .find_map(|line| line.ok()?.strip_prefix("spare ")?.parse().ok())
+        .expect("the host's spare");
+    assert!(alive(spare));
+    // SIGKILL: the host runs no code of ours on the way out, as when Pi is killed.
+    host.kill().expect("kill the host");
+    host.wait().expect("reap the host");
+    // The spare's stdin closed with its host: it reads the end, answers nobody and exits.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while running(spare) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the spare {spare} outlived its host"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
