@@ -96,3 +96,45 @@ fn daemon_start_succeeds_or_fails_as_scripted() {
     assert_eq!(failing.events("daemon_start").len(), 1);
     assert_eq!(failing.events("exit")[0]["reason"], "daemon_start_fail");
 }
+
+#[test]
+fn hook_startup_ms_delays_the_hook_before_it_reads_stdin() {
+    let mut fake = Fake::new(json!({}));
+    fake.env
+        .push(("FAKE_GORTEX_HOOK_STARTUP_MS".into(), "150".into()));
+    let t = Instant::now();
+    let (out, code) = fake.hook(&[], &read_call());
+    assert!(t.elapsed().as_millis() >= 150);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("{\"block\":true"));
+}
+
+#[test]
+fn hook_idle_exit_ends_a_hook_whose_stdin_stays_silent_and_answers_one_fed_at_once() {
+    let fake =
+        Fake::new(json!({"faults": [{"kind": "hook_idle_exit", "after_ms": 100, "exit_code": 4}]}));
+    // Fed at once (the envelope is in the pipe before the fake starts): it answers.
+    let (out, code) = fake.hook(&[], &read_call());
+    assert_eq!(code, 0);
+    assert!(out.starts_with("{\"block\":true"));
+    // Kept waiting, as a spare is: it exits without reading and without a decision.
+    let mut child = fake
+        .command(&["hook", "--agent=pi"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Held open: `wait` would close a stdin still in the child handle.
+    let stdin = child.stdin.take();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert_eq!(status.code(), Some(4));
+    assert_eq!(fake.events("hook").len(), 1, "one decision, the fed hook's");
+    let exits = fake.events("exit");
+    assert!(
+        exits
+            .iter()
+            .any(|e| e["reason"] == "exit_on_start" && e["code"] == 4),
+        "{exits:?}"
+    );
+}
