@@ -22,13 +22,17 @@ type SidecarConfig struct {
 	NativeMCP *bool `json:"native_mcp,omitempty"`
 	// Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false).
 	PromptContext *bool `json:"prompt_context,omitempty"`
+	// Count what the graph saved per session, show it in `/gortex`, and append one record per session to `<agentDir>/gortex-stats.jsonl` on this machine (env `GORTEX_STATS`, default true); false counts and writes nothing.
+	Stats *bool `json:"stats,omitempty"`
+	// End the footer with the session's net tokens saved once anything was counted, e.g. `gortex: connected · native · v0.64.4 · −38k tok` (env `GORTEX_STATS_FOOTER`, default true); false keeps the footer quiet.
+	StatsFooter *bool `json:"stats_footer,omitempty"`
 	// Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`.
 	ToolsPreset *string `json:"tools_preset,omitempty"`
 }
 
 var shapeOfSidecarConfig = objectShape{
 	typeName: "SidecarConfig",
-	declared: []string{"$schema", "bin", "daemon_autostart", "enforce", "hook_mode", "hook_prespawn", "native_mcp", "prompt_context", "tools_preset"},
+	declared: []string{"$schema", "bin", "daemon_autostart", "enforce", "hook_mode", "hook_prespawn", "native_mcp", "prompt_context", "stats", "stats_footer", "tools_preset"},
 	required: nil,
 	closed:   true,
 	keep:     false,

@@ -185,6 +185,18 @@ func newValue(typeName string) any {
 		return new(GortexMessageDetails)
 	case "SidecarConfig":
 		return new(SidecarConfig)
+	case "StatsRecord":
+		return new(StatsRecord)
+	case "StatsByKind":
+		return new(StatsByKind)
+	case "StatsTotal":
+		return new(StatsTotal)
+	case "StatsProject":
+		return new(StatsProject)
+	case "StatsDay":
+		return new(StatsDay)
+	case "StatsReport":
+		return new(StatsReport)
 	case "ValidationReport":
 		return new(ValidationReport)
 	case "ValidationFileResult":

@@ -12,5 +12,6 @@ pub const SCHEMAS: &[(&str, &str)] = &[
     ("mcp.schema.json", include_str!("../schemas/mcp.schema.json")),
     ("pi.schema.json", include_str!("../schemas/pi.schema.json")),
     ("sidecar.schema.json", include_str!("../schemas/sidecar.schema.json")),
+    ("stats.schema.json", include_str!("../schemas/stats.schema.json")),
     ("validation-report.schema.json", include_str!("../schemas/validation-report.schema.json")),
 ];

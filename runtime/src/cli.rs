@@ -3,6 +3,7 @@
 //! - `pi-gortex doctor [--format text|json] [--cwd DIR]` tells what is wrong with a setup
 //!   (`--json` is `--format json`).
 //! - `pi-gortex diff <before> <after> [--path NAME]` prints one `EditDetails`.
+//! - `pi-gortex stats [--days N] [--json]` reports what the graph saved (SAVE-5).
 //!
 //! Exit codes, as for `pi-gortex-codegen`: 0 fine, 1 a finding (an unhealthy setup), 2 a usage
 //! error or an input that cannot be read.
@@ -57,6 +58,15 @@ enum Command {
         #[arg(long)]
         path: Option<String>,
     },
+    /// What the graph saved: totals per project and per day, the largest savings, a chart.
+    Stats {
+        /// The window, in days, ending now.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=36_500))]
+        days: u32,
+        /// Print a `StatsReport` as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -106,6 +116,31 @@ where
             // Missing or non-file inputs are the caller's mistake: a usage error, like clap's.
             Err(error) => output(String::new(), format!("pi-gortex diff: {error}\n"), 2),
         },
+        Command::Stats { days, json } => stats(days, json),
+    }
+}
+
+/// Reads the stats file under Pi's global agent dir (CFG-3) and reports on it;
+/// a file that cannot be read is exit 2, a corrupt line only a count.
+fn stats(days: u32, json: bool) -> CliOutput {
+    let inputs = ConfigInputs::from_process();
+    let agent_dir = crate::config::agent_dir(&inputs.env, &inputs.home);
+    let path = crate::stats::file_path(&agent_dir);
+    let records = match crate::stats::read(&path) {
+        Ok(records) => records,
+        Err(error) => {
+            let text = format!("pi-gortex stats: cannot read {}: {error}\n", path.display());
+            return output(String::new(), crate::terminal_text::shown(&text), 2);
+        }
+    };
+    let report = crate::stats::report(&path, records, days, crate::stats::now_ms());
+    if !json {
+        let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
+        return output(crate::stats::render(&report, tty), String::new(), 0);
+    }
+    match serde_json::to_string_pretty(&report) {
+        Ok(text) => output(format!("{text}\n"), String::new(), 0),
+        Err(error) => output(String::new(), format!("pi-gortex stats: {error}\n"), 2),
     }
 }
 

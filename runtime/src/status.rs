@@ -15,6 +15,7 @@ use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusV
 
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
+use crate::savings::{ReadKind, Savings};
 use crate::version::Readiness;
 
 /// Whether the bridge can serve the session now.
@@ -207,6 +208,12 @@ pub fn config_entries(config: &ResolvedConfig) -> Vec<ConfigEntry> {
             config.daemon_autostart.to_string(),
             p.daemon_autostart,
         ),
+        entry("stats", config.stats.to_string(), p.stats),
+        entry(
+            "stats_footer",
+            config.stats_footer.to_string(),
+            p.stats_footer,
+        ),
     ]
 }
 
@@ -239,6 +246,12 @@ pub struct StatusSnapshot {
     pub config: Vec<ConfigEntry>,
     /// The last bridge failure seen this session.
     pub last_error: Option<String>,
+    /// What the graph saved this session; `None` when `stats` is off.
+    pub savings: Option<Savings>,
+    /// Whether the footer shows the net saving (`stats_footer`).
+    pub savings_footer: bool,
+    /// Why the stats file could not be written this session.
+    pub stats_error: Option<String>,
 }
 
 /// `v0.61.2` for `0.61.2`; a version already starting with `v` is kept.
@@ -260,7 +273,109 @@ pub fn footer(snapshot: &StatusSnapshot) -> String {
     if let Some(version) = snapshot.daemon_version.as_deref().filter(|v| !v.is_empty()) {
         let _ = write!(text, " · {}", with_v(version));
     }
+    if let Some(savings) = snapshot
+        .savings
+        .as_ref()
+        .filter(|_| snapshot.savings_footer)
+    {
+        if !savings.is_empty() {
+            let _ = write!(text, " · {}", footer_net(savings.net_tokens()));
+        }
+    }
     text
+}
+
+/// The net in a few characters: `−38k tok` when the context was spared
+/// 38,000 tokens, `+2.1k tok` when the graph's answers cost more.
+pub fn footer_net(net: i64) -> String {
+    let sign = if net > 0 {
+        "−"
+    } else if net < 0 {
+        "+"
+    } else {
+        ""
+    };
+    let n = net.unsigned_abs();
+    let amount = match n {
+        0..=999 => n.to_string(),
+        1_000..=9_949 => format!("{:.1}k", n as f64 / 1000.0),
+        _ => format!("{}k", (n + 500) / 1000),
+    };
+    format!("{sign}{amount} tok")
+}
+
+/// `40000` as `40,000`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && matches!((digits.len() - i) % 3, 0) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The `/gortex` lines on what the graph saved (SAVE-2).
+fn savings_lines(out: &mut String, savings: Option<&Savings>, stats_error: Option<&str>) {
+    let Some(s) = savings else {
+        let _ = writeln!(out, "  saved       not counted (stats=false)");
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "  saved       this session, tokens as Pi estimates them (characters ÷ 4)"
+    );
+    let kinds: Vec<String> = ReadKind::ALL
+        .into_iter()
+        .zip(s.redirected)
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{} {n}", kind.as_str()))
+        .collect();
+    let by_kind = match kinds.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", kinds.join(", ")),
+    };
+    let _ = writeln!(
+        out,
+        "    reads redirected  {}{by_kind}",
+        grouped(s.redirected_total())
+    );
+    let not_sized = match s.not_sized {
+        0 => String::new(),
+        n => format!(" ({} not sized)", grouped(n)),
+    };
+    let _ = writeln!(
+        out,
+        "    kept out          {} bytes, {} tokens{not_sized}",
+        grouped(s.kept_out_bytes),
+        grouped(s.kept_out_tokens())
+    );
+    let _ = writeln!(
+        out,
+        "    graph answers     {}, {} characters, {} tokens",
+        grouped(s.graph_answers),
+        grouped(s.graph_chars),
+        grouped(s.graph_tokens())
+    );
+    let _ = writeln!(
+        out,
+        "    read anyway       {} with guidance, {} bytes entered the context",
+        grouped(s.allowed),
+        grouped(s.allowed_bytes)
+    );
+    let net = s.net_tokens();
+    let sign = if net < 0 { "−" } else { "" };
+    let _ = writeln!(
+        out,
+        "    net               {sign}{} tokens (kept out minus graph answers)",
+        grouped(net.unsigned_abs())
+    );
+    if let Some(error) = stats_error {
+        let error = crate::terminal_text::shown(error);
+        let _ = writeln!(out, "    not recorded      {error}");
+    }
 }
 
 fn layer_name(layer: Layer) -> &'static str {
@@ -373,6 +488,11 @@ pub fn render(snapshot: &StatusSnapshot) -> String {
             layer_name(entry.layer)
         );
     }
+    savings_lines(
+        &mut out,
+        snapshot.savings.as_ref(),
+        snapshot.stats_error.as_deref(),
+    );
     let _ = writeln!(
         out,
         "  last error  {}",
@@ -388,6 +508,8 @@ pub enum Command {
     Status,
     /// `/gortex doctor`: the doctor, run in process.
     Doctor,
+    /// `/gortex stats [--days N]`: `pi-gortex stats`, run in process (SAVE-5).
+    Stats,
 }
 
 /// `doctor` (surrounding blanks ignored) runs the doctor; any
@@ -395,6 +517,8 @@ pub enum Command {
 pub fn command(args: &str) -> Command {
     if args.trim() == "doctor" {
         Command::Doctor
+    } else if args.split_whitespace().next() == Some("stats") {
+        Command::Stats
     } else {
         Command::Status
     }
@@ -482,6 +606,9 @@ mod tests {
                 },
             ],
             last_error: None,
+            savings: Some(Savings::default()),
+            savings_footer: true,
+            stats_error: None,
         }
     }
 
@@ -530,6 +657,12 @@ mod tests {
              \x20 config\n\
              \x20   bin            gortex  (default)\n\
              \x20   hook_mode      enrich  (environment)\n\
+             \x20 saved       this session, tokens as Pi estimates them (characters ÷ 4)\n\
+             \x20   reads redirected  0\n\
+             \x20   kept out          0 bytes, 0 tokens\n\
+             \x20   graph answers     0, 0 characters, 0 tokens\n\
+             \x20   read anyway       0 with guidance, 0 bytes entered the context\n\
+             \x20   net               0 tokens (kept out minus graph answers)\n\
              \x20 last error  none\n"
         );
     }
@@ -657,5 +790,50 @@ mod tests {
         assert!(render(&s).contains(
             "  started by  someone else: daemon_autostart is off, so pi-gortex and gortex mcp start none\n"
         ));
+    }
+
+    #[test]
+    fn save_2_the_block_shows_the_sessions_savings_and_the_footer_its_net() {
+        let mut s = snapshot();
+        assert_eq!(footer(&s), "gortex: connected · native · v0.61.2");
+        let mut savings = Savings::default();
+        savings.record_blocked(ReadKind::Read, Some(40_000));
+        savings.record_graph_answer(&"x".repeat(1_234));
+        s.savings = Some(savings);
+        let block = render(&s);
+        assert!(
+            block.contains("    reads redirected  1 (read 1)\n"),
+            "{block}"
+        );
+        assert!(
+            block.contains("    kept out          40,000 bytes, 10,000 tokens\n"),
+            "{block}"
+        );
+        assert!(
+            block.contains("    graph answers     1, 1,234 characters, 309 tokens\n"),
+            "{block}"
+        );
+        assert!(
+            block.contains("    net               9,691 tokens (kept out minus graph answers)\n"),
+            "{block}"
+        );
+        assert_eq!(
+            footer(&s),
+            "gortex: connected · native · v0.61.2 · −9.7k tok"
+        );
+        s.savings_footer = false;
+        assert_eq!(footer(&s), "gortex: connected · native · v0.61.2");
+        s.savings = None;
+        assert!(render(&s).contains("  saved       not counted (stats=false)\n"));
+    }
+
+    #[test]
+    fn save_2_the_footer_net_reads_in_a_few_characters() {
+        assert_eq!(footer_net(38_000), "−38k tok");
+        assert_eq!(footer_net(38_499), "−38k tok");
+        assert_eq!(footer_net(950), "−950 tok");
+        assert_eq!(footer_net(-2_100), "+2.1k tok");
+        assert_eq!(footer_net(0), "0 tok");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 }

@@ -6,6 +6,7 @@ import type * as host from "../../bindings/node/types/host";
 import type * as mcp from "../../bindings/node/types/mcp";
 import type * as pi from "../../bindings/node/types/pi";
 import type * as sidecar from "../../bindings/node/types/sidecar";
+import type * as stats from "../../bindings/node/types/stats";
 import type * as validation_report from "../../bindings/node/types/validation-report";
 
 // CallToolRequestParams/valid/edit-file

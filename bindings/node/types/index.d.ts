@@ -6,4 +6,5 @@ export * as host from "./host.js";
 export * as mcp from "./mcp.js";
 export * as pi from "./pi.js";
 export * as sidecar from "./sidecar.js";
+export * as stats from "./stats.js";
 export * as validation_report from "./validation-report.js";

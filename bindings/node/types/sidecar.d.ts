@@ -20,6 +20,10 @@ export interface SidecarConfig {
   native_mcp?: boolean;
   /** Send the user's prompt to the hook and pass Gortex's relevant-symbols guidance to the model (env `GORTEX_PROMPT_CONTEXT`, default false). */
   prompt_context?: boolean;
+  /** Count what the graph saved per session, show it in `/gortex`, and append one record per session to `<agentDir>/gortex-stats.jsonl` on this machine (env `GORTEX_STATS`, default true); false counts and writes nothing. */
+  stats?: boolean;
+  /** End the footer with the session's net tokens saved once anything was counted, e.g. `gortex: connected · native · v0.64.4 · −38k tok` (env `GORTEX_STATS_FOOTER`, default true); false keeps the footer quiet. */
+  stats_footer?: boolean;
   /** Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`. */
   tools_preset?: "core" | "full" | "edit" | "nav" | "readonly" | (string & {});
 }

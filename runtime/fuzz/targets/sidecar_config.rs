@@ -48,6 +48,8 @@ fn expected_values(text: &str, scope: Scope) -> SidecarValues {
         prompt_context: boolean("prompt_context"),
         hook_prespawn: boolean("hook_prespawn"),
         daemon_autostart: boolean("daemon_autostart"),
+        stats: boolean("stats"),
+        stats_footer: boolean("stats_footer"),
     }
 }
 

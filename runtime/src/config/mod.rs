@@ -132,6 +132,10 @@ pub struct Provenance {
     pub hook_prespawn: Layer,
     /// Source of `daemon_autostart` ([`Layer::Project`] only for `false`).
     pub daemon_autostart: Layer,
+    /// Source of `stats`.
+    pub stats: Layer,
+    /// Source of `stats_footer`.
+    pub stats_footer: Layer,
 }
 
 /// Where the two sidecars were looked for.
@@ -185,6 +189,10 @@ pub struct ResolvedConfig {
     /// Whether the extension and the `gortex mcp` it spawns may start the
     /// daemon; false leaves the daemon to whoever runs it.
     pub daemon_autostart: bool,
+    /// Whether the session counts what the graph saved and records it (SAVE).
+    pub stats: bool,
+    /// Whether the footer shows the session's net saving.
+    pub stats_footer: bool,
     /// The layer behind each value.
     pub provenance: Provenance,
     /// The agent dir the user sidecar is read from.
@@ -319,6 +327,13 @@ pub fn resolve_layers(
         g.daemon_autostart,
         true,
     );
+    let stats = first(env_flag("GORTEX_STATS"), p.stats, g.stats, true);
+    let stats_footer = first(
+        env_flag("GORTEX_STATS_FOOTER"),
+        p.stats_footer,
+        g.stats_footer,
+        true,
+    );
     let tools_preset = first(
         values::env_string(env, "GORTEX_TOOLS"),
         p.tools_preset.clone(),
@@ -339,6 +354,8 @@ pub fn resolve_layers(
         prompt_context: prompt_context.0,
         hook_prespawn: hook_prespawn.0,
         daemon_autostart: daemon_autostart.0,
+        stats: stats.0,
+        stats_footer: stats_footer.0,
         provenance: Provenance {
             bin: bin_layer,
             hook_mode: mode_layer,
@@ -348,6 +365,8 @@ pub fn resolve_layers(
             prompt_context: prompt_context.1,
             hook_prespawn: hook_prespawn.1,
             daemon_autostart: daemon_autostart.1,
+            stats: stats.1,
+            stats_footer: stats_footer.1,
         },
         agent_dir,
         sidecars,

@@ -41,6 +41,10 @@ pub struct SidecarValues {
     pub hook_prespawn: Option<bool>,
     /// `daemon_autostart`.
     pub daemon_autostart: Option<bool>,
+    /// `stats`.
+    pub stats: Option<bool>,
+    /// `stats_footer`.
+    pub stats_footer: Option<bool>,
 }
 
 /// One read sidecar: its values and the warnings it produced.
@@ -102,7 +106,7 @@ pub fn parse_sidecar(path: &Path, text: &str, scope: Scope) -> SidecarLayer {
 
 /// The JSON type each known key takes, for warning texts only: whether a
 /// value is acceptable is the schema's verdict (`SidecarConfig`).
-const KEY_TYPES: [(&str, &str); 8] = [
+const KEY_TYPES: [(&str, &str); 10] = [
     ("bin", "string"),
     ("hook_mode", "string"),
     ("enforce", "boolean"),
@@ -111,6 +115,8 @@ const KEY_TYPES: [(&str, &str); 8] = [
     ("prompt_context", "boolean"),
     ("hook_prespawn", "boolean"),
     ("daemon_autostart", "boolean"),
+    ("stats", "boolean"),
+    ("stats_footer", "boolean"),
 ];
 
 /// The member an editor reads to find the sidecar's schema.
@@ -181,6 +187,8 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
         hook_prespawn,
         native_mcp,
         prompt_context,
+        stats,
+        stats_footer,
         tools_preset,
     } = config;
     values.bin = usable(bin).or(values.bin.take());
@@ -191,4 +199,6 @@ fn merge(values: &mut SidecarValues, config: SidecarConfig) {
     values.prompt_context = prompt_context.or(values.prompt_context);
     values.hook_prespawn = hook_prespawn.or(values.hook_prespawn);
     values.daemon_autostart = daemon_autostart.or(values.daemon_autostart);
+    values.stats = stats.or(values.stats);
+    values.stats_footer = stats_footer.or(values.stats_footer);
 }

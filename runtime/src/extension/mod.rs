@@ -156,9 +156,54 @@ impl Extension {
     pub async fn session_shutdown(&self) {
         if let Some(me) = self.instance() {
             let slot = me.hook_spare.clone();
-            let _ = tokio::task::spawn_blocking(move || slot.close()).await;
+            let this = self.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                slot.close();
+                caught(|| (), || this.record_stats(0));
+            })
+            .await;
         }
         self.stop_own_client().await;
+    }
+
+    /// Appends this session's record to the stats file (SAVE-4) when it
+    /// changed and the last write is at least `interval_ms` old; blocking, so
+    /// it runs on a pool thread. A failure costs the record, told in `/gortex`.
+    pub fn record_stats(&self, interval_ms: i64) {
+        let Some(me) = self.instance() else {
+            return;
+        };
+        let config = me.config();
+        if !config.stats {
+            return;
+        }
+        let now = crate::stats::now_ms();
+        let record = {
+            let mut status = self.module.status();
+            let due = match &status.recorded {
+                Some((saved, at)) => *saved != status.savings && now - at >= interval_ms,
+                None => !status.savings.is_empty(),
+            };
+            if !due {
+                return;
+            }
+            status.recorded = Some((status.savings.clone(), now));
+            let started = *status.started_ms.get_or_insert(now);
+            let id = format!(
+                "{}:{}:{}:{started}",
+                status.session_id.as_deref().unwrap_or("session"),
+                std::process::id(),
+                self.instance
+            );
+            crate::stats::record(&id, &me.cwd.to_string_lossy(), started, &status.savings)
+        };
+        let path = crate::stats::file_path(&config.agent_dir);
+        if let Err(error) = crate::stats::append(&path, &record) {
+            let mut status = self.module.status();
+            if status.stats_error.is_none() {
+                status.stats_error = Some(format!("{}: {error}", path.display()));
+            }
+        }
     }
 
     /// `session_shutdown`'s stop: the own client, if this instance holds

@@ -104,6 +104,9 @@ impl Extension {
             hook: record.hook.clone(),
             config: status::config_entries(config),
             last_error: record.last_error.clone(),
+            savings: config.stats.then(|| record.savings.clone()),
+            savings_footer: config.stats_footer,
+            stats_error: record.stats_error.clone(),
         })
     }
 
@@ -171,6 +174,16 @@ impl Extension {
         match status::command(&command.args) {
             Command::Doctor => {
                 let output = crate::cli::run(status::doctor_argv(&command.cwd)).await;
+                status::doctor_reply(&output)
+            }
+            Command::Stats => {
+                // This session's record first, so the report includes it.
+                let this = self.clone();
+                let _ = tokio::task::spawn_blocking(move || this.record_stats(0)).await;
+                let argv = ["pi-gortex"]
+                    .into_iter()
+                    .chain(command.args.split_whitespace());
+                let output = crate::cli::run(argv.map(str::to_string)).await;
                 status::doctor_reply(&output)
             }
             Command::Status => {

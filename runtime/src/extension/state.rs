@@ -450,12 +450,25 @@ pub struct StatusRecord {
     pub initial_tools: HashSet<String>,
     /// This session's hook calls.
     pub hook: HookStats,
+    /// What the graph saved this session (SAVE-1).
+    pub savings: crate::savings::Savings,
+    /// The session's id as Pi's events name it, for the stats record.
+    pub session_id: Option<String>,
+    /// When this session started, in milliseconds since the epoch.
+    pub started_ms: Option<i64>,
+    /// What the stats file last received, and when (SAVE-4).
+    pub recorded: Option<(crate::savings::Savings, i64)>,
+    /// Why the stats file could not be written; shown once in `/gortex`.
+    pub stats_error: Option<String>,
 }
 
 impl StatusRecord {
     /// A new session starts a fresh tally and forgets the last error.
     pub fn begin_session(&mut self) {
         self.hook = HookStats::default();
+        self.savings = crate::savings::Savings::default();
+        self.started_ms = Some(crate::stats::now_ms());
+        self.recorded = None;
         self.last_error = None;
     }
 

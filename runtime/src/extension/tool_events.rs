@@ -27,8 +27,13 @@ use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
 use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
 use crate::hook::{self, EnvelopeContext};
+use crate::savings::{self, ReadKind};
 use crate::status::HookTally;
 use crate::{instance, native};
+
+/// How often a changed session's record is written before its end, so a
+/// crash loses at most this much.
+const STATS_INTERVAL_MS: i64 = 60_000;
 
 /// What a `tool_call` is first decided from: its ids alone.
 #[derive(Debug, Clone, Copy)]
@@ -97,11 +102,23 @@ impl Extension {
         reply: Reply<ToolCallAction>,
     ) {
         let action = caught(|| ToolCallAction::None, || self.enforce(config, &event));
+        let blocked = match action {
+            ToolCallAction::Block { .. } => Some(true),
+            ToolCallAction::Steer { .. } => Some(false),
+            ToolCallAction::None => None,
+        };
+        // Counted before the answer, so `/gortex` after the call includes it; only a
+        // blocked or guided read is sized, which most calls are not.
+        if let Some(blocked) = blocked.filter(|_| config.stats) {
+            caught(|| (), || self.count_raw_read(&event, blocked));
+        }
         self.answer_then_claim(action, &event, reply);
         // The next spare starts after the answer is on its way to Pi.
         if let Some(me) = self.instance() {
             caught(|| (), || me.refill_hook_spare(config));
         }
+        // The crash-safe interval's record, also after the answer.
+        caught(|| (), || self.record_stats(STATS_INTERVAL_MS));
     }
 
     fn answer_then_claim(
@@ -149,6 +166,35 @@ impl Extension {
         };
         self.module.status().record_hook(tally, started.elapsed());
         action
+    }
+
+    /// A raw read the hook blocked (kept out) or guided and let run (SAVE-1).
+    fn count_raw_read(&self, event: &ToolCallEvent, blocked: bool) {
+        let Some(kind) = ReadKind::of_tool(&event.tool_name) else {
+            return;
+        };
+        let bytes = match kind {
+            ReadKind::Read => savings::read_bytes(&event.input, Path::new(&event.cwd)),
+            _ => None,
+        };
+        let mut record = self.module.status();
+        if record.session_id.is_none() && !event.session_id.is_empty() {
+            record.session_id = Some(event.session_id.clone());
+        }
+        match blocked {
+            true => record.savings.record_blocked(kind, bytes),
+            false => record.savings.record_allowed(bytes),
+        }
+    }
+
+    /// Whether `tool_name` is a graph tool: native, or one the own client registered.
+    fn is_graph_tool(&self, tool_name: &str) -> bool {
+        native::bare_tool_name(tool_name).is_some() || self.module.daemon_name(tool_name).is_some()
+    }
+
+    /// Whether this session counts what the graph saved (`stats`).
+    fn counts_savings(&self) -> bool {
+        self.instance().is_some_and(|me| me.config().stats)
     }
 
     /// Tracks a shell call; true when the call may claim files: on the
@@ -229,7 +275,7 @@ impl Extension {
     /// Whether a result's text is read, from its tool's name alone: only a
     /// native `tools_search` is decided from it, so an edit's text stays unread.
     pub fn reads_result_text(&self, tool_name: &str) -> bool {
-        is_tools_search(tool_name)
+        is_tools_search(tool_name) || (self.counts_savings() && self.is_graph_tool(tool_name))
     }
 
     /// `tool_result`. `event` (the result's text, details and cwd) is read
@@ -243,6 +289,16 @@ impl Extension {
         tool_names: impl FnOnce() -> Option<ToolNames>,
     ) -> Answer<WatchResultAction> {
         let native = self.is_native();
+        let mut event = Some(event);
+        // A graph answer's size is what the model received (SAVE-1).
+        let mut fetched = None;
+        if self.counts_savings() && self.is_graph_tool(ids.tool_name) {
+            let read = event.take().and_then(|event| event());
+            if let Some(text) = read.as_ref().and_then(|read| read.text.as_deref()) {
+                self.module.status().savings.record_graph_answer(text);
+            }
+            fetched = Some(read);
+        }
         {
             let mut edits = self.module.edits();
             // A call of the batch has run: a file read ahead may have changed.
@@ -258,7 +314,12 @@ impl Extension {
                 }
             }
         }
-        let Some(event) = event() else {
+        let event = match (fetched, event) {
+            (Some(read), _) => read,
+            (None, Some(event)) => event(),
+            (None, None) => None,
+        };
+        let Some(event) = event else {
             return Answer::Now(WatchResultAction::default());
         };
         let action = WatchResultAction::default();

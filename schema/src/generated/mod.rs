@@ -21,6 +21,9 @@ pub mod pi;
 /// Types of `schema/sidecar.schema.json`.
 pub mod sidecar;
 
+/// Types of `schema/stats.schema.json`.
+pub mod stats;
+
 /// Types of `schema/validation-report.schema.json`.
 pub mod validation_report;
 
@@ -33,6 +36,7 @@ pub(crate) const SCHEMA_SOURCES: &[(&str, &str)] = &[
     ("mcp.schema.json", include_str!("../../mcp.schema.json")),
     ("pi.schema.json", include_str!("../../pi.schema.json")),
     ("sidecar.schema.json", include_str!("../../sidecar.schema.json")),
+    ("stats.schema.json", include_str!("../../stats.schema.json")),
     ("validation-report.schema.json", include_str!("../../validation-report.schema.json")),
 ];
 
@@ -135,6 +139,12 @@ pub fn reserialize(
         "NativeMcpServerConfig" => Some(roundtrip::<pi::NativeMcpServerConfig>(value)),
         "GortexMessageDetails" => Some(roundtrip::<pi::GortexMessageDetails>(value)),
         "SidecarConfig" => Some(roundtrip::<sidecar::SidecarConfig>(value)),
+        "StatsRecord" => Some(roundtrip::<stats::StatsRecord>(value)),
+        "StatsByKind" => Some(roundtrip::<stats::StatsByKind>(value)),
+        "StatsTotal" => Some(roundtrip::<stats::StatsTotal>(value)),
+        "StatsProject" => Some(roundtrip::<stats::StatsProject>(value)),
+        "StatsDay" => Some(roundtrip::<stats::StatsDay>(value)),
+        "StatsReport" => Some(roundtrip::<stats::StatsReport>(value)),
         "ValidationReport" => Some(roundtrip::<validation_report::ValidationReport>(value)),
         "ValidationFileResult" => Some(roundtrip::<validation_report::ValidationFileResult>(value)),
         "ValidationFailure" => Some(roundtrip::<validation_report::ValidationFailure>(value)),
@@ -246,6 +256,12 @@ pub fn derived_schema(type_name: &str) -> Option<::schemars::schema::RootSchema>
         "NativeMcpServerConfig" => Some(::schemars::schema_for!(pi::NativeMcpServerConfig)),
         "GortexMessageDetails" => Some(::schemars::schema_for!(pi::GortexMessageDetails)),
         "SidecarConfig" => Some(::schemars::schema_for!(sidecar::SidecarConfig)),
+        "StatsRecord" => Some(::schemars::schema_for!(stats::StatsRecord)),
+        "StatsByKind" => Some(::schemars::schema_for!(stats::StatsByKind)),
+        "StatsTotal" => Some(::schemars::schema_for!(stats::StatsTotal)),
+        "StatsProject" => Some(::schemars::schema_for!(stats::StatsProject)),
+        "StatsDay" => Some(::schemars::schema_for!(stats::StatsDay)),
+        "StatsReport" => Some(::schemars::schema_for!(stats::StatsReport)),
         "ValidationReport" => Some(::schemars::schema_for!(validation_report::ValidationReport)),
         "ValidationFileResult" => Some(::schemars::schema_for!(validation_report::ValidationFileResult)),
         "ValidationFailure" => Some(::schemars::schema_for!(validation_report::ValidationFailure)),

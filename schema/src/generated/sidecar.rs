@@ -37,6 +37,12 @@ pub struct SidecarConfig {
     ///Where an editor finds this schema, e.g. the path of `sidecar.schema.json` in the installed package; the extension ignores it.
     #[serde(rename = "$schema", skip_serializing_if = "::std::option::Option::is_none")]
     pub schema: ::std::option::Option<::std::string::String>,
+    ///Count what the graph saved per session, show it in `/gortex`, and append one record per session to `<agentDir>/gortex-stats.jsonl` on this machine (env `GORTEX_STATS`, default true); false counts and writes nothing.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub stats: ::std::option::Option<bool>,
+    ///End the footer with the session's net tokens saved once anything was counted, e.g. `gortex: connected · native · v0.64.4 · −38k tok` (env `GORTEX_STATS_FOOTER`, default true); false keeps the footer quiet.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub stats_footer: ::std::option::Option<bool>,
     ///Tool surface preset (env `GORTEX_TOOLS`, default `core`); known values `core`, `full`, `edit`, `nav`, `readonly`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub tools_preset: ::std::option::Option<::std::string::String>,

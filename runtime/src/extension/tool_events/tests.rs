@@ -21,7 +21,123 @@ fn extension(dir: &Path, native: bool, hook: Option<Vec<String>>) -> Extension {
     crate::extension::test_instance(dir, &[], native, |config| {
         config.enforce = hook.is_some();
         config.hook_argv = hook.unwrap_or_default();
+        // These tests count what each event reads; the savings' own reads are tested below.
+        config.stats = false;
     })
+}
+
+/// A hook that answers `decision` to every call.
+fn hook_answering(dir: &Path, decision: &str) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let hook = dir.join("hook.sh");
+    let script = format!("#!/bin/sh\ncat >/dev/null\necho '{decision}'\n");
+    std::fs::write(&hook, script).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    vec![hook.to_string_lossy().into_owned()]
+}
+
+/// An instance with the hook `argv` in effect and `stats` as given.
+fn counting(dir: &Path, native: bool, argv: Vec<String>, stats: bool) -> Extension {
+    crate::extension::test_instance(dir, &[], native, |config| {
+        config.enforce = true;
+        config.hook_argv = argv;
+        config.stats = stats;
+    })
+}
+
+// SAVE-1 counts and SAVE-2 shows: a 40,000-byte read blocked, a grep blocked, one graph answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn save_1_a_blocked_read_is_kept_out_and_a_graph_answer_counted_on_both_paths() {
+    for native in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("big.go"), vec![b'a'; 40_000]).unwrap();
+        let argv = hook_answering(dir.path(), r#"{"block":true,"reason":"use gortex"}"#);
+        let extension = counting(dir.path(), native, argv, true);
+        let search = match native {
+            true => "mcp__gortex__search",
+            false => "search",
+        };
+        extension
+            .module()
+            .register_for_test(&[("search", "search")]);
+        for (id, name, input) in [
+            ("r1", "read", json!({"path": "big.go"})),
+            ("g1", "grep", json!({"pattern": "a"})),
+        ] {
+            let event = call_event(dir.path(), id, name, input);
+            let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+            assert!(matches!(action, Some(ToolCallAction::Block { .. })));
+        }
+        assert!(extension.reads_result_text(search));
+        let mut event = result_event(dir.path(), "s1", search);
+        event.text = Some("x".repeat(1_234));
+        let result = ResultIds {
+            tool_call_id: "s1",
+            tool_name: search,
+            is_error: false,
+        };
+        let _ = answer(extension.tool_result(result, || Some(event), no_names)).await;
+        let savings = extension.module().status().savings.clone();
+        assert_eq!(savings.redirected, [1, 1, 0, 0, 0], "native {native}");
+        assert_eq!(savings.kept_out_bytes, 40_000);
+        assert_eq!(savings.not_sized, 1);
+        assert_eq!((savings.graph_answers, savings.graph_chars), (1, 1_234));
+        assert_eq!(savings.net_tokens(), 10_000 - 309);
+        let request = pi_gortex_schema::host::StatusRequest {
+            pi_tools: vec![search.to_string()],
+        };
+        let view = extension.status_view(&request);
+        assert!(
+            view.text
+                .contains("    reads redirected  2 (read 1, grep 1)\n"),
+            "{}",
+            view.text
+        );
+        let kept = "    kept out          40,000 bytes, 10,000 tokens (1 not sized)\n";
+        assert!(view.text.contains(kept), "{}", view.text);
+        assert!(
+            view.text.contains("    net               9,691 tokens"),
+            "{}",
+            view.text
+        );
+        assert!(view.footer.ends_with(" · −9.7k tok"), "{}", view.footer);
+    }
+}
+
+// SAVE-1: a read the posture let run with guidance is sized, and not kept out.
+#[tokio::test(flavor = "multi_thread")]
+async fn save_1_a_guided_read_that_ran_is_counted_with_its_size_not_kept_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.go"), "line\n".repeat(100)).unwrap();
+    let decision = r#"{"additional_context":"gortex has the symbols of this file"}"#;
+    let extension = counting(dir.path(), true, hook_answering(dir.path(), decision), true);
+    let input = json!({"path": "big.go", "offset": 11, "limit": 10});
+    let event = call_event(dir.path(), "r1", "read", input);
+    let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    assert!(matches!(action, Some(ToolCallAction::Steer { .. })));
+    let savings = extension.module().status().savings.clone();
+    assert_eq!((savings.allowed, savings.allowed_bytes), (1, 49));
+    assert_eq!((savings.redirected_total(), savings.kept_out_bytes), (0, 0));
+}
+
+// SAVE-3: with stats off nothing is counted and no graph result is read for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn save_3_stats_off_counts_nothing_and_reads_no_graph_result() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.go"), "x").unwrap();
+    let argv = hook_answering(dir.path(), r#"{"block":true,"reason":"use gortex"}"#);
+    let extension = counting(dir.path(), true, argv, false);
+    let event = call_event(dir.path(), "r1", "read", json!({"path": "big.go"}));
+    let _ = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    assert!(!extension.reads_result_text("mcp__gortex__search"));
+    let result = ResultIds {
+        tool_call_id: "s1",
+        tool_name: "mcp__gortex__search",
+        is_error: false,
+    };
+    let read = extension.tool_result(result, || panic!("stats off reads no result"), no_names);
+    assert!(matches!(read, Answer::Now(_)));
+    assert!(extension.module().status().savings.is_empty());
 }
 
 /// The answer, waited for when it comes later; `None` when the reply was dropped.
