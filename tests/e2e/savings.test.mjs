@@ -113,8 +113,15 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
     "SAVE-4: eight Pi processes ending their sessions at once append eight intact records",
     { both: false },
     async ({ pi }) => {
-      const box = sandbox({ pi, files: { ...SOURCE_FILES, "big.go": BIG_GO } });
-      const script = [{ call: "read", args: { path: "big.go" } }, { say: "done" }];
+      const box = sandbox({
+        pi,
+        files: { ...SOURCE_FILES, "big.go": BIG_GO },
+        scenario: { calls: { search: { text: ANSWER } } },
+      });
+      // The graph answer comes after the last tool call's interval write: only the session's end
+      // records it.
+      const search = toolName("native", "search");
+      const script = [{ call: "read", args: { path: "big.go" } }, { call: search, args: SEARCH_ARGS }, { say: "done" }];
       const env = runEnv(box, { script });
       const stopDaemon = await startDaemon(box, env);
       const argv = [...piArgs(box), "-p", "go"];
@@ -122,10 +129,13 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
         Array.from({ length: 8 }, () => spawnCollect(NODE22, argv, { cwd: box.work, env })),
       ).finally(stopDaemon);
       for (const run of runs) assert.equal(run.status, 0, run.stderr);
-      const all = records(box);
-      assert.equal(all.length, 8, JSON.stringify(all));
-      assert.equal(new Set(all.map((r) => r.id)).size, 8);
-      for (const record of all) assert.equal(record.kept_out_bytes, 40_000);
+      const last = new Map(records(box).map((r) => [r.id, r]));
+      assert.equal(last.size, 8, JSON.stringify([...last.keys()]));
+      for (const record of last.values()) {
+        assert.equal(record.kept_out_bytes, 40_000);
+        assert.equal(record.graph_chars, 1_234, "written at the session's end");
+      }
+      assert.equal(readFileSync(join(box.agent, STATS_FILE), "utf8").split("\n").filter(Boolean).length, 16);
     },
   );
 });
