@@ -758,3 +758,63 @@ async fn hook_18_a_thousand_calls_and_the_sessions_end_leave_no_hook_process_and
     assert!(counts.peak <= 1, "one spare at a time: {counts:?}");
     assert_eq!(counts.alive, 0, "{counts:?}");
 }
+
+// SAVE-4: a stats file that cannot be written costs the record, is said in `/gortex`, and the
+// next write is still tried; nothing else of the session changes.
+#[tokio::test(flavor = "multi_thread")]
+async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.go"), "x".repeat(400)).unwrap();
+    let agent = dir.path().join("agent");
+    std::fs::create_dir(&agent).unwrap();
+    let fifo = crate::stats::file_path(&agent);
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let argv = hook_answering(dir.path(), r#"{"block":true,"reason":"use gortex"}"#);
+    let extension = crate::extension::test_instance(dir.path(), &[], true, |config| {
+        config.enforce = true;
+        config.hook_argv = argv;
+        config.stats = true;
+        config.agent_dir = agent.clone();
+    });
+    let event = call_event(dir.path(), "r1", "read", json!({"path": "big.go"}));
+    let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    assert!(
+        matches!(action, Some(ToolCallAction::Block { .. })),
+        "the call is judged as before"
+    );
+    // The first record is written after the answer, on the call's pool thread.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while extension.module().status().stats_error.is_none() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let error = extension.module().status().stats_error.clone();
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("gortex-stats.jsonl: ")),
+        "{error:?}"
+    );
+    let request = pi_gortex_schema::host::StatusRequest { pi_tools: vec![] };
+    let text = extension.status_view(&request).text;
+    assert!(text.contains("    not recorded      "), "{text}");
+    assert!(
+        text.contains("    kept out          400 bytes, 100 tokens\n"),
+        "{text}"
+    );
+    std::fs::remove_file(&fifo).unwrap();
+    extension
+        .module()
+        .status()
+        .savings
+        .record_graph_answer("answer");
+    extension.record_stats(0);
+    assert_eq!(
+        crate::stats::read(&fifo).unwrap().records.len(),
+        1,
+        "the next write is tried"
+    );
+}
