@@ -26,6 +26,7 @@ fn extension(dir: &Path, native: bool, hook: Option<Vec<String>>) -> Extension {
     })
 }
 
+#[cfg(unix)]
 /// A hook that answers `decision` to every call.
 fn hook_answering(dir: &Path, decision: &str) -> Vec<String> {
     use std::os::unix::fs::PermissionsExt;
@@ -36,6 +37,7 @@ fn hook_answering(dir: &Path, decision: &str) -> Vec<String> {
     vec![hook.to_string_lossy().into_owned()]
 }
 
+#[cfg(unix)]
 /// An instance with the hook `argv` in effect and `stats` as given.
 fn counting(dir: &Path, native: bool, argv: Vec<String>, stats: bool) -> Extension {
     crate::extension::test_instance(dir, &[], native, |config| {
@@ -46,6 +48,7 @@ fn counting(dir: &Path, native: bool, argv: Vec<String>, stats: bool) -> Extensi
 }
 
 // SAVE-1 counts and SAVE-2 shows: a 40,000-byte read blocked, a grep blocked, one graph answer.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn save_1_a_blocked_read_is_kept_out_and_a_graph_answer_counted_on_both_paths() {
     for native in [true, false] {
@@ -105,6 +108,7 @@ async fn save_1_a_blocked_read_is_kept_out_and_a_graph_answer_counted_on_both_pa
 }
 
 // SAVE-1: a read the posture let run with guidance is sized, and not kept out.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn save_1_a_guided_read_that_ran_is_counted_with_its_size_not_kept_out() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,6 +125,7 @@ async fn save_1_a_guided_read_that_ran_is_counted_with_its_size_not_kept_out() {
 }
 
 // SAVE-3: with stats off nothing is counted and no graph result is read for it.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn save_3_stats_off_counts_nothing_and_reads_no_graph_result() {
     let dir = tempfile::tempdir().unwrap();
@@ -761,6 +766,7 @@ async fn hook_18_a_thousand_calls_and_the_sessions_end_leave_no_hook_process_and
 
 // SAVE-4: a stats file that cannot be written costs the record, is said in `/gortex`, and the
 // next write is still tried; nothing else of the session changes.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_record() {
     let dir = tempfile::tempdir().unwrap();
