@@ -76,8 +76,8 @@ export declare class Extension {
   /** `/gortex` and `/gortex doctor`: the core picks the command and words the reply. */
   gortexCommand(command: host.GortexCommand): Promise<host.CommandReply>
   /**
-   * `session_shutdown`: the calls are cleared and this instance's own
-   * client, if it holds the slot, is stopped (another's is left alone).
+   * `session_shutdown`: the calls cleared, the hook's spare ended, and this
+   * instance's own client stopped if it holds the slot (another's is not).
    */
   sessionShutdown(): Promise<void>
 }
