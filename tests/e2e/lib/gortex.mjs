@@ -96,12 +96,13 @@ export function orientationOf(fake) {
 }
 
 /**
- * Hook processes started for tool calls: every `hook` start minus the session hook's. A hook
- * killed before answering (timeout) logs its start but never its `hook` record.
+ * Hook runs for tool calls: every hook process fed an envelope (its `input` record) minus the
+ * session and prompt hooks'. A hook killed while deciding (timeout) has logged its input but
+ * never its `hook` record; a spare started ahead and ended unused logs no input.
  */
 export function toolHookRuns(fake) {
-  const starts = fake.filter((r) => r.ev === "start" && r.verb === "hook").length;
-  return starts - hooksFor(fake, "session_start").length - hooksFor(fake, "prompt").length;
+  const fed = fake.filter((r) => r.verb === "hook" && r.ev === "input" && r.bytes > 0).length;
+  return fed - hooksFor(fake, "session_start").length - hooksFor(fake, "prompt").length;
 }
 
 /** `initialize` requests the fake received. */
