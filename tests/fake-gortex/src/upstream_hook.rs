@@ -42,17 +42,8 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
         .unwrap_or("deny");
     let mut input = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut input);
-    let mut command = Command::new(bin);
-    command
-        .arg("hook")
-        .args(flags)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
     let home = std::env::var_os("FAKE_GORTEX_HOOK_HOME");
-    if let Some(home) = &home {
-        command.env("HOME", home);
-    }
+    let command = hook_command(bin, flags, home.clone(), Stdio::inherit());
     let twin = twin_command(flags, home.as_deref());
     let (published, twin) = std::thread::scope(|scope| {
         let twin = twin.map(|twin| scope.spawn(|| exchange(twin, &input)));
@@ -88,20 +79,33 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
 /// The twin build's command, when one is named: the same flags, and its own `HOME`.
 fn twin_command(flags: &[String], home: Option<&std::ffi::OsStr>) -> Option<Command> {
     let bin = std::env::var_os("FAKE_GORTEX_UPSTREAM_TWIN").filter(|p| !p.is_empty())?;
+    let twin_home = home.map(|home| {
+        let mut twin_home = home.to_os_string();
+        twin_home.push(".twin");
+        let _ = std::fs::create_dir_all(&twin_home);
+        twin_home
+    });
+    Some(hook_command(&bin, flags, twin_home, Stdio::null()))
+}
+
+/// `<bin> hook <flags>` with piped stdin and stdout, and `HOME` when one is given.
+fn hook_command(
+    bin: &std::ffi::OsStr,
+    flags: &[String],
+    home: Option<std::ffi::OsString>,
+    stderr: Stdio,
+) -> Command {
     let mut command = Command::new(bin);
     command
         .arg("hook")
         .args(flags)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+        .stderr(stderr);
     if let Some(home) = home {
-        let mut twin_home = home.to_os_string();
-        twin_home.push(".twin");
-        let _ = std::fs::create_dir_all(&twin_home);
-        command.env("HOME", twin_home);
+        command.env("HOME", home);
     }
-    Some(command)
+    command
 }
 
 /// Whether the twin answered as the first build did: the same stdout bytes and exit code.
