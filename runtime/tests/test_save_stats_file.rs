@@ -15,6 +15,9 @@ const BOUND: u64 = 8 * 1024;
 /// The env var that turns this test binary into one concurrent writer.
 const CHILD: &str = "PI_GORTEX_STATS_WRITER";
 
+/// The project a sample record names: this crate's folder, a real project path on any machine.
+const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
+
 fn sample(id: &str, project: &str, kept: u64, graph: &str) -> StatsRecord {
     let mut savings = Savings::default();
     savings.record_blocked(ReadKind::Read, Some(kept));
@@ -52,7 +55,7 @@ fn concurrent_writer_child() {
     }
     let me = std::process::id();
     for i in 0..50 {
-        let record = sample(&format!("{me}-{i}"), "/work/p", 40_000, &"x".repeat(400));
+        let record = sample(&format!("{me}-{i}"), PROJECT, 40_000, &"x".repeat(400));
         stats::append_bounded(&path, &record, BOUND).expect("append");
     }
 }
@@ -112,7 +115,7 @@ fn save_4_eight_session_ends_at_once_leave_eight_records() {
         .map(|i| {
             let path = path.clone();
             std::thread::spawn(move || {
-                let record = sample(&format!("s{i}"), "/work/p", 40_000, "answer");
+                let record = sample(&format!("s{i}"), PROJECT, 40_000, "answer");
                 stats::append(&path, &record).unwrap();
             })
         })
@@ -141,7 +144,7 @@ fn save_4_the_last_record_of_a_session_counts() {
 fn save_5_a_malformed_file_is_skipped_line_by_line() {
     let dir = tempfile::tempdir().unwrap();
     let path = stats::file_path(dir.path());
-    let good = serde_json::to_string(&sample("good", "/work/p", 40_000, "abcd")).unwrap();
+    let good = serde_json::to_string(&sample("good", PROJECT, 40_000, "abcd")).unwrap();
     let mut foreign: serde_json::Value = serde_json::from_str(&good).unwrap();
     foreign["extra"] = 1.into();
     let mut negative: serde_json::Value = serde_json::from_str(&good).unwrap();
@@ -228,11 +231,12 @@ fn save_4_the_file_is_bounded_and_keeps_the_newest() {
 fn save_5_the_report_has_totals_a_chart_and_schema_valid_json() {
     let dir = tempfile::tempdir().unwrap();
     let path = stats::file_path(dir.path());
-    let mut old = sample("old", "/work/a", 400_000, "");
+    let (project_a, project_b) = (format!("{PROJECT}/a"), format!("{PROJECT}/b"));
+    let mut old = sample("old", &project_a, 400_000, "");
     old.ended_ms -= 40 * 86_400_000;
     stats::append(&path, &old).unwrap();
-    stats::append(&path, &sample("s1", "/work/a", 40_000, &"y".repeat(400))).unwrap();
-    stats::append(&path, &sample("s2", "/work/b", 4_000, "")).unwrap();
+    stats::append(&path, &sample("s1", &project_a, 40_000, &"y".repeat(400))).unwrap();
+    stats::append(&path, &sample("s2", &project_b, 4_000, "")).unwrap();
     let (code, stdout, stderr) = pi_gortex(dir.path(), &["stats"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
@@ -241,7 +245,7 @@ fn save_5_the_report_has_totals_a_chart_and_schema_valid_json() {
     );
     assert!(stdout.contains("2 sessions, 2 reads redirected, 11,000 tokens kept out, 100 tokens of graph answers, net 10,900 tokens"), "{stdout}");
     assert!(
-        stdout.contains("        9,900  /work/a (1 sessions)"),
+        stdout.contains(&format!("        9,900  {project_a} (1 sessions)")),
         "{stdout}"
     );
     assert!(stdout.contains("Net tokens per day"), "{stdout}");
