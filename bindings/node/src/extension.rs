@@ -122,7 +122,7 @@ impl Extension {
         let _ = apply.call(to_js(&opening.action));
         let ticket = opening.ticket;
         if !opening.start {
-            release(env, core.end_session(ticket));
+            release(core.end_session(ticket));
             return Ok(None);
         }
         let apply: Arc<WeakCallback> =
@@ -136,16 +136,14 @@ impl Extension {
             let action = core.start_session(pi_tools.as_deref(), on_listing).await;
             let ending = core.clone();
             let applied = move |_: napi::Result<()>, env: Env| {
-                release(&env, ending.end_session(ticket));
+                release(ending.end_session(ticket));
                 settler.resolve_now(&env, Value::Null);
                 Ok(())
             };
             let mode = ThreadsafeFunctionCallMode::NonBlocking;
             if apply.call_with_return_value(to_js(&action), mode, applied) != Status::Ok {
                 // Pi is going away: the parked turns are answered off its thread.
-                for turn in core.end_session(ticket) {
-                    turn.settle(true);
-                }
+                release(core.end_session(ticket));
             }
         });
         Ok(Some(promise))
@@ -204,12 +202,13 @@ impl Extension {
         };
         // Weak while the turn waits for readiness, like the capped timer it replaces.
         let (answer, promise) = settle::promise_of(env, wait.is_some())?;
-        let answer = Arc::new(Mutex::new(Some(answer)));
         let names = names_reader(&tool_names)?;
         let (open, opened) = tokio::sync::oneshot::channel();
-        let gate: core::Parked = Box::new(Gate {
-            open,
-            answer: answer.clone(),
+        // Opened on Pi's thread (a release), the turn holds the loop at once.
+        let holder = answer.holder();
+        let gate = core::Parked::new(move |ready| {
+            holder.hold();
+            let _ = open.send(ready);
         });
         let parked = match wait {
             Some(cap) => core
@@ -221,7 +220,7 @@ impl Extension {
             Ok(parked) => Some(parked),
             // Not waiting: ready at once, on Pi's thread.
             Err(gate) => {
-                gate.resolve_now(env, true);
+                gate.open(true);
                 None
             }
         };
@@ -229,22 +228,15 @@ impl Extension {
             if let Some((me, id, cap)) = parked {
                 settle::spawn(async move {
                     if let Some(gate) = core::Extension::expire_turn(me, id, cap).await {
-                        gate.settle(false);
+                        gate.open(false);
                     }
                 });
             }
             let ready = opened.await.unwrap_or(false);
-            // The cap expired off Pi's thread: the rest holds the loop from Pi's thread.
-            let hold = settle::hold_on_its_thread(answer.clone());
-            if !hold.await {
-                return;
-            }
             let failed = || to_js(&core::no_turn_action());
             let finished = core.finish_turn(turn, ready, || names(), guard::take_recorded);
             let action = guard::guard_async(failed, async { to_js(&finished.await) }).await;
-            if let Some(answer) = lock(&answer).take() {
-                answer.settle(action);
-            }
+            answer.settle(action);
         });
         Ok(Some(promise))
     }
@@ -454,29 +446,6 @@ impl Extension {
     }
 }
 
-/// A first turn's place on the readiness barrier: opened by the release of
-/// its `session_start` (on Pi's thread, which then holds the turn's promise
-/// open) or by its cap.
-#[derive(Debug)]
-struct Gate {
-    open: tokio::sync::oneshot::Sender<bool>,
-    answer: settle::SharedSettler,
-}
-
-impl core::ParkedTurn for Gate {
-    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool) {
-        let env = thread.downcast_ref::<Env>();
-        if let (Some(env), Some(answer)) = (env, lock(&self.answer).as_mut()) {
-            answer.hold(env);
-        }
-        let _ = self.open.send(ready);
-    }
-
-    fn settle(self: Box<Self>, ready: bool) {
-        let _ = self.open.send(ready);
-    }
-}
-
 /// The readiness refresh of a turn: when the readiness changed, the new
 /// footer, worded with Pi's tool names, goes to `show`.
 fn refresh_footer(core: core::Extension, cwd: String, show: Option<FooterCallbacks>) {
@@ -506,12 +475,9 @@ fn names_reader(
     }))
 }
 
-/// Releases the first turns parked on a ticket, on Pi's thread.
-fn release(env: &Env, turns: Vec<core::Parked>) {
-    guard::guard_sync(
-        || (),
-        || turns.into_iter().for_each(|t| t.resolve_now(env, true)),
-    )
+/// Releases the first turns parked on a ticket.
+fn release(turns: Vec<core::Parked>) {
+    guard::guard_sync(|| (), || turns.into_iter().for_each(|t| t.open(true)))
 }
 
 /// `null` for an answer that says to do nothing; the value itself when it is known before

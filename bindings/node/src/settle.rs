@@ -6,11 +6,12 @@
 //! docs/decisions/012-napi-rs-promises.md). That function is unref'd while
 //! idle, so an idle addon never keeps the host alive, and ref'd while a
 //! pending promise holds the loop open. A *weak* promise ([`promise_of`])
-//! holds it only once told to ([`PromiseSettler::hold`]): a first turn
-//! waiting for readiness is a capped wait, like an unref'd timer, not I/O.
+//! holds it only once told to ([`Holder::hold`]): a first turn waiting for
+//! readiness is a capped wait, like an unref'd timer, not I/O.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use napi::bindgen_prelude::{Function, FunctionRef, JsObjectValue, Object};
@@ -35,7 +36,7 @@ type Resolve = FunctionRef<Value, ()>;
 /// The JavaScript thread's side: its runner and how many promises that
 /// hold the loop open are pending on it.
 struct Local {
-    env: usize,
+    env: Env,
     runner: Arc<Mutex<Runner>>,
     pending: Cell<usize>,
 }
@@ -49,14 +50,20 @@ thread_local! {
 /// answers `null`, so the promise still settles.
 pub struct PromiseSettler {
     resolve: Option<Resolve>,
+    holder: Holder,
+}
+
+/// Makes a weak promise hold the loop open, from any thread.
+#[derive(Clone)]
+pub struct Holder {
     runner: Arc<Mutex<Runner>>,
-    weak: bool,
+    weak: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for PromiseSettler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PromiseSettler")
-            .field("weak", &self.weak)
+            .field("weak", &self.holder.weak)
             .finish()
     }
 }
@@ -70,25 +77,47 @@ impl PromiseSettler {
     /// Resolves at once, on the JavaScript thread of `env` (the promise's).
     pub fn resolve_now(mut self, env: &Env, value: Value) {
         if let Some(resolve) = self.resolve.take() {
-            resolve_on(env, resolve, value, self.weak);
+            resolve_on(env, resolve, value, &self.holder.weak);
         }
     }
 
-    /// A weak promise holds the loop open from now on, like any pending
-    /// one; on the JavaScript thread of `env`.
-    pub fn hold(&mut self, env: &Env) {
-        if std::mem::replace(&mut self.weak, false) {
-            count_pending(env, 1);
-        }
+    /// The way to make this promise hold the loop open.
+    pub fn holder(&self) -> Holder {
+        self.holder.clone()
     }
 
     fn send(&mut self, value: Value) {
         let Some(resolve) = self.resolve.take() else {
             return;
         };
-        let weak = self.weak;
-        let job: Job = Box::new(move |env| resolve_on(env, resolve, value, weak));
-        // A closed runner (the environment is going away) drops the job.
+        let weak = self.holder.weak.clone();
+        let job: Job = Box::new(move |env| resolve_on(env, resolve, value, &weak));
+        self.holder.run(job);
+    }
+}
+
+impl Holder {
+    /// A weak promise holds the loop open from now on, like any pending one:
+    /// at once on its JavaScript thread, else by the next job there (ahead
+    /// of its settlement). A promise already holding is left as is.
+    pub fn hold(self) {
+        if !self.weak.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let here = LOCAL.with(|local| {
+            let local = local.borrow();
+            let local = local.as_ref()?;
+            Arc::ptr_eq(&local.runner, &self.runner).then_some(local.env)
+        });
+        match here {
+            Some(env) => count_pending(&env, 1),
+            None => self.run(Box::new(|env| count_pending(env, 1))),
+        }
+    }
+
+    /// Runs `job` on the JavaScript thread; a closed runner (the environment
+    /// is going away) drops it.
+    fn run(&self, job: Job) {
         lock(&self.runner).call(job, ThreadsafeFunctionCallMode::NonBlocking);
     }
 }
@@ -99,42 +128,12 @@ impl Drop for PromiseSettler {
     }
 }
 
-/// A promise settled from whichever thread gets to it first.
-pub type SharedSettler = Arc<Mutex<Option<PromiseSettler>>>;
-
-/// Makes a weak promise hold the loop open, from any thread: the hold runs
-/// on its JavaScript thread, and this returns once it ran; `false` when that
-/// thread is going away. A promise already holding, or settled, is left as is.
-pub fn hold_on_its_thread(shared: SharedSettler) -> impl Future<Output = bool> + Send {
-    let weak = lock(&shared)
-        .as_ref()
-        .filter(|settler| settler.weak)
-        .map(|settler| settler.runner.clone());
-    let holding = weak.map(|runner| {
-        let (held, holding) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |env| {
-            if let Some(settler) = lock(&shared).as_mut() {
-                settler.hold(env);
-            }
-            let _ = held.send(());
-        });
-        lock(&runner).call(job, ThreadsafeFunctionCallMode::NonBlocking);
-        holding
-    });
-    async move {
-        match holding {
-            Some(holding) => holding.await.is_ok(),
-            None => true,
-        }
-    }
-}
-
 /// Resolves a promise on its JavaScript thread; it no longer holds the loop.
-fn resolve_on(env: &Env, resolve: Resolve, value: Value, weak: bool) {
+fn resolve_on(env: &Env, resolve: Resolve, value: Value, weak: &AtomicBool) {
     if let Ok(resolve) = resolve.borrow_back(env) {
         let _ = resolve.call(value);
     }
-    if !weak {
+    if !weak.load(Ordering::SeqCst) {
         count_pending(env, -1);
     }
 }
@@ -145,10 +144,7 @@ fn resolve_on(env: &Env, resolve: Resolve, value: Value, weak: bool) {
 fn count_pending(env: &Env, delta: isize) {
     LOCAL.with(|local| {
         let local = local.borrow();
-        let Some(local) = local
-            .as_ref()
-            .filter(|local| local.env == env.raw() as usize)
-        else {
+        let Some(local) = local.as_ref().filter(|local| local.env.raw() == env.raw()) else {
             return;
         };
         let before = local.pending.get();
@@ -164,12 +160,11 @@ fn count_pending(env: &Env, delta: isize) {
 
 /// This thread's runner for `env`, made on first use.
 fn runner(env: &Env) -> napi::Result<Arc<Mutex<Runner>>> {
-    let key = env.raw() as usize;
     let known = LOCAL.with(|local| {
         local
             .borrow()
             .as_ref()
-            .filter(|local| local.env == key)
+            .filter(|local| local.env.raw() == env.raw())
             .map(|local| local.runner.clone())
     });
     if let Some(runner) = known {
@@ -186,7 +181,7 @@ fn runner(env: &Env) -> napi::Result<Arc<Mutex<Runner>>> {
     let runner = Arc::new(Mutex::new(runner));
     LOCAL.with(|local| {
         *local.borrow_mut() = Some(Local {
-            env: key,
+            env: *env,
             runner: runner.clone(),
             pending: Cell::new(0),
         })
@@ -195,7 +190,7 @@ fn runner(env: &Env) -> napi::Result<Arc<Mutex<Runner>>> {
 }
 
 /// A pending promise and its settling end; a `weak` one does not hold the
-/// loop open until [`PromiseSettler::hold`].
+/// loop open until [`Holder::hold`].
 pub fn promise_of(env: &Env, weak: bool) -> napi::Result<(PromiseSettler, Object<'_>)> {
     let runner = runner(env)?;
     // `Promise` is a function: read as the object it also is.
@@ -206,8 +201,10 @@ pub fn promise_of(env: &Env, weak: bool) -> napi::Result<(PromiseSettler, Object
     let resolve: Function<Value, ()> = resolvers.get_named_property("resolve")?;
     let settler = PromiseSettler {
         resolve: Some(resolve.create_ref()?),
-        runner,
-        weak,
+        holder: Holder {
+            runner,
+            weak: Arc::new(AtomicBool::new(weak)),
+        },
     };
     if !weak {
         count_pending(env, 1);

@@ -33,8 +33,8 @@ pub use session::{
     own_path, PlannedTurn, SessionOpening,
 };
 pub use state::{
-    lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, ParkedTurn,
-    SlotEntry, StatusRecord,
+    lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry,
+    StatusRecord,
 };
 pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, ToolNames};
 

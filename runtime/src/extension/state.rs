@@ -25,19 +25,28 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::sync::lock;
 
-/// The binding's end of a first turn parked on the readiness barrier: it
-/// answers the turn's promise with whether the session became ready.
-pub trait ParkedTurn: Send + std::fmt::Debug {
-    /// Answers at once, on the thread that parked the turn; `thread` is the
-    /// binding's handle on it (napi's `Env`).
-    fn resolve_now(self: Box<Self>, thread: &dyn std::any::Any, ready: bool);
+/// A first turn parked on the readiness barrier: a one-shot, opened once
+/// with whether the session became ready, from whichever thread releases it
+/// (the binding's end of the turn's answer).
+pub struct Parked(super::Reply<bool>);
 
-    /// Answers from any thread.
-    fn settle(self: Box<Self>, ready: bool);
+impl Parked {
+    /// A parked turn that runs `open` when released.
+    pub fn new(open: impl FnOnce(bool) + Send + 'static) -> Self {
+        Parked(Box::new(open))
+    }
+
+    /// Releases the turn: `ready` when its session start ended, `false` at its cap.
+    pub fn open(self, ready: bool) {
+        (self.0)(ready)
+    }
 }
 
-/// A parked turn, boxed.
-pub type Parked = Box<dyn ParkedTurn>;
+impl std::fmt::Debug for Parked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Parked")
+    }
+}
 
 /// The Rust-side state of one factory call: its configuration and every
 /// latch the instance keeps between Pi events.

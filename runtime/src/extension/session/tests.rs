@@ -2,13 +2,13 @@
 //! applies, the footer only where Pi shows one, and the native tool poll.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pi_gortex_schema::host::{PathRequest, SessionBegin, TurnEvent, TurnPlanTurn};
 
 use super::PlannedTurn;
 use crate::config::{self, ConfigInputs};
-use crate::extension::{lock, Extension, ModuleState};
+use crate::extension::{lock, Extension, ModuleState, Parked};
 use crate::instance::InstanceLatches;
 
 /// An instance of a fresh import resolved in the temp folder, with no hook.
@@ -236,28 +236,28 @@ esac"#,
     assert!(message.contains("look at main.go first"), "{message}");
 }
 
-/// A parked first turn that answers nothing: the tests only see where it goes.
-#[derive(Debug)]
-struct QuietTurn;
-
-impl crate::extension::ParkedTurn for QuietTurn {
-    fn resolve_now(self: Box<Self>, _thread: &dyn std::any::Any, _ready: bool) {}
-    fn settle(self: Box<Self>, _ready: bool) {}
+/// A parked first turn that records how it was opened.
+fn recorded_turn(opened: &Arc<Mutex<Vec<bool>>>) -> Parked {
+    let opened = opened.clone();
+    Parked::new(move |ready| lock(&opened).push(ready))
 }
 
 #[tokio::test]
 async fn ses_4_a_turn_parked_on_a_session_start_is_released_at_its_end_or_by_its_cap() {
     let extension = resolved(false);
+    let opened = Arc::new(Mutex::new(Vec::new()));
     let ticket = extension.open_session();
-    assert!(extension.park_turn(Box::new(QuietTurn)).is_ok(), "parked");
-    assert_eq!(
-        extension.end_session(ticket).len(),
-        1,
-        "released at the end"
+    assert!(
+        extension.park_turn(recorded_turn(&opened)).is_ok(),
+        "parked"
     );
+    let released = extension.end_session(ticket);
+    assert_eq!(released.len(), 1, "released at the end");
+    released.into_iter().for_each(|turn| turn.open(true));
+    assert_eq!(*lock(&opened), [true], "the release opens the turn");
 
     extension.open_session();
-    let (me, id) = extension.park_turn(Box::new(QuietTurn)).unwrap();
+    let (me, id) = extension.park_turn(recorded_turn(&opened)).unwrap();
     let capped = Extension::expire_turn(me, id, std::time::Duration::from_millis(10)).await;
     assert!(
         capped.is_some(),
