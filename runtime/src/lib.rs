@@ -5,21 +5,26 @@
 //! without Pi: pure functions where the logic allows, and tokio where a child
 //! process has to be driven.
 //!
-//! Modules by role:
+//! The extension itself lives in one room, [`extension`]: one method per Pi
+//! event, the state one import and one instance keep, the session latches,
+//! the readiness barrier, the first-turn texts and the status wording. Every
+//! other module here is a library at least two rooms use (the extension, the
+//! `pi-gortex` command line and its doctor, the hook exchange, the MCP client):
+//! - [`extension`]: the Pi extension, one method per Pi event it handles.
+//! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
+//! - [`doctor`]: the `pi-gortex doctor` report.
 //! - [`config`]: layered configuration with provenance (CFG-*).
 //! - [`mcp`]: the own MCP stdio client (MCP-*).
 //! - [`catalogue`]: which daemon tools become which Pi tools (TOOL-*).
 //! - [`version`]: version floor and skew texts.
-//! - [`hook`]: the asynchronous hook exchange and envelope normalization (HOOK-*).
-//! - [`session`]: first-turn assembly, briefing and compaction rules (SES-*).
-//! - [`readiness`]: the first turn's readiness barrier.
+//! - [`hook`]: the hook exchange and envelope normalization (HOOK-*).
 //! - [`native`]: native-MCP decisions: binary resolution, server config (NAT-*).
 //! - [`diff`]: edit classification, snapshots and Pi-identical diffs (DIFF-*).
-//! - [`doctor`]: the `pi-gortex doctor` report.
-//! - [`extension`]: the extension itself, one method per Pi event it handles.
+//! - [`savings`]: what the graph saved in one session (SAVE-1).
+//! - [`stats`]: the stats file of every session's savings and its report (SAVE-4, SAVE-5).
 //! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
-//! - [`status`]: the footer status and the `/gortex` block (STAT-*).
-//! - [`cli`]: the `pi-gortex` command line, shared by the binary and the npm bin.
+//! - [`json_type`]: the JSON type name warnings and failure reasons use.
+//! - [`sync`]: the one poison-ignoring `lock`.
 //! - `platform`: the OS mechanisms (process trees, pipes, file opening), each
 //!   with a Unix and a Windows side.
 
@@ -30,16 +35,12 @@ pub mod diff;
 pub mod doctor;
 pub mod extension;
 pub mod hook;
-pub mod instance;
 pub mod json_type;
 pub mod mcp;
 pub mod native;
 pub(crate) mod platform;
-pub mod readiness;
 pub mod savings;
-pub mod session;
 pub mod stats;
-pub mod status;
 pub mod sync;
 pub mod terminal_text;
 pub mod version;

@@ -373,7 +373,20 @@ pub fn report(file: &Path, records: Records, days: u32, now_ms: i64) -> StatsRep
 /// `12,345`, with a sign for a negative number.
 fn grouped(n: i64) -> String {
     let sign = if n < 0 { "−" } else { "" };
-    format!("{sign}{}", crate::status::grouped(n.unsigned_abs()))
+    format!("{sign}{}", thousands(n.unsigned_abs()))
+}
+
+/// `40000` as `40,000`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && matches!((digits.len() - i) % 3, 0) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The report as text: totals, per project, the top sessions, and a bar per

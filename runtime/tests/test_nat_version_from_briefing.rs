@@ -2,7 +2,7 @@
 //! briefing's readiness line (every tier of the spec's table) and runs the
 //! skew check with no protocol.
 
-use pi_gortex_runtime::session::skew_from_briefing;
+use pi_gortex_runtime::extension::session::texts::skew_from_briefing;
 use pi_gortex_runtime::version::{version_from_briefing, SkewKind};
 
 fn briefing(line: &str) -> String {

@@ -1,7 +1,9 @@
 //! SES-14 (briefing already in context after resume or reload) and SES-15
 //! (the re-send after compaction).
 
-use pi_gortex_runtime::session::{briefing_in_context, compaction_resend, HiddenMessage};
+use pi_gortex_runtime::extension::session::texts::{
+    briefing_in_context, compaction_resend, HiddenMessage,
+};
 use serde_json::json;
 
 #[test]

@@ -1,7 +1,7 @@
 //! SES-13 (and HOOK-15 on the first turn): the first-turn text, its exact
 //! parts, their order and the `\n\n` joiner, and SES-14's `details.briefing`.
 
-use pi_gortex_runtime::session::{
+use pi_gortex_runtime::extension::session::texts::{
     bridge_down_text, first_turn_message, first_turn_text, FirstTurn, STILL_REGISTERING_TEXT,
 };
 use serde_json::json;

@@ -33,7 +33,7 @@ command -v cargo-mutants >/dev/null || cargo install cargo-mutants --locked
 GROUPS_TABLE=(
   "hook|hook/decision.rs hook/normalize.rs hook/failure.rs|test_hook_decision test_hook_normalize"
   "version|version.rs|lib test_nat_version_from_briefing"
-  "session|session.rs|test_ses_briefing_context test_ses_first_turn test_nat_version_from_briefing"
+  "session|extension/session/texts.rs|test_ses_briefing_context test_ses_first_turn test_nat_version_from_briefing"
   "config|config/mod.rs config/agent_dir.rs config/preset.rs config/sidecar.rs config/values.rs config/warning.rs|test_cfg_layers test_cfg_booleans test_cfg_sidecar_warnings test_cfg_agent_dir test_cfg_preset_env test_cfg_hook_mode_argv test_cfg_bin_project_ignored test_cfg_trust_and_text test_cfg_sidecar_schema_member test_cfg_bin_absolute"
   "config-files|config/binary.rs config/sidecar_file.rs|test_cfg_bin_absolute test_cfg_sidecar_untrusted_files test_cfg_bin_project_ignored"
   "catalogue|catalogue.rs|lib test_tool_catalogue"

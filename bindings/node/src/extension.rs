@@ -425,7 +425,11 @@ impl Extension {
         let core = self.core.clone();
         let command = from_js(command);
         settle::spawn_promise(env, async move {
-            let failed = || to_js(&pi_gortex_runtime::status::status_reply(core::unavailable()));
+            let failed = || {
+                to_js(&pi_gortex_runtime::extension::status::status_reply(
+                    core::unavailable(),
+                ))
+            };
             let Some(command) = command else {
                 return failed();
             };

@@ -17,8 +17,9 @@ mod execute;
 pub mod guard;
 mod own_client;
 mod report;
-mod session;
+pub mod session;
 mod state;
+pub mod status;
 mod tool_events;
 
 use std::sync::{Arc, Mutex, OnceLock};
@@ -259,7 +260,7 @@ pub(crate) fn test_instance(
     let resolved = Arc::new(resolved);
     let extension = Extension::new(Arc::new(ModuleState::default()));
     extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
-    *lock(&extension.instance().unwrap().latches) = crate::instance::InstanceLatches::new(native);
+    *lock(&extension.instance().unwrap().latches) = session::latches::InstanceLatches::new(native);
     extension
 }
 

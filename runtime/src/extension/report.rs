@@ -4,7 +4,7 @@
 //!
 //! The events record what they see into the import's [`StatusRecord`]; a
 //! report joins it with what only the glue knows (Pi's tool names) into the
-//! runtime's `StatusSnapshot`, which `crate::status` words.
+//! runtime's `StatusSnapshot`, which [`super::status`] words.
 //!
 //! [`StatusRecord`]: super::StatusRecord
 
@@ -13,11 +13,11 @@ use std::future::Future;
 
 use pi_gortex_schema::host::{CommandReply, GortexCommand, StatusRequest, StatusView};
 
+use super::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
 use super::{guard, lock, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
 use crate::native::{self, OwnClientReason};
-use crate::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
 
 /// What the glue shows when the status itself failed.
 pub fn unavailable() -> StatusView {

@@ -21,10 +21,13 @@ use pi_gortex_schema::host::{
 use super::{guard, lock, Extension, InstanceState, ModuleState, Parked};
 use crate::config::{self, ConfigInputs};
 use crate::hook::{self, EnvelopeContext};
-use crate::instance::{self, InstanceLatches};
 use crate::native::{self, HostCapabilities, ToolPath};
-use crate::readiness;
-use crate::session::{self, FirstTurn};
+use latches::InstanceLatches;
+use texts::FirstTurn;
+
+pub mod latches;
+pub mod readiness;
+pub mod texts;
 
 /// How long the sidecar reads may take before the factory goes on without them.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
@@ -111,7 +114,7 @@ pub fn own_path(reason: &str) -> PathChoice {
 }
 
 /// The runtime's hidden message in the boundary shape.
-fn hidden_message(message: session::HiddenMessage) -> HiddenMessage {
+fn hidden_message(message: texts::HiddenMessage) -> HiddenMessage {
     HiddenMessage {
         content: message.content,
         custom_type: message.custom_type,
@@ -413,7 +416,7 @@ impl Extension {
             .as_ref()
             .and_then(|entries| serde_json::to_value(entries).ok())
             .unwrap_or_default();
-        let in_context = session::briefing_in_context(&entries);
+        let in_context = texts::briefing_in_context(&entries);
         match request.plan.turn {
             TurnPlanTurn::First => first_turn(&self.module, &me, &request, in_context).await,
             TurnPlanTurn::Later => later_turn(&me, &request, in_context).await,
@@ -443,7 +446,7 @@ impl Extension {
             has_ui,
         } = turn;
         let ready = match &plan.native_wait {
-            Some(wait) => instance::wait_for_tools(wait, &tool_names).await,
+            Some(wait) => latches::wait_for_tools(wait, &tool_names).await,
             None => ready,
         };
         let first = plan.turn == TurnPlanTurn::First;
@@ -536,7 +539,7 @@ async fn first_turn(
         state
             .status()
             .record_native_first_turn(version, request.ready);
-        if let Some(skew) = orientation.as_deref().and_then(session::skew_from_briefing) {
+        if let Some(skew) = orientation.as_deref().and_then(texts::skew_from_briefing) {
             notices.push(skew.user_text);
             version_warning = Some(skew.model_text);
         }
@@ -549,7 +552,7 @@ async fn first_turn(
     )
     .await;
     let bridge_error = state.take_bridge_error();
-    let message = session::first_turn_message(&FirstTurn {
+    let message = texts::first_turn_message(&FirstTurn {
         bridge_error: bridge_error.as_deref(),
         ready: request.ready,
         version_warning: version_warning.as_deref(),
@@ -567,8 +570,7 @@ async fn first_turn(
 /// The compaction re-send and the prompt guidance.
 async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool) -> TurnResult {
     let briefing = lock(&me.latches).briefing().map(str::to_string);
-    let resend =
-        session::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
+    let resend = texts::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
     let config = me.config();
     let guidance = prompt_guidance(
         me,
@@ -578,7 +580,7 @@ async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool)
     )
     .await;
     TurnResult {
-        message: instance::later_turn_message(resend, guidance).map(hidden_message),
+        message: latches::later_turn_message(resend, guidance).map(hidden_message),
         notices: Vec::new(),
     }
 }

@@ -11,14 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::session::latches::InstanceLatches;
+use super::session::readiness::ReadinessBarrier;
+use super::status::{BridgeState, HookStats, HookTally};
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
 use crate::hook::{HookEvent, HookRun, SpareSlot};
-use crate::instance::InstanceLatches;
 use crate::mcp::bridge::OwnClientBridge;
 use crate::platform::local_dir::LocalDir;
-use crate::readiness::ReadinessBarrier;
-use crate::status::{BridgeState, HookStats, HookTally};
 use crate::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

@@ -22,14 +22,15 @@ use pi_gortex_schema::host::{
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
+use super::session::latches;
+use super::status::HookTally;
 use super::{caught, Answer, Extension, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
 use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
 use crate::hook::{self, EnvelopeContext};
+use crate::native;
 use crate::savings::{self, ReadKind};
-use crate::status::HookTally;
-use crate::{instance, native};
 
 /// How often a changed session's record is written before its end, so a
 /// crash loses at most this much.
@@ -327,7 +328,7 @@ impl Extension {
             let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
             let names = (!promoted.is_empty()).then(tool_names).flatten();
             if let Some(names) = names {
-                return held_for(instance::promotion_wait(promoted), names, action);
+                return held_for(latches::promotion_wait(promoted), names, action);
             }
         }
         let pending = self
@@ -383,7 +384,7 @@ fn held_for(
 ) -> Answer<WatchResultAction> {
     Answer::Later(Box::new(move |reply| {
         tokio::spawn(async move {
-            instance::wait_for_tools(&wait, || names()).await;
+            latches::wait_for_tools(&wait, || names()).await;
             reply(action);
         });
     }))

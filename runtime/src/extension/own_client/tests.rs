@@ -7,8 +7,8 @@ use pi_gortex_schema::host::{OwnStartResult, OwnStartResultStatus};
 
 use super::{NO_CONFIG, START_PANICKED};
 use crate::config::{self, ConfigInputs};
+use crate::extension::status::BridgeState;
 use crate::extension::{Extension, ModuleState};
-use crate::status::BridgeState;
 
 /// The start's error, the model's bridge error and `/gortex`'s last error.
 fn seen(

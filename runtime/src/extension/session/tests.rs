@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use pi_gortex_schema::host::{PathRequest, SessionBegin, TurnEvent, TurnPlanTurn};
 
+use super::latches::InstanceLatches;
 use super::PlannedTurn;
 use crate::config::{self, ConfigInputs};
 use crate::extension::{lock, Extension, ModuleState, Parked};
-use crate::instance::InstanceLatches;
 
 /// An instance of a fresh import resolved in the temp folder, with no hook.
 fn resolved(native: bool) -> Extension {
@@ -143,7 +143,7 @@ async fn nat_9_a_native_first_turn_polls_pi_s_tools_until_one_is_there() {
     let record = extension.module().status();
     assert_ne!(
         record.state,
-        Some(crate::status::BridgeState::Down),
+        Some(crate::extension::status::BridgeState::Down),
         "the tools appeared: not down"
     );
 }

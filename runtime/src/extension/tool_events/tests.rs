@@ -10,8 +10,8 @@ use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, W
 use serde_json::{json, Value};
 
 use super::{PlannedCall, ResultIds, ToolCallIds, ToolNames};
+use crate::extension::session::latches;
 use crate::extension::{Answer, Extension};
-use crate::instance;
 
 const EDIT: &str = "mcp__gortex__edit";
 
@@ -377,7 +377,7 @@ async fn a_tools_search_is_answered_only_once_pi_lists_its_promoted_tools() {
     let started = Instant::now();
     let held = extension.tool_result(ids, || Some(event.clone()), || Some(never));
     assert!(answer(held).await.is_some());
-    let budget = Duration::from_millis(instance::PROMOTION_WAIT_MS.into());
+    let budget = Duration::from_millis(latches::PROMOTION_WAIT_MS.into());
     assert!(started.elapsed() >= budget, "waited out the budget");
 
     // A search that promoted nothing, or a binding without the names, is answered now.

@@ -1,9 +1,10 @@
 //! What the model is told on a session's first turn and after a
 //! compaction, as pure functions.
 //!
-//! The glue owns the state (latch, cached briefing, compaction flag, bridge
-//! error, pending warning) and the timing; this module decides what text the
-//! model gets and when. The texts are exact: tests compare them verbatim.
+//! When each text is due is decided by the instance's latches
+//! ([`super::latches`]); the bridge error and the version warning are the
+//! import's, taken once reported. This module decides only which text the
+//! model gets. The texts are exact: tests compare them verbatim.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -29,13 +30,13 @@ pub const MESSAGE_CUSTOM_TYPE: &str = "gortex";
 /// What the first turn knows when it assembles its message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FirstTurn<'a> {
-    /// The bridge error, if the own client failed (cleared by the glue after).
+    /// The bridge error, if the own client failed (cleared once reported).
     pub bridge_error: Option<&'a str>,
     /// Whether the readiness wait succeeded.
     pub ready: bool,
     /// The pending version warning's model text, cleared after.
     pub version_warning: Option<&'a str>,
-    /// The session hook's `orientation` (cached by the glue either way).
+    /// The session hook's `orientation` (the latches keep it either way).
     pub orientation: Option<&'a str>,
     /// Whether a briefing already sits in the context.
     pub briefing_in_context: bool,
@@ -130,9 +131,9 @@ pub fn briefing_in_context(entries: &Value) -> bool {
     })
 }
 
-/// The message a turn after compaction returns, if any. The glue
-/// clears its compaction flag whatever this returns; the hook is not run
-/// again and warnings are not repeated.
+/// The message a turn after compaction returns, if any. The compaction
+/// latch is cleared whatever this returns; the hook is not run again and
+/// warnings are not repeated.
 pub fn compaction_resend(
     compacted: bool,
     cached_briefing: Option<&str>,

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use pi_gortex_schema::host::{SessionPlan, ToolWait, TurnPlan, TurnPlanTurn};
 
+use super::texts::{self, HiddenMessage};
+use crate::extension::status::PathWhy;
 use crate::native::{self, OwnClientReason};
-use crate::session::{self, HiddenMessage};
-use crate::status::PathWhy;
 
 /// The cap of the first turn's readiness wait.
 pub const READY_WAIT_MS: u32 = 15_000;
@@ -117,7 +117,7 @@ pub fn later_turn_message(
 ) -> Option<HiddenMessage> {
     match (resend, guidance) {
         (Some(mut message), Some(guidance)) => {
-            message.content = format!("{}{}{}", message.content, session::PART_JOINER, guidance);
+            message.content = format!("{}{}{}", message.content, texts::PART_JOINER, guidance);
             Some(message)
         }
         (Some(message), None) => Some(message),

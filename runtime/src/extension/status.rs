@@ -2,9 +2,10 @@
 //! status Pi shows under the editor, the block `/gortex` prints, and which
 //! of the two `/gortex` commands runs and how its reply reads.
 //!
-//! Pure: the addon gathers a [`StatusSnapshot`] from what it recorded (the
-//! client's start, the first turn, every hook call) and what only the glue
-//! knows (the path in use, Pi's native tools); this module only words it.
+//! Pure: the extension's report ([`super::report`]) gathers a
+//! [`StatusSnapshot`] from what it recorded (the client's start, the first
+//! turn, every hook call) and what only the glue knows (Pi's tool names);
+//! this module only words it.
 //! [`HookStats`] is the per-session tally the enforcement path feeds.
 
 use std::fmt::Write as _;
@@ -16,6 +17,7 @@ use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusV
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
 use crate::savings::{ReadKind, Savings};
+use crate::stats::thousands;
 use crate::version::Readiness;
 
 /// Whether the bridge can serve the session now.
@@ -304,19 +306,6 @@ pub fn footer_net(net: i64) -> String {
     format!("{sign}{amount} tok")
 }
 
-/// `40000` as `40,000`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && matches!((digits.len() - i) % 3, 0) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The `/gortex` lines on what the graph saved (SAVE-2).
 fn savings_lines(out: &mut String, savings: Option<&Savings>, stats_error: Option<&str>) {
     let Some(s) = savings else {
@@ -340,37 +329,37 @@ fn savings_lines(out: &mut String, savings: Option<&Savings>, stats_error: Optio
     let _ = writeln!(
         out,
         "    reads redirected  {}{by_kind}",
-        grouped(s.redirected_total())
+        thousands(s.redirected_total())
     );
     let not_sized = match s.not_sized {
         0 => String::new(),
-        n => format!(" ({} not sized)", grouped(n)),
+        n => format!(" ({} not sized)", thousands(n)),
     };
     let _ = writeln!(
         out,
         "    kept out          {} bytes, {} tokens{not_sized}",
-        grouped(s.kept_out_bytes),
-        grouped(s.kept_out_tokens())
+        thousands(s.kept_out_bytes),
+        thousands(s.kept_out_tokens())
     );
     let _ = writeln!(
         out,
         "    graph answers     {}, {} characters, {} tokens",
-        grouped(s.graph_answers),
-        grouped(s.graph_chars),
-        grouped(s.graph_tokens())
+        thousands(s.graph_answers),
+        thousands(s.graph_chars),
+        thousands(s.graph_tokens())
     );
     let _ = writeln!(
         out,
         "    read anyway       {} with guidance, {} bytes entered the context",
-        grouped(s.allowed),
-        grouped(s.allowed_bytes)
+        thousands(s.allowed),
+        thousands(s.allowed_bytes)
     );
     let net = s.net_tokens();
     let sign = if net < 0 { "−" } else { "" };
     let _ = writeln!(
         out,
         "    net               {sign}{} tokens (kept out minus graph answers)",
-        grouped(net.unsigned_abs())
+        thousands(net.unsigned_abs())
     );
     if let Some(error) = stats_error {
         let error = crate::terminal_text::shown(error);
@@ -834,6 +823,6 @@ mod tests {
         assert_eq!(footer_net(950), "−950 tok");
         assert_eq!(footer_net(-2_100), "+2.1k tok");
         assert_eq!(footer_net(0), "0 tok");
-        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }
