@@ -15,8 +15,9 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{Env, Status, ValueType, JSON};
 use napi_derive::napi;
 use pi_gortex_runtime::extension::{
-    self as core, lock, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
+    self as core, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
 };
+use pi_gortex_runtime::sync::lock;
 use serde::Serialize;
 use serde_json::{json, Value};
 

@@ -12,10 +12,11 @@ use pi_gortex_schema::host::{ToolExecuteRequest, ToolExecuteResult};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{catalogue_update, lock, Extension, ModuleState};
+use super::{catalogue_update, Extension, ModuleState};
 use crate::diff;
 use crate::mcp::bridge::{throttled, OwnClientBridge, SentCall, PROGRESS_GAP};
 use crate::mcp::client::ProgressHandler;
+use crate::sync::lock;
 
 /// The details key of a result's `structuredContent`, Pi's own MCP's word for it.
 const STRUCTURED_CONTENT: &str = "structuredContent";

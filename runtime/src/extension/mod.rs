@@ -25,6 +25,7 @@ mod tool_events;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::ResolvedConfig;
+use crate::sync::lock;
 
 pub use execute::{failed_execution, progress_handler, Execution};
 pub use own_client::catalogue_update;
@@ -34,7 +35,7 @@ pub use session::{
     own_path, PlannedTurn, SessionOpening,
 };
 pub use state::{
-    lock, ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry,
+    ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry,
     StatusRecord,
 };
 pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, ToolNames};

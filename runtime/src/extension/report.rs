@@ -14,10 +14,11 @@ use std::future::Future;
 use pi_gortex_schema::host::{CommandReply, GortexCommand, StatusRequest, StatusView};
 
 use super::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
-use super::{guard, lock, Extension};
+use super::{guard, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
 use crate::native::{self, OwnClientReason};
+use crate::sync::lock;
 
 /// What the glue shows when the status itself failed.
 pub fn unavailable() -> StatusView {

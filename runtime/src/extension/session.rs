@@ -18,10 +18,11 @@ use pi_gortex_schema::host::{
     StatusRequest, TurnAction, TurnEvent, TurnPlan, TurnPlanTurn, TurnRequest, TurnResult,
 };
 
-use super::{guard, lock, Extension, InstanceState, ModuleState, Parked};
+use super::{guard, Extension, InstanceState, ModuleState, Parked};
 use crate::config::{self, ConfigInputs};
 use crate::hook::{self, EnvelopeContext};
 use crate::native::{self, HostCapabilities, ToolPath};
+use crate::sync::lock;
 use latches::InstanceLatches;
 use texts::FirstTurn;
 

@@ -23,7 +23,7 @@ use crate::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::sync::lock;
+use crate::sync::lock;
 
 /// A first turn parked on the readiness barrier: a one-shot, opened once
 /// with whether the session became ready, from whichever thread releases it

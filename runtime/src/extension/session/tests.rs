@@ -9,7 +9,8 @@ use pi_gortex_schema::host::{PathRequest, SessionBegin, TurnEvent, TurnPlanTurn}
 use super::latches::InstanceLatches;
 use super::PlannedTurn;
 use crate::config::{self, ConfigInputs};
-use crate::extension::{lock, Extension, ModuleState, Parked};
+use crate::extension::{Extension, ModuleState, Parked};
+use crate::sync::lock;
 
 /// An instance of a fresh import resolved in the temp folder, with no hook.
 fn resolved(native: bool) -> Extension {
