@@ -88,7 +88,8 @@ test: tools lint structure check-targets platform-fixtures test-codegen test-rus
 WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
   test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
-  test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths test_windows_sidecar_devices
+  test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths test_windows_sidecar_devices \
+  test_home_tilde test_hook_normalize
 .PHONY: test-windows test-windows-all test-windows-node test-windows-e2e bench-windows
 test-windows: ## test: the runtime's Windows tests under wine (the binaries listed here)
 	WINDOWS_TEST_BINARIES="$(WINDOWS_TEST_BINARIES)" tests/platforms/windows/run.sh

@@ -5,12 +5,9 @@
 mod common_config;
 
 use common_config::{abs, inputs, temp_dir, write_file};
-use std::collections::HashMap;
 use std::path::PathBuf;
 
-use pi_gortex_runtime::config::{
-    home_from_env, process_env, resolve, ConfigInputs, HookMode, Layer,
-};
+use pi_gortex_runtime::config::{process_env, resolve, ConfigInputs, HookMode, Layer};
 
 #[test]
 fn defaults_apply_when_no_layer_speaks() {
@@ -189,25 +186,4 @@ fn inputs_are_read_from_this_process() {
     assert_eq!(moved.cwd, std::path::Path::new("/elsewhere"));
     assert_eq!(moved.env, inputs.env);
     assert_eq!(moved.home, inputs.home);
-}
-
-#[test]
-fn home_follows_os_homedir_order_and_a_blank_value_does_not_count() {
-    // `os.homedir()` reads `HOME` on Unix and `USERPROFILE` on Windows; the other is a fallback.
-    let env = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
-    let (first, second) = if cfg!(windows) {
-        ("USERPROFILE", "HOME")
-    } else {
-        ("HOME", "USERPROFILE")
-    };
-    let both = env(&[(first, "/first"), (second, "/second")]);
-    assert_eq!(home_from_env(&both), PathBuf::from("/first"));
-    let blank_first = env(&[(first, "  "), (second, "/second")]);
-    assert_eq!(home_from_env(&blank_first), PathBuf::from("/second"));
-    assert_eq!(home_from_env(&env(&[])), PathBuf::new());
 }

@@ -1,12 +1,19 @@
 //! HOOK-5..HOOK-9 and HOOK-15: Pi tool calls become envelopes. Checked as the
 //! exact JSON written to the hook's stdin (WIRE-13).
 
-use pi_gortex_runtime::hook::normalize::resolve_like_pi;
+use std::path::Path;
+
+use pi_gortex_runtime::diff::paths::expand_pi_path;
 use pi_gortex_runtime::hook::{
     canonical_tool_name, envelope_for_prompt, envelope_for_session_start, envelope_for_tool_call,
     normalize_tool_input, EnvelopeContext,
 };
 use serde_json::{json, Value};
+
+/// A written path as the envelope carries it: as Pi's tools read it, relative when written so.
+fn as_pi_reads(written: &str, home: Option<&Path>) -> String {
+    expand_pi_path(written, home).to_string_lossy().into_owned()
+}
 
 fn ctx(session_id: &str) -> EnvelopeContext {
     EnvelopeContext {
@@ -192,7 +199,7 @@ fn tilde_names_join_as_node_path_join_joins_them() {
     // Pi's `normalizePath` returns `path.join(homedir(), rest)`: a leading separator in the rest
     // stays below the home, `.` and `..` resolve, a trailing separator is kept. Expected values
     // printed by Node 22's `path.posix.join` and `path.win32.join`.
-    let home = Some("/home/u");
+    let home = Some(Path::new("/home/u"));
     for (written, posix, win32) in [
         ("~/proj/src", "/home/u/proj/src", r"\home\u\proj\src"),
         ("~//etc", "/home/u/etc", r"\home\u\etc"),
@@ -204,7 +211,7 @@ fn tilde_names_join_as_node_path_join_joins_them() {
         ("~/proj//x", "/home/u/proj/x", r"\home\u\proj\x"),
     ] {
         let expected = if cfg!(windows) { win32 } else { posix };
-        assert_eq!(resolve_like_pi(written, home), expected, "{written:?}");
+        assert_eq!(as_pi_reads(written, home), expected, "{written:?}");
     }
 }
 
@@ -212,20 +219,17 @@ fn tilde_names_join_as_node_path_join_joins_them() {
 #[test]
 fn windows_drive_forms_resolve_as_pi_reads_them() {
     // `normalizeWindowsShellPath` runs before the `~` expansion; `~\` is a home name there.
-    let home = Some(r"C:\Users\u");
-    assert_eq!(resolve_like_pi("/c/src/a.go", home), r"C:\src\a.go");
-    assert_eq!(resolve_like_pi("@/mnt/d/x", home), r"D:\x");
-    assert_eq!(
-        resolve_like_pi(r"~\proj\a.go", home),
-        r"C:\Users\u\proj\a.go"
-    );
+    let home = Some(Path::new(r"C:\Users\u"));
+    assert_eq!(as_pi_reads("/c/src/a.go", home), r"C:\src\a.go");
+    assert_eq!(as_pi_reads("@/mnt/d/x", home), r"D:\x");
+    assert_eq!(as_pi_reads(r"~\proj\a.go", home), r"C:\Users\u\proj\a.go");
 }
 
 #[test]
 fn paths_resolve_as_pi_tools_resolve_them() {
     // HOOK-8: Pi's read/grep/find/ls/edit/write drop one leading `@`, then expand `~` and `~/…`
     // to the home directory; `~name` and a `~` inside the path are not expanded.
-    let home = Some("/home/u");
+    let home = Some(Path::new("/home/u"));
     for (written, resolved) in [
         ("@src/a.go", "src/a.go"),
         ("~", "/home/u"),
@@ -247,23 +251,43 @@ fn paths_resolve_as_pi_tools_resolve_them() {
         } else {
             resolved.to_string()
         };
-        assert_eq!(resolve_like_pi(written, home), resolved, "{written:?}");
+        assert_eq!(as_pi_reads(written, home), resolved, "{written:?}");
     }
 }
 
 #[test]
 fn without_a_home_tilde_paths_stay_as_written() {
-    // Fail open: HOME unset or not UTF-8 leaves `~` alone, the `@` still goes.
-    assert_eq!(resolve_like_pi("~/proj/a.go", None), "~/proj/a.go");
-    assert_eq!(resolve_like_pi("@~/proj", None), "~/proj");
-    assert_eq!(resolve_like_pi("~", None), "~");
+    // Fail open: where `os.homedir()` throws, `~` stays as written, the `@` still goes.
+    assert_eq!(as_pi_reads("~/proj/a.go", None), "~/proj/a.go");
+    assert_eq!(as_pi_reads("@~/proj", None), "~/proj");
+    assert_eq!(as_pi_reads("~", None), "~");
+}
+
+#[test]
+fn an_empty_home_joins_nothing_as_node_path_join() {
+    // An empty `HOME` is Node's home on Unix: `path.join("", rest)` is `rest` alone, so Pi's
+    // tools read `~/x` in the working directory and `~//etc` at the root. Expected values
+    // printed by Node 22's `path.posix.join` and `path.win32.join`; `~` alone is Pi's `""`,
+    // the working directory, which the envelope names `.`.
+    let home = Some(Path::new(""));
+    for (written, posix, win32) in [
+        ("~", ".", "."),
+        ("~/", ".", "."),
+        ("~/proj/a.go", "proj/a.go", r"proj\a.go"),
+        ("~/a/..", ".", "."),
+        ("~/../x", "../x", r"..\x"),
+        ("~//etc", "/etc", r"\etc"),
+    ] {
+        let expected = if cfg!(windows) { win32 } else { posix };
+        assert_eq!(as_pi_reads(written, home), expected, "{written:?}");
+    }
 }
 
 #[test]
 fn grep_and_glob_path_scope_resolved_like_pi() {
     // HOOK-8: Gortex's hook takes the scope of Grep and Glob from `path`, as written; Pi's
     // grep/find/ls search `@src` in `src` and `~/proj` in the home directory.
-    let home = Some("/home/u");
+    let home = Some(Path::new("/home/u"));
     let input = json!({"pattern":"Handler","path":"@src"});
     assert_eq!(
         Value::Object(normalize_tool_input(
@@ -296,7 +320,7 @@ fn grep_and_glob_path_scope_resolved_like_pi() {
 #[test]
 fn read_edit_write_file_path_expands_tilde_and_keeps_path() {
     // HOOK-8: the hook reads `file_path` for Read/Edit/Write; their `path` is an original key.
-    let home = Some("/home/u");
+    let home = Some(Path::new("/home/u"));
     for canonical in ["Read", "Edit", "Write"] {
         let input = json!({"path":"~/proj/a.go"});
         assert_eq!(
@@ -320,14 +344,10 @@ fn envelope_expands_tilde_with_the_process_home() {
         &ctx("s"),
         no_registry,
     );
+    // Set, empty and unset variables are test_home_tilde's matrix; here the home is set.
     let home_variable = if cfg!(windows) { "USERPROFILE" } else { "HOME" };
-    let expected = match std::env::var(home_variable) {
-        Ok(home) if !home.is_empty() => std::path::Path::new(&home)
-            .join("proj")
-            .to_string_lossy()
-            .into_owned(),
-        _ => "~/proj".to_string(),
-    };
+    let home = std::env::var(home_variable).expect("the test runs with a home directory");
+    let expected = Path::new(&home).join("proj").to_string_lossy().into_owned();
     let input = wire(&envelope)["tool_input"].clone();
     assert_eq!(input["path"], expected.as_str());
     assert_eq!(input["file_path"], expected.as_str());

@@ -43,7 +43,8 @@ pub struct ConfigInputs {
     pub env: HashMap<String, String>,
     /// The process working directory (the project sidecar lives under it).
     pub cwd: PathBuf,
-    /// The user's home directory (`~` expansion and the default agent dir).
+    /// The user's home directory as `os.homedir()` gives it (`~` expansion
+    /// and the default agent dir).
     pub home: PathBuf,
 }
 
@@ -53,7 +54,8 @@ impl ConfigInputs {
     pub fn from_process() -> Self {
         let env = process_env();
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let home = home_from_env(&env);
+        // `""` where `os.homedir()` throws (a `USERPROFILE` under three bytes).
+        let home = crate::platform::home::home_dir().unwrap_or_default();
         Self { env, cwd, home }
     }
 
@@ -85,18 +87,6 @@ fn env_name(name: String) -> String {
 #[cfg(windows)]
 fn env_name(name: String) -> String {
     name.to_uppercase()
-}
-
-/// The home directory named by the environment, in `os.homedir()`'s order
-/// for this platform (`HOME` first on Unix, `USERPROFILE` first on Windows),
-/// or `""` when neither is set.
-pub fn home_from_env(env: &HashMap<String, String>) -> PathBuf {
-    crate::platform::node_path::HOME_VARIABLES
-        .iter()
-        .filter_map(|name| env.get(*name))
-        .find(|value| !value.trim().is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_default()
 }
 
 /// Which layer supplied a resolved value.

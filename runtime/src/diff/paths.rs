@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::platform::node_path;
+use crate::platform::{home, node_path};
 
 /// DIFF-7 cache: cwd -> repo root. Cleared at session start (SES rules),
 /// because a `/new` may follow a `git init`.
@@ -300,14 +300,21 @@ pub fn candidates(raw_names: &[String], cwd: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Pi's `resolveToCwd(path, cwd)` for its own `edit` / `write`:
-/// Unicode spaces become plain spaces, one leading `@` is dropped, on
-/// Windows a shell drive path (`/c/x`) becomes `C:\x`, `~` and `~/...`
-/// (`~\...` on Windows) expand to the home directory, a `file://` URL
-/// becomes its path as `fileURLToPath` gives it, and a relative path is
-/// resolved against `cwd`. A claim must name the
-/// same file as Pi's tool writes.
+/// Pi's `resolveToCwd(path, cwd)` for its own tools: [`expand_pi_path`] with
+/// the home directory `os.homedir()` gives now, resolved against `cwd`. A
+/// claim must name the same file as Pi's tool writes.
 pub fn resolve_pi_path(raw: &str, cwd: &Path) -> PathBuf {
+    normalize(&cwd.join(expand_pi_path(raw, home::home_dir().as_deref())))
+}
+
+/// Pi's `expandPath`, the reading every tool of Pi gives the path it is
+/// handed: Unicode spaces become plain spaces, one leading `@` is dropped, on
+/// Windows a shell drive path (`/c/x`) becomes `C:\x`, `~` and `~/...`
+/// (`~\...` on Windows) expand to `home` as `path.join` joins them, and a
+/// `file://` URL becomes its path as `fileURLToPath` gives it. A relative
+/// name stays relative. Without a home (`os.homedir()` throws, and so does
+/// Pi's tool) `~` stays as written.
+pub fn expand_pi_path(raw: &str, home: Option<&Path>) -> PathBuf {
     // JS /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/
     let unicode_space = |c: char| {
         matches!(
@@ -321,25 +328,24 @@ pub fn resolve_pi_path(raw: &str, cwd: &Path) -> PathBuf {
         .collect();
     let name = spaced.strip_prefix('@').unwrap_or(&spaced);
     let name = node_path::shell_path(name);
-    normalize(&cwd.join(expand_pi_name(&name)))
-}
-
-/// Pi's `~` and `file://` forms; anything else is the name itself.
-fn expand_pi_name(name: &str) -> PathBuf {
-    if let Some(home) = node_path::home_dir() {
-        if name == "~" {
-            return home;
+    if let Some(home) = home {
+        if name == "~" && home.as_os_str().is_empty() {
+            // Pi's tools resolve an empty home to the working directory.
+            return PathBuf::from(".");
         }
-        if let Some(rest) = node_path::tilde_rest(name) {
-            return node_path::join_home(&home, rest);
+        if name == "~" {
+            return home.to_path_buf();
+        }
+        if let Some(rest) = node_path::tilde_rest(&name) {
+            return node_path::join_home(home, rest);
         }
     }
     if let Some(rest) = name.strip_prefix("file://") {
         // A URL Node refuses makes Pi's tool fail without writing; its path
         // part is claimed then, which is harmless.
-        return node_path::file_url_path(name).unwrap_or_else(|| PathBuf::from(rest));
+        return node_path::file_url_path(&name).unwrap_or_else(|| PathBuf::from(rest));
     }
-    PathBuf::from(name)
+    PathBuf::from(name.as_ref())
 }
 
 /// `path` relative to `cwd` (with `..` where needed), or the

@@ -10,8 +10,9 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::HookEvent;
+use crate::diff::paths::expand_pi_path;
 use crate::native::MCP_TOOL_PREFIX;
-use crate::platform::node_path;
+use crate::platform::home;
 
 /// The canonical name of a non-graph tool, or `None` when the name is
 /// outside the map (it then passes through in its original case).
@@ -44,53 +45,26 @@ fn first_string<'a>(input: &'a Map<String, Value>, sources: &[&str]) -> Option<&
         .find(|value| !value.is_empty())
 }
 
-/// How Pi's `normalizePath` reads a path its tools are given: a leading `@`
-/// dropped, a Git Bash or WSL drive path (`/c/x`) read as `C:\x` on Windows,
-/// then `~` or `~/…` (also `~\…` on Windows) joined to `home` as Node's
-/// `path.join` joins them. Without a home the path stays as written.
-pub fn resolve_like_pi(path: &str, home: Option<&str>) -> String {
-    let path = path.strip_prefix('@').unwrap_or(path);
-    let path = node_path::shell_path(path);
-    let Some(home) = home else {
-        return path.into_owned();
-    };
-    if path == "~" {
-        return home.to_string();
-    }
-    match node_path::tilde_rest(&path) {
-        Some(rest) => node_path::join_home(Path::new(home), rest)
-            .to_string_lossy()
-            .into_owned(),
-        // `~user/…` and `~name` are names, which Pi does not expand either.
-        None => path.into_owned(),
-    }
-}
-
-/// The home directory Pi's tools expand `~` to, in `os.homedir()`'s order for
-/// this platform; `None` when unset, empty or not UTF-8, so paths stay as written.
-pub fn home_for_paths() -> Option<String> {
-    let value = node_path::HOME_VARIABLES
-        .iter()
-        .filter_map(std::env::var_os)
-        .find(|value| !value.is_empty())?;
-    value.into_string().ok()
+/// A path as Pi's tool will read it ([`expand_pi_path`]), kept relative when written so.
+fn as_pi_reads(path: &str, home: Option<&Path>) -> String {
+    expand_pi_path(path, home).to_string_lossy().into_owned()
 }
 
 /// A shallow copy of Pi's input with the canonical keys added where a
 /// source exists. `file_path`, and the `path` scope of `Grep` and `Glob`, are
-/// resolved as Pi's tools resolve them ([`resolve_like_pi`]). `canonical` is the
-/// canonical name (the `Glob` fallback uses it).
+/// read as Pi's tools read them, `~` expanded to `home` ([`expand_pi_path`]).
+/// `canonical` is the canonical name (the `Glob` fallback uses it).
 pub fn normalize_tool_input(
     canonical: &str,
     input: &Map<String, Value>,
-    home: Option<&str>,
+    home: Option<&Path>,
 ) -> Map<String, Value> {
     // The hook looks paths up as written, so it must see the path Pi's tool will open.
-    let file_path = first_string(input, &FILE_PATH_SOURCES).map(|path| resolve_like_pi(path, home));
+    let file_path = first_string(input, &FILE_PATH_SOURCES).map(|path| as_pi_reads(path, home));
     let scope = matches!(canonical, "Grep" | "Glob")
         .then(|| input.get("path").and_then(Value::as_str))
         .flatten()
-        .map(|path| resolve_like_pi(path, home));
+        .map(|path| as_pi_reads(path, home));
     let pattern = first_string(input, &PATTERN_SOURCES)
         .map(str::to_string)
         .or_else(|| (canonical == "Glob").then(|| file_path.clone()).flatten());
@@ -168,7 +142,7 @@ pub fn envelope_for_tool_call<'a>(
         ToolKind::Graph(bare) => (bare, input_object.clone(), true),
         ToolKind::Other(name) => (
             name,
-            normalize_tool_input(name, input_object, home_for_paths().as_deref()),
+            normalize_tool_input(name, input_object, home::home_dir().as_deref()),
             false,
         ),
     };

@@ -1,18 +1,16 @@
 //! Paths as Pi's Node reads them on this platform (DIFF-14, DIFF-17): the
-//! home directory of `os.homedir()`, the `~` forms and shell paths Pi's
-//! `normalizePath` accepts, `fileURLToPath`, and whether two path components
+//! `~` forms and shell paths Pi's `normalizePath` accepts, `path.join`, `fileURLToPath`, and whether two path components
 //! are the same for `path.relative`. A claim or a shown path must name the
 //! file the way Pi's own tool names it, or an edit is diffed twice or not at all.
 //!
-//! Unix: `HOME`, `~/`, case-sensitive names. Windows: `USERPROFILE`, `~/` and
-//! `~\`, Git Bash / MSYS / Cygwin / WSL drive paths (`/c/x`, `/mnt/c/x`) as
+//! Unix: `~/`, case-sensitive names. Windows: `~/` and `~\`, Git Bash / MSYS / Cygwin / WSL drive paths (`/c/x`, `/mnt/c/x`) as
 //! `C:\x`, `file:///C:/x` as `C:\x`, and names compared case-insensitively,
 //! as Node's `path.win32` compares them.
 
 use std::ffi::OsStr;
 use std::path::{Component, Path, PathBuf, MAIN_SEPARATOR_STR};
 
-pub use imp::{home_dir, same_component, shell_path, tilde_rest, HOME_VARIABLES};
+pub use imp::{same_component, shell_path, tilde_rest};
 
 /// Lexical normalization: drops `.` and resolves `..` without touching the
 /// file system (`..` at the root stays at the root).
@@ -67,12 +65,18 @@ fn ends_with_separator(text: &OsStr) -> bool {
 
 /// Node's `path.join(home, rest)` for a `~/rest` name: `rest` stays below
 /// `home` even when it starts with a separator, `.` and `..` resolve
-/// lexically, and a trailing separator is kept.
+/// lexically, and a trailing separator is kept. An empty home joins nothing
+/// (the name is `rest` alone, `.` when that is empty), as `path.join` skips it.
 pub fn join_home(home: &Path, rest: &str) -> PathBuf {
     let mut joined = home.as_os_str().to_owned();
-    joined.push(MAIN_SEPARATOR_STR);
+    if !joined.is_empty() {
+        joined.push(MAIN_SEPARATOR_STR);
+    }
     joined.push(rest);
     let mut out = normalize(Path::new(&joined)).into_os_string();
+    if out.is_empty() {
+        out.push(".");
+    }
     if rest.ends_with(std::path::is_separator) && !ends_with_separator(&out) {
         out.push(MAIN_SEPARATOR_STR);
     }
@@ -129,17 +133,6 @@ mod imp {
     use std::borrow::Cow;
     use std::path::{Component, PathBuf};
 
-    /// The variables that name the home directory, in the order Node's
-    /// `os.homedir()` prefers them here (the second is only a fallback).
-    pub const HOME_VARIABLES: [&str; 2] = ["HOME", "USERPROFILE"];
-
-    /// `os.homedir()`: `HOME` when set and not empty.
-    pub fn home_dir() -> Option<PathBuf> {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    }
-
     /// The rest of a `~/...` name.
     pub fn tilde_rest(name: &str) -> Option<&str> {
         name.strip_prefix("~/")
@@ -163,18 +156,6 @@ mod imp {
 mod imp {
     use std::borrow::Cow;
     use std::path::{Component, PathBuf};
-
-    /// The variables that name the home directory, in the order Node's
-    /// `os.homedir()` prefers them here: Git Bash and MSYS set a `HOME` of
-    /// their own, which Pi ignores.
-    pub const HOME_VARIABLES: [&str; 2] = ["USERPROFILE", "HOME"];
-
-    /// `os.homedir()`: `USERPROFILE` when set and not empty (libuv's order).
-    pub fn home_dir() -> Option<PathBuf> {
-        std::env::var_os("USERPROFILE")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    }
 
     /// The rest of a `~/...` or `~\...` name.
     pub fn tilde_rest(name: &str) -> Option<&str> {
