@@ -35,8 +35,7 @@ pub use session::{
     own_path, PlannedTurn, SessionOpening,
 };
 pub use state::{
-    ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry,
-    StatusRecord,
+    ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry, StatusRecord,
 };
 pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, ToolNames};
 
