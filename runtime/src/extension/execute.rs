@@ -89,7 +89,7 @@ impl Extension {
         let Some(request) = request else {
             return Execution::Done(failed_execution("gortex: bad request".to_string()));
         };
-        let Some(bridge) = state.client().slot.bridge() else {
+        let Some(bridge) = state.lock().client.bridge() else {
             let name = state
                 .daemon_name(&request.name)
                 .unwrap_or_else(|| request.name.clone());
@@ -99,7 +99,9 @@ impl Extension {
         };
         // An abort that came first (while Pi's file locks were taken) left
         // a cancelled token here; the call is then never sent.
-        let token = lock(&state.client().aborts)
+        let token = state
+            .lock()
+            .aborts
             .entry(request.call_id.clone())
             .or_default()
             .clone();
@@ -155,7 +157,8 @@ impl Extension {
     /// the call (it waits for Pi's file locks first), the abort is kept as a
     /// cancelled token that the execution then finds.
     pub fn abort_call(&self, call_id: String) {
-        let mut aborts = lock(&self.module.client().aborts);
+        let mut locked = self.module.lock();
+        let aborts = &mut locked.aborts;
         match aborts.remove(&call_id) {
             Some(token) => token.cancel(),
             None => {
@@ -180,7 +183,7 @@ impl Execution {
                 token,
             } => {
                 let outcome = bridge.finish_call(call, Some(&token)).await;
-                lock(&state.client().aborts).remove(&call_id);
+                state.lock().aborts.remove(&call_id);
                 (state, outcome, None)
             }
             Execution::Full {
@@ -201,7 +204,7 @@ impl Execution {
                 let outcome = bridge
                     .call_tool_with_progress(&request.name, args, Some(&token), progress)
                     .await;
-                lock(&state.client().aborts).remove(&request.call_id);
+                state.lock().aborts.remove(&request.call_id);
                 (state, outcome, diff_window)
             }
         };
@@ -291,13 +294,16 @@ mod tests {
     fn an_abort_before_the_call_registered_is_kept_cancelled_and_one_after_cancels_it() {
         let extension = extension_with_tools();
         extension.abort_call("early".into());
-        let aborts = || lock(&extension.module.client().aborts);
-        assert!(aborts()["early"].is_cancelled(), "found by the execution");
+        let state = || extension.module.lock();
+        assert!(
+            state().aborts["early"].is_cancelled(),
+            "found by the execution"
+        );
         let token = CancellationToken::new();
-        aborts().insert("running".into(), token.clone());
+        state().aborts.insert("running".into(), token.clone());
         extension.abort_call("running".into());
         assert!(token.is_cancelled());
-        assert!(!aborts().contains_key("running"), "taken out");
+        assert!(!state().aborts.contains_key("running"), "taken out");
     }
 
     #[test]

@@ -35,7 +35,8 @@ pub use session::{
     own_path, PlannedTurn, SessionOpening,
 };
 pub use state::{
-    ClientSlot, ClientState, InstanceState, ModuleState, OwnWindow, Parked, SlotEntry, StatusRecord,
+    ClientSlot, InstanceLocked, InstanceState, ModuleLocked, ModuleState, OwnWindow, Parked,
+    SlotEntry, StatusRecord,
 };
 pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, ToolNames};
 
@@ -148,7 +149,7 @@ impl Extension {
     /// `session_compact`: the next turn briefs again.
     pub fn session_compact(&self) {
         if let Some(me) = self.instance() {
-            lock(&me.latches).on_compact();
+            me.lock().latches.on_compact();
         }
     }
 
@@ -180,7 +181,8 @@ impl Extension {
         }
         let now = crate::stats::now_ms();
         let record = {
-            let mut status = self.module.status();
+            let mut locked = self.module.lock();
+            let status = &mut locked.status;
             let due = match &status.recorded {
                 Some((saved, at)) => *saved != status.savings && now - at >= interval_ms,
                 None => !status.savings.is_empty(),
@@ -200,7 +202,8 @@ impl Extension {
         };
         let path = crate::stats::file_path(&config.agent_dir);
         if let Err(error) = crate::stats::append(&path, &record) {
-            let mut status = self.module.status();
+            let mut locked = self.module.lock();
+            let status = &mut locked.status;
             if status.stats_error.is_none() {
                 status.stats_error = Some(format!("{}: {error}", path.display()));
             }
@@ -210,7 +213,7 @@ impl Extension {
     /// `session_shutdown`'s stop: the own client, if this instance holds
     /// the slot; a client another instance started is left alone.
     pub async fn stop_own_client(&self) {
-        let owned = self.module.client().slot.take_owned_by(self.instance);
+        let owned = self.module.lock().client.take_owned_by(self.instance);
         if let Some(entry) = owned {
             entry.bridge.stop().await;
         }
@@ -218,8 +221,7 @@ impl Extension {
 
     /// Whether this instance took the native path.
     fn is_native(&self) -> bool {
-        self.instance()
-            .is_some_and(|state| lock(&state.latches).is_native())
+        self.instance().is_some_and(|me| me.lock().latches.native)
     }
 }
 
@@ -260,7 +262,7 @@ pub(crate) fn test_instance(
     let resolved = Arc::new(resolved);
     let extension = Extension::new(Arc::new(ModuleState::default()));
     extension.set_config(resolved.clone(), resolved, dir.to_path_buf());
-    *lock(&extension.instance().unwrap().latches) = session::latches::InstanceLatches::new(native);
+    extension.instance().unwrap().lock().latches = session::latches::InstanceLatches::new(native);
     extension
 }
 

@@ -70,7 +70,7 @@ const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
 /// `Failed` with it.
 fn start_failed(state: &ModuleState, error: String) -> OwnStartResult {
     state.set_bridge_error(error.clone());
-    state.status().record_down(error.clone());
+    state.lock().status.record_down(error.clone());
     let mut result = start_result(OwnStartResultStatus::Failed);
     result.error = Some(error);
     result
@@ -109,7 +109,7 @@ impl Extension {
         };
         let config = me.config();
         state.clear_registry();
-        state.status().record_connecting();
+        state.lock().status.record_connecting();
         let env: HashMap<String, String> = config::process_env();
         let mut bridge_config = BridgeConfig::new(config.bin.clone());
         // An explicit working directory, the session's, for
@@ -126,7 +126,7 @@ impl Extension {
         let bridge = OwnClientBridge::new(bridge_config);
         // Claim the slot and take out the previous
         // client in one locked step, before the first suspension point.
-        let (claim, previous) = state.client().slot.claim(instance, bridge.clone());
+        let (claim, previous) = state.lock().client.claim(instance, bridge.clone());
         if let Some(previous) = previous {
             previous.bridge.stop().await;
         }
@@ -144,7 +144,7 @@ impl Extension {
             }
         })));
         let outcome = bridge.start().await;
-        if !state.client().slot.holds(claim) {
+        if !state.lock().client.holds(claim) {
             // Superseded; the error stays untouched.
             bridge.stop().await;
             return start_result(OwnStartResultStatus::Superseded);
@@ -152,7 +152,7 @@ impl Extension {
         match outcome {
             Err(error) => {
                 bridge.stop().await;
-                if state.client().slot.release(claim).is_some() {
+                if state.lock().client.release(claim).is_some() {
                     return start_failed(&state, error.to_string());
                 }
                 let mut result = start_result(OwnStartResultStatus::Failed);
@@ -173,7 +173,8 @@ impl Extension {
                     .map(|t| t.name.clone())
                     .collect();
                 state
-                    .status()
+                    .lock()
+                    .status
                     .record_started(&report.server_version, &first);
                 result
             }

@@ -53,16 +53,19 @@ impl Extension {
         // `process_env`, not `std::env::vars`: one non-UTF-8 variable must not panic `/gortex` away.
         let env: HashMap<String, String> = crate::config::process_env();
         let (native, taken) = {
-            let latches = lock(&me.latches);
-            (latches.is_native(), latches.path_taken())
+            let latches = &me.lock().latches;
+            (latches.native, latches.path_taken())
         };
         // Sorted, so the block reads the same on every call; read before
-        // the status record is locked (one lock at a time).
+        // the status record is (two short holds of the import's lock).
         let registry: BTreeMap<String, String> = match native {
             true => BTreeMap::new(),
             false => state.registry_entries().into_iter().collect(),
         };
-        let record = state.status();
+        // Looked up on PATH before the import's lock is taken.
+        let resolved_bin = native::resolve_binary(&config.bin, &env);
+        let locked = state.lock();
+        let record = &locked.status;
         let tools: Vec<ToolEntry> = if native {
             pi_tools
                 .iter()
@@ -95,7 +98,7 @@ impl Extension {
             state: state_now,
             path: path_why(config, taken, &env),
             configured_bin: config.bin.clone(),
-            resolved_bin: native::resolve_binary(&config.bin, &env),
+            resolved_bin,
             daemon_version: record.daemon_version.clone(),
             readiness: record.readiness,
             daemon_autostart: config.daemon_autostart,
@@ -128,7 +131,8 @@ impl Extension {
         self.instance().is_some()
             && self
                 .module
-                .status()
+                .lock()
+                .status
                 .readiness
                 .is_some_and(|r| r.is_indexing())
     }
@@ -140,19 +144,20 @@ impl Extension {
         let Some(me) = self.instance() else {
             return false;
         };
-        if !self.module.status().begin_refresh() {
+        if !self.module.lock().status.begin_refresh() {
             return false;
         }
         let argv = me.config().hook_argv.clone();
         let run = hook::run(&argv, &hook::envelope_for_session_start(cwd)).await;
         self.module
-            .status()
+            .lock()
+            .status
             .end_refresh(hook::orientation(&run.decision))
     }
 
     /// A refresh that panicked leaves the next one free to run.
     pub fn refresh_failed(&self) -> bool {
-        self.module.status().refreshing = false;
+        self.module.lock().status.refreshing = false;
         false
     }
 
@@ -242,7 +247,7 @@ mod tests {
             [("mcp__gortex__search", "search", false)]
         );
         assert_eq!(snapshot.state, BridgeState::Connected);
-        extension.module().status().record_down("gone".into());
+        extension.module().lock().status.record_down("gone".into());
         let snapshot = extension.snapshot(&["mcp__gortex__search".into()]).unwrap();
         assert_eq!(snapshot.state, BridgeState::Down);
         assert!(Extension::new(Arc::new(ModuleState::default()))
@@ -258,7 +263,8 @@ mod tests {
             .register_for_test(&[("search", "search"), ("find_usages", "find_usages")]);
         extension
             .module()
-            .status()
+            .lock()
+            .status
             .record_started("0.64.4", &["search".into()]);
         let snapshot = extension.snapshot(&[]).unwrap();
         assert_eq!(
@@ -280,22 +286,25 @@ mod tests {
     fn a_refresh_is_due_only_for_an_instance_whose_last_briefing_said_indexing() {
         let extension = resolved(false, true, Vec::new());
         assert!(!extension.refresh_due(), "nothing reported");
-        extension.module().status().readiness = Some(Readiness::Ready);
+        extension.module().lock().status.readiness = Some(Readiness::Ready);
         assert!(!extension.refresh_due());
-        extension.module().status().readiness = Some(Readiness::Warming);
+        extension.module().lock().status.readiness = Some(Readiness::Warming);
         assert!(extension.refresh_due());
         let without_instance = Extension::new(Arc::new(ModuleState::default()));
-        without_instance.module().status().readiness = Some(Readiness::Warming);
+        without_instance.module().lock().status.readiness = Some(Readiness::Warming);
         assert!(!without_instance.refresh_due());
     }
 
     #[test]
     fn a_failed_refresh_frees_the_next_one() {
         let extension = resolved(false, true, Vec::new());
-        extension.module().status().readiness = Some(Readiness::Warming);
-        assert!(extension.module().status().begin_refresh());
+        extension.module().lock().status.readiness = Some(Readiness::Warming);
+        assert!(extension.module().lock().status.begin_refresh());
         assert!(!extension.refresh_failed());
-        assert!(extension.module().status().begin_refresh(), "free again");
+        assert!(
+            extension.module().lock().status.begin_refresh(),
+            "free again"
+        );
     }
 
     // Unix only: the hook double is a shell script (the Windows exchange: `test_hook_windows`).
@@ -319,11 +328,15 @@ mod tests {
             None,
             "not due"
         );
-        extension.module().status().record_briefing(Some(WARMING));
+        extension
+            .module()
+            .lock()
+            .status
+            .record_briefing(Some(WARMING));
         let footer = extension.refresh_footer("/w", Some(names())).await;
         assert!(footer.is_some(), "the readiness changed");
         assert_eq!(
-            extension.module().status().readiness,
+            extension.module().lock().status.readiness,
             Some(Readiness::Ready)
         );
         assert!(

@@ -214,7 +214,7 @@ impl Extension {
                 own_path(&reason)
             }
         };
-        *lock(&me.latches) = InstanceLatches::new(choice.native);
+        me.lock().latches = InstanceLatches::new(choice.native);
         choice
     }
 
@@ -222,7 +222,9 @@ impl Extension {
     /// client and tells the user at each session start.
     pub fn refuse_native(&self, reason: String) {
         if let Some(me) = self.instance() {
-            lock(&me.latches).refuse_native(reason);
+            let latches = &mut me.lock().latches;
+            latches.native = false;
+            latches.refusal = Some(reason);
         }
     }
 
@@ -232,7 +234,7 @@ impl Extension {
     /// is no instance.
     pub fn open_session(&self) -> u32 {
         self.instance()
-            .map_or(0, |me| lock(&me.readiness).begin_session())
+            .map_or(0, |me| me.lock().readiness.open_ticket())
     }
 
     /// A `session_start`'s first step, taken on Pi's thread: its ticket on
@@ -260,13 +262,34 @@ impl Extension {
         }
     }
 
-    /// The plan of a session start, with the configuration notice. Clears
-    /// the bridge error and the version warning.
-    pub fn begin_session(&self, begin: Option<SessionBegin>) -> SessionPlan {
+    /// The first step of a `session_start` (its notices, the withdrawal of
+    /// a stale native registration, the footer before the own client
+    /// starts) and whether the own client starts. `pi_tools` are Pi's tool
+    /// names, `None` when the user has no UI (no footer is shown).
+    pub fn session_plan(
+        &self,
+        begin: Option<SessionBegin>,
+        pi_tools: Option<&[String]>,
+    ) -> (SessionAction, bool) {
+        let plan = self.session_start_plan(begin);
+        let mut action = SessionAction {
+            notices: plan.notices,
+            withdraw_server: plan.withdraw_server.then_some(true),
+            ..no_action()
+        };
+        if plan.start_own_client {
+            action.footer = self.footer(pi_tools);
+        }
+        (action, plan.start_own_client)
+    }
+
+    /// What a session start does, with the configuration notice. Clears the
+    /// bridge error and the version warning.
+    fn session_start_plan(&self, begin: Option<SessionBegin>) -> SessionPlan {
         let state = &self.module;
         state.take_bridge_error();
         state.take_version_warning();
-        state.status().begin_session();
+        state.lock().status.reset_for_session();
         let (Some(begin), Some(me)) = (begin, self.instance()) else {
             return no_session();
         };
@@ -277,13 +300,18 @@ impl Extension {
         };
         let holds = config::native_registration_holds(&me.config_at_load(), &config);
         let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
-        // A turn parked on the epoch this start adopted is its first.
-        let parked_turn = lock(&me.readiness).has_parked_turn();
-        let mut latches = lock(&me.latches);
-        let withdraw = latches.leave_stale_native(holds);
-        let mut plan = latches.begin_session(parked_turn, begin.commands.as_deref(), &warnings);
-        drop(latches);
-        plan.withdraw_server |= withdraw;
+        let mut plan = {
+            let mut locked = me.lock();
+            // A turn parked on the epoch this start adopted is its first.
+            let parked_turn = locked.readiness.has_parked_turn();
+            let withdraw = locked.latches.leave_stale_native(holds);
+            let mut plan =
+                locked
+                    .latches
+                    .begin_session(parked_turn, begin.commands.as_deref(), &warnings);
+            plan.withdraw_server |= withdraw;
+            plan
+        };
         if config.project_ignored {
             let notice = config::untrusted_project_notice(&config.sidecars.project);
             if state.first_trust_notice(&notice) {
@@ -291,27 +319,6 @@ impl Extension {
             }
         }
         plan
-    }
-
-    /// The first step of a `session_start` (its notices, the withdrawal of
-    /// a stale native registration, the footer before the own client
-    /// starts) and whether the own client starts. `pi_tools` are Pi's tool
-    /// names, `None` when the user has no UI (no footer is shown).
-    pub fn session_plan(
-        &self,
-        begin: Option<SessionBegin>,
-        pi_tools: Option<&[String]>,
-    ) -> (SessionAction, bool) {
-        let plan = self.begin_session(begin);
-        let mut action = SessionAction {
-            notices: plan.notices,
-            withdraw_server: plan.withdraw_server.then_some(true),
-            ..no_action()
-        };
-        if plan.start_own_client {
-            action.footer = self.footer(pi_tools);
-        }
-        (action, plan.start_own_client)
     }
 
     /// The step the own client's start adds: its skew warning and its first
@@ -375,25 +382,25 @@ impl Extension {
     /// epoch, to release, unless a newer `session_start` adopted that epoch.
     pub fn end_session(&self, ticket: u32) -> Vec<Parked> {
         self.instance()
-            .map(|me| lock(&me.readiness).end_session(ticket))
+            .map(|me| me.lock().readiness.close_ticket(ticket))
             .unwrap_or_default()
     }
 
     /// A first turn waits for readiness: `Err(turn)` when it need not wait
     /// (the barrier is released, or there is no instance), else the
-    /// instance's barrier and the parked turn's id, for
-    /// [`readiness::expire`].
+    /// instance's state and the parked turn's id, for
+    /// [`Extension::expire_turn`].
     pub fn park_turn(&self, turn: Parked) -> Result<(Arc<InstanceState>, u64), Parked> {
         let Some(me) = self.instance() else {
             return Err(turn);
         };
-        let id = lock(&me.readiness).park(turn)?;
+        let id = me.lock().readiness.park(turn)?;
         Ok((me, id))
     }
 
     /// The cap of a parked turn: its waiter when the cap expired first.
     pub async fn expire_turn(me: Arc<InstanceState>, id: u64, cap: Duration) -> Option<Parked> {
-        readiness::expire(&me.readiness, id, cap).await
+        readiness::expire(cap, || me.lock().readiness.give_up(id)).await
     }
 
     /// The plan of one `before_agent_start`, taken before any await.
@@ -402,8 +409,11 @@ impl Extension {
             return no_turn();
         };
         let (prompt, message_type) = (event.prompt.as_deref(), event.message_type.as_deref());
-        let mut latches = lock(&me.latches);
-        latches.plan_turn(me.config().prompt_context, prompt, message_type)
+        let locked = &mut *me.lock();
+        let prompt_context = locked.config.prompt_context;
+        locked
+            .latches
+            .take_turn(prompt_context, prompt, message_type)
     }
 
     /// The async half of a planned turn.
@@ -477,7 +487,7 @@ impl Extension {
     /// The warning for `panics` (caught since the last call), once per session.
     pub fn panic_notice(&self, panics: &[String]) -> Option<String> {
         let me = self.instance()?;
-        let notice = lock(&me.latches).panic_notice(panics);
+        let notice = me.lock().latches.panic_notice(panics);
         notice
     }
 }
@@ -532,13 +542,14 @@ async fn first_turn(
     let orientation = hook::orientation(&run.decision).map(str::to_string);
     let mut notices = Vec::new();
     let mut version_warning = state.take_version_warning();
-    state.status().record_briefing(orientation.as_deref());
-    if lock(&me.latches).is_native() {
+    state.lock().status.record_briefing(orientation.as_deref());
+    if me.lock().latches.native {
         let version = orientation
             .as_deref()
             .map(crate::version::version_from_briefing);
         state
-            .status()
+            .lock()
+            .status
             .record_native_first_turn(version, request.ready);
         if let Some(skew) = orientation.as_deref().and_then(texts::skew_from_briefing) {
             notices.push(skew.user_text);
@@ -561,7 +572,7 @@ async fn first_turn(
         briefing_in_context,
         prompt_context: guidance.as_deref(),
     });
-    lock(&me.latches).set_briefing(orientation);
+    me.lock().latches.set_briefing(orientation);
     TurnResult {
         message: message.map(hidden_message),
         notices,
@@ -570,7 +581,7 @@ async fn first_turn(
 
 /// The compaction re-send and the prompt guidance.
 async fn later_turn(me: &InstanceState, request: &TurnRequest, in_context: bool) -> TurnResult {
-    let briefing = lock(&me.latches).briefing().map(str::to_string);
+    let briefing = me.lock().latches.briefing().map(str::to_string);
     let resend = texts::compaction_resend(request.plan.compacted, briefing.as_deref(), in_context);
     let config = me.config();
     let guidance = prompt_guidance(
@@ -590,16 +601,6 @@ fn context(request: &TurnRequest) -> EnvelopeContext {
     EnvelopeContext {
         cwd: request.cwd.clone(),
         session_id: request.session_id.clone(),
-    }
-}
-
-#[cfg(test)]
-impl Extension {
-    /// A compaction, as `session_compact` records it.
-    fn on_compact_for_test(&self) {
-        if let Some(me) = self.instance() {
-            lock(&me.latches).on_compact();
-        }
     }
 }
 

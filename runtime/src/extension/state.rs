@@ -3,17 +3,19 @@
 //! of one import (`/new`, resume, fork) share its client slot, tool registry,
 //! edit tracking and status record.
 //!
-//! Every lock is taken for one statement or one short block, and never two
-//! at once.
+//! Each scope has one lock over what changes in it ([`ModuleLocked`],
+//! [`InstanceLocked`]); neither is ever taken while the other is held, and
+//! neither across a read, a child process or an await, so a lock costs a
+//! call only its few assignments.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::session::latches::InstanceLatches;
 use super::session::readiness::ReadinessBarrier;
-use super::status::{BridgeState, HookStats, HookTally};
+use super::status::BridgeState;
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
 use crate::hook::{HookEvent, HookRun, SpareSlot};
@@ -48,57 +50,80 @@ impl std::fmt::Debug for Parked {
     }
 }
 
-/// The Rust-side state of one factory call: its configuration and every
-/// latch the instance keeps between Pi events.
+/// The Rust-side state of one factory call: what the factory fixed, and
+/// behind the one lock everything that changes between Pi events.
 #[derive(Debug)]
 pub struct InstanceState {
-    /// The configuration in effect: the factory's, narrowed to
-    /// `untrusted` while the host reports the project untrusted.
-    config: Mutex<Arc<ResolvedConfig>>,
     /// The factory's resolution with the project sidecar honoured: what the
     /// native registration was made from.
     trusted: Arc<ResolvedConfig>,
     /// The same resolution with the project sidecar left out.
     untrusted: Arc<ResolvedConfig>,
-    /// The session latches.
-    pub latches: Mutex<InstanceLatches>,
-    /// The first turn's readiness barrier, armed here,
-    /// when the factory resolves the instance's configuration: before any
-    /// handler is registered. A parked turn is its promise's settling end.
-    pub readiness: Mutex<ReadinessBarrier<Parked>>,
     /// The session cwd the factory saw: the children's working directory,
     /// so they never inherit whatever the host's cwd is later.
     pub cwd: std::path::PathBuf,
-    /// The session's warm hook process (HOOK-18), ended with the session.
+    /// The session's warm hook process (HOOK-18), ended with the session. A
+    /// child's start and end happen in it, so it keeps its own lock, which
+    /// is never taken under this state's.
     pub hook_spare: Arc<SpareSlot>,
+    /// What changes, taken for one statement or one short block, never
+    /// across a read, a child process or an await.
+    locked: Mutex<InstanceLocked>,
+}
+
+/// What one instance changes between Pi events, behind [`InstanceState`]'s lock.
+#[derive(Debug)]
+pub struct InstanceLocked {
+    /// The configuration in effect: the factory's, narrowed to
+    /// `untrusted` while the host reports the project untrusted.
+    pub config: Arc<ResolvedConfig>,
+    /// The session latches.
+    pub latches: InstanceLatches,
+    /// The first turn's readiness barrier, armed here, when the factory
+    /// resolves the instance's configuration: before any handler is
+    /// registered. A parked turn is its answer's one-shot.
+    pub readiness: ReadinessBarrier<Parked>,
 }
 
 /// The state one import of the extension module shares between its instances.
 #[derive(Default)]
 pub struct ModuleState {
-    /// The trust notices this import gave (one per folder, not
-    /// one per session: `/new` makes a new session, not a new import).
-    trust_noticed: Mutex<std::collections::HashSet<String>>,
-    /// The bridge error of a failed start, reported once on the first turn.
-    bridge_error: Mutex<Option<String>>,
-    /// The model's line about a skewed daemon version, delivered once with
-    /// the first-turn text.
-    version_warning: Mutex<Option<String>>,
-    /// The tool registry: registered Pi name to daemon name.
-    registry: Mutex<HashMap<String, String>>,
     /// The id of the next instance of this import.
     next_instance: std::sync::atomic::AtomicU32,
-    /// The own client's slot and in-flight calls.
-    client: ClientState,
-    /// The shell tracker and the native edits' claims.
-    edits: Mutex<NativeWatcher>,
-    /// What the footer status and `/gortex` report.
-    status: Mutex<StatusRecord>,
     /// Whether the host's tool API takes MCP metadata, learned at factory time.
     takes_tool_metadata: std::sync::atomic::AtomicBool,
+    /// What changes, taken for one statement or one short block, never
+    /// across a read, a child process or an await.
+    locked: Mutex<ModuleLocked>,
+}
+
+/// What one import changes between Pi events, behind [`ModuleState`]'s lock.
+#[derive(Default)]
+pub struct ModuleLocked {
+    /// The trust notices this import gave (one per folder, not
+    /// one per session: `/new` makes a new session, not a new import).
+    trust_noticed: HashSet<String>,
+    /// The bridge error of a failed start, reported once on the first turn.
+    bridge_error: Option<String>,
+    /// The model's line about a skewed daemon version, delivered once with
+    /// the first-turn text.
+    version_warning: Option<String>,
+    /// The tool registry: registered Pi name to daemon name.
+    registry: HashMap<String, String>,
+    /// Daemon names of every tool registered by this import, so a relisted
+    /// (re-activated) tool re-enters the registry.
+    known: HashMap<String, String>,
+    /// The own client's slot.
+    pub client: ClientSlot,
+    /// The own client's in-flight executions by Pi tool call id, for aborts.
+    pub aborts: HashMap<String, CancellationToken>,
+    /// The shell tracker and the native edits' claims.
+    pub edits: NativeWatcher,
+    /// What the footer status and `/gortex` report.
+    pub status: StatusRecord,
     /// The last session folder a read was made in, and whether its files may be read on the
     /// host's thread (learned off it, by the first read there).
-    local_dir: Mutex<Option<(PathBuf, Option<Arc<LocalDir>>)>>,
+    local_dir: Option<(PathBuf, Option<Arc<LocalDir>>)>,
 }
 
 impl InstanceState {
@@ -108,19 +133,26 @@ impl InstanceState {
         cwd: PathBuf,
     ) -> Self {
         InstanceState {
-            config: Mutex::new(trusted.clone()),
+            locked: Mutex::new(InstanceLocked {
+                config: trusted.clone(),
+                latches: InstanceLatches::default(),
+                readiness: ReadinessBarrier::default(),
+            }),
             trusted,
             untrusted,
-            latches: Mutex::new(InstanceLatches::default()),
-            readiness: Mutex::default(),
             cwd,
             hook_spare: Arc::default(),
         }
     }
 
+    /// What changes between events, locked.
+    pub fn lock(&self) -> MutexGuard<'_, InstanceLocked> {
+        lock(&self.locked)
+    }
+
     /// The configuration in effect.
     pub fn config(&self) -> Arc<ResolvedConfig> {
-        lock(&self.config).clone()
+        self.lock().config.clone()
     }
 
     /// The resolution the factory acted on (the native registration).
@@ -136,7 +168,7 @@ impl InstanceState {
         } else {
             self.untrusted.clone()
         };
-        *lock(&self.config) = chosen.clone();
+        self.lock().config = chosen.clone();
         chosen
     }
 
@@ -224,25 +256,15 @@ impl ModuleState {
             .load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The own client's slot and in-flight calls.
-    pub fn client(&self) -> &ClientState {
-        &self.client
-    }
-
-    /// The shell tracker and the native edits' claims, locked.
-    pub fn edits(&self) -> MutexGuard<'_, NativeWatcher> {
-        lock(&self.edits)
-    }
-
-    /// The status record, locked.
-    pub fn status(&self) -> MutexGuard<'_, StatusRecord> {
-        lock(&self.status)
+    /// What changes between events, locked.
+    pub fn lock(&self) -> MutexGuard<'_, ModuleLocked> {
+        lock(&self.locked)
     }
 
     /// `cwd` as a folder whose files may be read on the host's thread, when a read off it has
     /// learned so.
     pub fn local_dir(&self, cwd: &Path) -> Option<Arc<LocalDir>> {
-        match &*lock(&self.local_dir) {
+        match &self.lock().local_dir {
             Some((dir, local)) if dir == cwd => local.clone(),
             _ => None,
         }
@@ -251,11 +273,12 @@ impl ModuleState {
     /// Learns whether `cwd`'s files may be read on the host's thread. It reads `cwd`'s file
     /// system, which may wait, so it runs off that thread.
     pub fn learn_local_dir(&self, cwd: &Path) {
-        if matches!(&*lock(&self.local_dir), Some((dir, _)) if dir == cwd) {
+        if matches!(&self.lock().local_dir, Some((dir, _)) if dir == cwd) {
             return;
         }
+        // Opened unlocked: it reads the file system.
         let local = LocalDir::open(cwd).map(Arc::new);
-        *lock(&self.local_dir) = Some((cwd.to_path_buf(), local));
+        self.lock().local_dir = Some((cwd.to_path_buf(), local));
     }
 
     /// The shell window opened and the before side
@@ -264,7 +287,7 @@ impl ModuleState {
         let daemon = self.daemon_name(name)?;
         let cwd = PathBuf::from(cwd);
         let paths = diff::edit_candidates(&daemon, args, &cwd).filter(|p| !p.is_empty())?;
-        let window = self.edits().shell.open_window();
+        let window = self.lock().edits.shell.open_window();
         let pending = PendingCompare::open(paths, window, Boundary::for_cwd(&cwd)).await;
         Some(OwnWindow { cwd, pending })
     }
@@ -274,13 +297,13 @@ impl ModuleState {
     pub async fn close_own_window(&self, window: OwnWindow) -> EditDetails {
         let after = window.pending.read_after().await;
         // The shell set is copied out so the comparison runs unlocked.
-        let shell = self.edits().shell.clone();
+        let shell = self.lock().edits.shell.clone();
         window.pending.finish(&after, &shell, &window.cwd)
     }
 
     /// True the first time this import gives `notice`.
     pub fn first_trust_notice(&self, notice: &str) -> bool {
-        lock(&self.trust_noticed).insert(notice.to_string())
+        self.lock().trust_noticed.insert(notice.to_string())
     }
 
     /// A process-unique id for one more instance of this import.
@@ -290,33 +313,34 @@ impl ModuleState {
 
     /// Takes the bridge error (cleared once reported).
     pub fn take_bridge_error(&self) -> Option<String> {
-        lock(&self.bridge_error).take()
+        self.lock().bridge_error.take()
     }
 
     /// Records the bridge error of a failed start.
     pub fn set_bridge_error(&self, error: String) {
-        *lock(&self.bridge_error) = Some(error);
+        self.lock().bridge_error = Some(error);
     }
 
     /// Takes the pending version warning (cleared once reported).
     pub fn take_version_warning(&self) -> Option<String> {
-        lock(&self.version_warning).take()
+        self.lock().version_warning.take()
     }
 
     /// Records the version warning of a skewed handshake.
     pub fn set_version_warning(&self, warning: String) {
-        *lock(&self.version_warning) = Some(warning);
+        self.lock().version_warning = Some(warning);
     }
 
     /// The daemon name of a registered tool, also what the diff
     /// code classifies an own-client edit by.
     pub fn daemon_name(&self, registered: &str) -> Option<String> {
-        lock(&self.registry).get(registered).cloned()
+        self.lock().registry.get(registered).cloned()
     }
 
     /// The tool registry as (Pi name, daemon name) pairs.
     pub fn registry_entries(&self) -> Vec<(String, String)> {
-        lock(&self.registry)
+        self.lock()
+            .registry
             .iter()
             .map(|(pi, daemon)| (pi.clone(), daemon.clone()))
             .collect()
@@ -324,7 +348,7 @@ impl ModuleState {
 
     /// Empties the registry when a new client starts.
     pub fn clear_registry(&self) {
-        lock(&self.registry).clear();
+        self.lock().registry.clear();
     }
 
     /// Applies one listing's changes to the registry:
@@ -336,26 +360,23 @@ impl ModuleState {
         deactivate: &[String],
         activate: &[String],
     ) {
-        // One lock at a time: the daemon names are known first, then the
-        // registry changes in the listing's order.
-        let revived: Vec<(String, String)> = {
-            let mut known = lock(&self.client.known);
-            for (name, daemon) in register {
-                known.insert(name.clone(), daemon.clone());
-            }
-            activate
-                .iter()
-                .filter_map(|name| Some((name.clone(), known.get(name)?.clone())))
-                .collect()
-        };
-        let mut registry = lock(&self.registry);
+        // The daemon names are known first, then the registry changes in
+        // the listing's order.
+        let locked = &mut *self.lock();
         for (name, daemon) in register {
-            registry.insert(name.clone(), daemon.clone());
+            locked.known.insert(name.clone(), daemon.clone());
+        }
+        let revived: Vec<(String, String)> = activate
+            .iter()
+            .filter_map(|name| Some((name.clone(), locked.known.get(name)?.clone())))
+            .collect();
+        for (name, daemon) in register {
+            locked.registry.insert(name.clone(), daemon.clone());
         }
         for name in deactivate {
-            registry.remove(name);
+            locked.registry.remove(name);
         }
-        registry.extend(revived);
+        locked.registry.extend(revived);
     }
 }
 
@@ -380,65 +401,53 @@ pub struct SlotEntry {
     pub claim: u64,
 }
 
-/// The import's one client slot. Every change is
-/// one locked step: a start claims the slot and takes out its predecessor
+/// The import's one client slot. Every change is one step under the
+/// import's lock: a start claims the slot and takes out its predecessor
 /// together, so an older start still stopping its predecessor can never
 /// displace the claim of a newer one.
 #[derive(Default)]
 pub struct ClientSlot {
-    entry: Mutex<Option<SlotEntry>>,
-    next_claim: AtomicU64,
+    entry: Option<SlotEntry>,
+    next_claim: u64,
 }
 
 impl ClientSlot {
     /// Claims the slot for `owner`; returns the claim and the entry it
     /// displaced, which the caller stops.
-    pub fn claim(&self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
-        let claim = self.next_claim.fetch_add(1, Ordering::SeqCst);
+    pub fn claim(&mut self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
+        let claim = self.next_claim;
+        self.next_claim += 1;
         let entry = SlotEntry {
             owner,
             bridge,
             claim,
         };
-        (claim, lock(&self.entry).replace(entry))
+        (claim, self.entry.replace(entry))
     }
 
     /// True while `claim` still holds the slot.
     pub fn holds(&self, claim: u64) -> bool {
-        lock(&self.entry)
+        self.entry
             .as_ref()
             .is_some_and(|entry| entry.claim == claim)
     }
 
     /// Takes the entry out if `claim` still holds it.
-    pub fn release(&self, claim: u64) -> Option<SlotEntry> {
-        let mut entry = lock(&self.entry);
-        entry.as_ref().filter(|e| e.claim == claim)?;
-        entry.take()
+    pub fn release(&mut self, claim: u64) -> Option<SlotEntry> {
+        self.entry.as_ref().filter(|e| e.claim == claim)?;
+        self.entry.take()
     }
 
     /// Takes the entry out if `owner` claimed it.
-    pub fn take_owned_by(&self, owner: u32) -> Option<SlotEntry> {
-        let mut entry = lock(&self.entry);
-        entry.as_ref().filter(|e| e.owner == owner)?;
-        entry.take()
+    pub fn take_owned_by(&mut self, owner: u32) -> Option<SlotEntry> {
+        self.entry.as_ref().filter(|e| e.owner == owner)?;
+        self.entry.take()
     }
 
     /// The bridge in the slot, if any.
     pub fn bridge(&self) -> Option<OwnClientBridge> {
-        lock(&self.entry).as_ref().map(|e| e.bridge.clone())
+        self.entry.as_ref().map(|e| e.bridge.clone())
     }
-}
-
-/// The own client of an import: its slot and calls.
-#[derive(Default)]
-pub struct ClientState {
-    pub slot: ClientSlot,
-    /// In-flight executions by Pi tool call id, for aborts.
-    pub aborts: Mutex<HashMap<String, CancellationToken>>,
-    /// Daemon names of every tool registered by this import, so a relisted
-    /// (re-activated) tool re-enters the registry.
-    pub known: Mutex<HashMap<String, String>>,
 }
 
 /// What the events saw, per import.
@@ -473,7 +482,7 @@ pub struct StatusRecord {
 
 impl StatusRecord {
     /// A new session starts a fresh tally and forgets the last error.
-    pub fn begin_session(&mut self) {
+    pub fn reset_for_session(&mut self) {
         self.hook = HookStats::default();
         self.savings = crate::savings::Savings::default();
         self.started_ms = Some(crate::stats::now_ms());
@@ -542,6 +551,55 @@ impl StatusRecord {
     }
 }
 
+/// The hook calls of one session: how many, how many blocked or steered,
+/// and how long each took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookStats {
+    /// Hook round trips for tool calls.
+    pub calls: u64,
+    /// Calls the hook blocked.
+    pub blocks: u64,
+    /// Calls the hook attached guidance to.
+    pub steers: u64,
+    latencies: Vec<std::time::Duration>,
+}
+
+/// What one hook call decided, as far as the tally cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookTally {
+    /// Blocked with a reason.
+    Block,
+    /// Guidance attached.
+    Steer,
+    /// Nothing (including every failure, HOOK-3).
+    None,
+}
+
+impl HookStats {
+    /// Counts one call.
+    pub fn record(&mut self, tally: HookTally, elapsed: std::time::Duration) {
+        self.calls += 1;
+        match tally {
+            HookTally::Block => self.blocks += 1,
+            HookTally::Steer => self.steers += 1,
+            HookTally::None => {}
+        }
+        self.latencies.push(elapsed);
+    }
+
+    /// The median latency (the mean of the middle two for an even count).
+    pub fn median(&self) -> Option<std::time::Duration> {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(sorted[n / 2]),
+            _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
+        }
+    }
+}
+
 /// An own-client snapshot window opened before a call:
 /// the runtime's pending comparison and the cwd its paths are shown against.
 pub struct OwnWindow {
@@ -560,7 +618,7 @@ mod tests {
 
     #[test]
     fn an_older_start_cannot_displace_a_newer_claim() {
-        let slot = ClientSlot::default();
+        let mut slot = ClientSlot::default();
         // Instance 1's start claims the slot, then awaits its predecessor's
         // stop; meanwhile the newer instance 2 claims and takes 1's entry out.
         let (older, _) = slot.claim(1, bridge());
@@ -639,12 +697,29 @@ mod tests {
 
     #[test]
     fn the_slot_hands_out_its_bridge_until_released() {
-        let slot = ClientSlot::default();
+        let mut slot = ClientSlot::default();
         assert!(slot.bridge().is_none());
         let (claim, _) = slot.claim(1, bridge());
         assert!(slot.bridge().is_some());
         assert!(slot.release(claim).is_some());
         assert!(slot.bridge().is_none());
+    }
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let mut stats = HookStats::default();
+        assert_eq!(stats.median(), None);
+        for (tally, n) in [
+            (HookTally::None, 30),
+            (HookTally::Block, 10),
+            (HookTally::Steer, 20),
+        ] {
+            stats.record(tally, std::time::Duration::from_millis(n));
+        }
+        assert_eq!(stats.median(), Some(std::time::Duration::from_millis(20)));
+        stats.record(HookTally::None, std::time::Duration::from_millis(40));
+        assert_eq!(stats.median(), Some(std::time::Duration::from_millis(25)));
+        assert_eq!((stats.calls, stats.blocks, stats.steers), (4, 1, 1));
     }
 
     #[test]
@@ -660,7 +735,7 @@ mod tests {
         assert_eq!(record.daemon_version.as_deref(), Some("0.64.4"));
         record.record_hook(HookTally::Block, std::time::Duration::from_millis(1));
         record.record_down("gone".into());
-        record.begin_session();
+        record.reset_for_session();
         assert_eq!(record.hook.calls, 0, "a fresh tally per session");
         assert_eq!(record.last_error, None);
 

@@ -6,7 +6,6 @@
 //! [`StatusSnapshot`] from what it recorded (the client's start, the first
 //! turn, every hook call) and what only the glue knows (Pi's tool names);
 //! this module only words it.
-//! [`HookStats`] is the per-session tally the enforcement path feeds.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,6 +13,7 @@ use std::time::Duration;
 
 use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusView};
 
+use super::state::HookStats;
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
 use crate::savings::{ReadKind, Savings};
@@ -128,55 +128,6 @@ pub struct ToolEntry {
     pub daemon_name: String,
     /// Registered after the first listing (reached through `tools_search`).
     pub promoted: bool,
-}
-
-/// The hook calls of one session: how many, how many blocked or steered,
-/// and how long each took.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HookStats {
-    /// Hook round trips for tool calls.
-    pub calls: u64,
-    /// Calls the hook blocked.
-    pub blocks: u64,
-    /// Calls the hook attached guidance to.
-    pub steers: u64,
-    latencies: Vec<Duration>,
-}
-
-/// What one hook call decided, as far as the tally cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookTally {
-    /// Blocked with a reason.
-    Block,
-    /// Guidance attached.
-    Steer,
-    /// Nothing (including every failure, HOOK-3).
-    None,
-}
-
-impl HookStats {
-    /// Counts one call.
-    pub fn record(&mut self, tally: HookTally, elapsed: Duration) {
-        self.calls += 1;
-        match tally {
-            HookTally::Block => self.blocks += 1,
-            HookTally::Steer => self.steers += 1,
-            HookTally::None => {}
-        }
-        self.latencies.push(elapsed);
-    }
-
-    /// The median latency (the mean of the middle two for an even count).
-    pub fn median(&self) -> Option<Duration> {
-        let mut sorted = self.latencies.clone();
-        sorted.sort_unstable();
-        let n = sorted.len();
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(sorted[n / 2]),
-            _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
-        }
-    }
 }
 
 /// One configuration value and the layer it came from.
@@ -548,6 +499,7 @@ pub fn status_reply(view: StatusView) -> CommandReply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extension::state::HookTally;
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
@@ -609,23 +561,6 @@ mod tests {
         down.path = PathWhy::Own(OwnClientReason::NativeDisabled);
         down.daemon_version = None;
         assert_eq!(footer(&down), "gortex: down · own");
-    }
-
-    #[test]
-    fn median_of_odd_and_even_counts() {
-        let mut stats = HookStats::default();
-        assert_eq!(stats.median(), None);
-        for (tally, n) in [
-            (HookTally::None, 30),
-            (HookTally::Block, 10),
-            (HookTally::Steer, 20),
-        ] {
-            stats.record(tally, ms(n));
-        }
-        assert_eq!(stats.median(), Some(ms(20)));
-        stats.record(HookTally::None, ms(40));
-        assert_eq!(stats.median(), Some(ms(25)));
-        assert_eq!((stats.calls, stats.blocks, stats.steers), (4, 1, 1));
     }
 
     #[test]

@@ -23,7 +23,7 @@ use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use super::session::latches;
-use super::status::HookTally;
+use super::state::HookTally;
 use super::{caught, Answer, Extension, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
@@ -165,7 +165,10 @@ impl Extension {
             ToolCallAction::Steer { .. } => HookTally::Steer,
             ToolCallAction::None => HookTally::None,
         };
-        self.module.status().record_hook(tally, started.elapsed());
+        self.module
+            .lock()
+            .status
+            .record_hook(tally, started.elapsed());
         action
     }
 
@@ -178,7 +181,8 @@ impl Extension {
             ReadKind::Read => savings::read_bytes(&event.input, Path::new(&event.cwd)),
             _ => None,
         };
-        let mut record = self.module.status();
+        let mut locked = self.module.lock();
+        let record = &mut locked.status;
         if record.session_id.is_none() && !event.session_id.is_empty() {
             record.session_id = Some(event.session_id.clone());
         }
@@ -204,7 +208,8 @@ impl Extension {
     fn may_claim(&self, ids: ToolCallIds<'_>) -> bool {
         let native = self.is_native();
         self.module
-            .edits()
+            .lock()
+            .edits
             .shell
             .on_tool_call(ids.tool_name, ids.tool_call_id);
         native
@@ -223,7 +228,7 @@ impl Extension {
             parent_tool_call_id: event.parent_tool_call_id.as_deref(),
         };
         let native = self.is_native();
-        let ticket = self.module.edits().begin_tool_call(
+        let ticket = self.module.lock().edits.begin_tool_call(
             call,
             native,
             Path::new(&event.cwd),
@@ -241,7 +246,7 @@ impl Extension {
                 }
             })
         };
-        let used = self.module.edits().use_prefetch(ticket, waiter);
+        let used = self.module.lock().edits.use_prefetch(ticket, waiter);
         // Taken by the waiter, `done` runs when the read-ahead completes the claim.
         let Some(done) = done else {
             return;
@@ -296,12 +301,13 @@ impl Extension {
         if self.counts_savings() && self.is_graph_tool(ids.tool_name) {
             let read = event.take().and_then(|event| event());
             if let Some(text) = read.as_ref().and_then(|read| read.text.as_deref()) {
-                self.module.status().savings.record_graph_answer(text);
+                self.module.lock().status.savings.record_graph_answer(text);
             }
             fetched = Some(read);
         }
         {
-            let mut edits = self.module.edits();
+            let mut locked = self.module.lock();
+            let edits = &mut locked.edits;
             // A call of the batch has run: a file read ahead may have changed.
             edits.drop_unclaimed_prefetches();
             let search = is_tools_search(ids.tool_name) && !ids.is_error && native;
@@ -333,7 +339,8 @@ impl Extension {
         }
         let pending = self
             .module
-            .edits()
+            .lock()
+            .edits
             .take_result(&event.tool_call_id, event.is_error);
         let Some(pending) = pending else {
             return Answer::Now(action);
@@ -360,14 +367,14 @@ impl Extension {
 
     /// `tool_execution_end`: a shell call has ended.
     pub fn tool_execution_end(&self, tool_call_id: &str) {
-        self.module.edits().on_tool_execution_end(tool_call_id);
+        self.module.lock().edits.on_tool_execution_end(tool_call_id);
     }
 
     /// `turn_start`, `agent_end` and `session_shutdown`: the calls' claims
     /// and read-aheads are dropped (Pi has no `turn_end` handler of ours:
     /// with one, it builds the whole context twice per turn).
     pub fn clear_calls(&self) {
-        self.module.edits().on_turn_end();
+        self.module.lock().edits.on_turn_end();
     }
 }
 
@@ -430,7 +437,7 @@ fn read_before(module: Arc<ModuleState>, ticket: ClaimTicket, done: Done) {
             || (),
             || {
                 let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
-                module.edits().complete_claim(ticket, before);
+                module.lock().edits.complete_claim(ticket, before);
             },
         );
         done();
@@ -440,7 +447,7 @@ fn read_before(module: Arc<ModuleState>, ticket: ClaimTicket, done: Done) {
 /// One planned edit's files, read ahead; the answer completes the claim
 /// that may already wait for it.
 fn read_ahead(module: &Arc<ModuleState>, call: PlannedCall, cwd: &Path) {
-    let begun = module.edits().begin_prefetch(
+    let begun = module.lock().edits.begin_prefetch(
         &call.tool_call_id,
         &call.tool_name,
         &call.arguments,
@@ -463,7 +470,12 @@ fn read_ahead(module: &Arc<ModuleState>, call: PlannedCall, cwd: &Path) {
         });
         let waiter = caught(
             || None,
-            || module.edits().finish_prefetch(&call.tool_call_id, before),
+            || {
+                module
+                    .lock()
+                    .edits
+                    .finish_prefetch(&call.tool_call_id, before)
+            },
         );
         if let Some(waiter) = waiter {
             waiter();
@@ -493,7 +505,7 @@ fn finish_result(
     after: &Snapshots,
 ) -> WatchResultAction {
     // The shell set is copied out so the comparison runs unlocked.
-    let shell = module.edits().shell.clone();
+    let shell = module.lock().edits.shell.clone();
     let details = pending.finish(after, &shell, Path::new(&event.cwd));
     if details.diffs.is_some() {
         let existing = event.details.unwrap_or(Value::Null);

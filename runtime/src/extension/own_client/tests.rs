@@ -16,11 +16,12 @@ fn seen(
     result: &OwnStartResult,
 ) -> (Option<String>, Option<String>, Option<String>) {
     let module = extension.module();
-    let record = module.status();
+    let locked = module.lock();
+    let record = &locked.status;
     assert_eq!(record.state, Some(BridgeState::Down), "/gortex says down");
     assert_eq!(result.status, OwnStartResultStatus::Failed);
     let last = record.last_error.clone();
-    drop(record);
+    drop(locked);
     (result.error.clone(), module.take_bridge_error(), last)
 }
 
@@ -204,7 +205,8 @@ async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() 
         .await;
     assert!(searched.ok, "{}", searched.text);
     assert!(!searched.details.contains_key("diffs"));
-    if let Some(bridge) = extension.module().client().slot.bridge() {
+    let bridge = extension.module().lock().client.bridge();
+    if let Some(bridge) = bridge {
         bridge.stop().await;
     }
 }
@@ -265,7 +267,8 @@ async fn tool_9_a_later_listing_that_withdraws_a_tool_reaches_the_glue_and_an_un
         tokio::time::timeout(quiet, rx.recv()).await.is_err(),
         "an unchanged listing was forwarded"
     );
-    if let Some(bridge) = extension.module().client().slot.bridge() {
+    let bridge = extension.module().lock().client.bridge();
+    if let Some(bridge) = bridge {
         bridge.stop().await;
     }
 }

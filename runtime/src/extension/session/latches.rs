@@ -140,9 +140,9 @@ pub struct InstanceLatches {
     /// CFG: the configuration notice was shown (once per instance).
     config_warned: bool,
     /// The instance is on the native path.
-    native: bool,
+    pub(in crate::extension) native: bool,
     /// Why `registerMcpServer` refused, told at each session start.
-    refusal: Option<String>,
+    pub(in crate::extension) refusal: Option<String>,
     /// The native registration was withdrawn for want of a connector.
     withdrawn: bool,
     /// The native registration was withdrawn because it came from a
@@ -157,17 +157,6 @@ impl InstanceLatches {
             native,
             ..Self::default()
         }
-    }
-
-    /// `registerMcpServer` threw `reason`; the own client takes over.
-    pub fn refuse_native(&mut self, reason: String) {
-        self.native = false;
-        self.refusal = Some(reason);
-    }
-
-    /// Whether the instance is on the native path.
-    pub fn is_native(&self) -> bool {
-        self.native
     }
 
     /// The path as the latches know it: native, refused or
@@ -253,7 +242,7 @@ impl InstanceLatches {
     /// What this `before_agent_start` does, decided
     /// before any suspension point so two concurrent first turns cannot both
     /// run the session hook.
-    pub fn plan_turn(
+    pub fn take_turn(
         &mut self,
         prompt_context: bool,
         prompt: Option<&str>,
@@ -325,7 +314,8 @@ mod tests {
         native.begin_session(false, Some(&names(&["mcp"])), &[]);
         assert_eq!(native.path_taken(), Some(PathWhy::Native));
         let mut refused = InstanceLatches::new(true);
-        refused.refuse_native("duplicate server".into());
+        refused.native = false;
+        refused.refusal = Some("duplicate server".into());
         assert_eq!(
             refused.path_taken(),
             Some(PathWhy::Refused("duplicate server".into()))
@@ -353,12 +343,12 @@ mod tests {
             !latches.leave_stale_native(true),
             "a matching registration stays"
         );
-        assert!(latches.is_native());
+        assert!(latches.native);
         assert!(
             latches.leave_stale_native(false),
             "a stale one is withdrawn"
         );
-        assert!(!latches.is_native());
+        assert!(!latches.native);
         let plan = latches.begin_session(false, None, &[]);
         assert!(plan.start_own_client, "the own client takes over");
         assert!(
@@ -376,18 +366,18 @@ mod tests {
     fn ses_10_the_first_turn_is_planned_once_per_session() {
         let mut latches = InstanceLatches::new(false);
         latches.begin_session(false, None, &[]);
-        let first = latches.plan_turn(false, None, None);
+        let first = latches.take_turn(false, None, None);
         assert_eq!(first.turn, TurnPlanTurn::First);
         assert_eq!(first.ready_wait_ms, Some(READY_WAIT_MS));
         assert!(first.read_context);
         assert!(first.native_wait.is_none(), "own client: no tool poll");
         assert_eq!(
-            latches.plan_turn(false, None, None).turn,
+            latches.take_turn(false, None, None).turn,
             TurnPlanTurn::None
         );
         latches.begin_session(false, None, &[]);
         assert_eq!(
-            latches.plan_turn(false, None, None).turn,
+            latches.take_turn(false, None, None).turn,
             TurnPlanTurn::First
         );
     }
@@ -395,12 +385,12 @@ mod tests {
     #[test]
     fn ses_6_a_parked_turn_keeps_the_latch_and_state_is_reset() {
         let mut latches = InstanceLatches::new(false);
-        latches.plan_turn(false, None, None);
+        latches.take_turn(false, None, None);
         latches.set_briefing(Some("b".into()));
         latches.on_compact();
         latches.begin_session(true, None, &[]);
         assert_eq!(latches.briefing(), None);
-        let plan = latches.plan_turn(false, None, None);
+        let plan = latches.take_turn(false, None, None);
         assert_eq!(
             plan.turn,
             TurnPlanTurn::None,
@@ -412,19 +402,19 @@ mod tests {
     #[test]
     fn ses_15_a_later_turn_runs_after_compaction_or_with_a_prompt_only() {
         let mut latches = InstanceLatches::new(false);
-        latches.plan_turn(true, None, None);
+        latches.take_turn(true, None, None);
         latches.on_compact();
-        let plan = latches.plan_turn(true, None, None);
+        let plan = latches.take_turn(true, None, None);
         assert_eq!(
             (plan.turn, plan.compacted, plan.read_context),
             (TurnPlanTurn::Later, true, true)
         );
         assert_eq!(
-            latches.plan_turn(true, None, None).turn,
+            latches.take_turn(true, None, None).turn,
             TurnPlanTurn::None,
             "flag cleared"
         );
-        let plan = latches.plan_turn(true, Some("where is f"), None);
+        let plan = latches.take_turn(true, Some("where is f"), None);
         assert_eq!((plan.turn, plan.read_context), (TurnPlanTurn::Later, false));
         assert_eq!(plan.prompt.as_deref(), Some("where is f"));
     }
@@ -437,9 +427,9 @@ mod tests {
         assert_eq!(user_prompt(false, Some("p"), None), None);
         assert_eq!(user_prompt(true, Some(""), None), None);
         let mut latches = InstanceLatches::new(false);
-        latches.plan_turn(false, None, None);
+        latches.take_turn(false, None, None);
         assert_eq!(
-            latches.plan_turn(false, Some("p"), None).turn,
+            latches.take_turn(false, Some("p"), None).turn,
             TurnPlanTurn::None
         );
     }
@@ -452,7 +442,7 @@ mod tests {
             (plan.withdraw_server, plan.start_own_client),
             (false, false)
         );
-        assert!(latches.plan_turn(false, None, None).native_wait.is_some());
+        assert!(latches.take_turn(false, None, None).native_wait.is_some());
         let plan = latches.begin_session(false, None, &[]);
         assert!(
             !plan.start_own_client,
@@ -460,7 +450,7 @@ mod tests {
         );
         let plan = latches.begin_session(false, Some(&names(&["reload"])), &[]);
         assert_eq!((plan.withdraw_server, plan.start_own_client), (true, true));
-        assert!(!latches.is_native());
+        assert!(!latches.native);
         let plan = latches.begin_session(false, Some(&names(&["reload"])), &[]);
         assert!(
             !plan.withdraw_server,
@@ -471,7 +461,8 @@ mod tests {
     #[test]
     fn nat_5_a_refusal_is_told_at_every_session_start_and_config_warnings_once() {
         let mut latches = InstanceLatches::new(true);
-        latches.refuse_native("no".into());
+        latches.native = false;
+        latches.refusal = Some("no".into());
         let warnings = names(&["bad sidecar", "bad env"]);
         let plan = latches.begin_session(false, None, &warnings);
         assert_eq!(

@@ -13,14 +13,11 @@
 //!
 //! Pure: a parked turn is a waiter of any type `W` (the napi adapter's is the
 //! settling end of the turn's promise), handed back when its epoch is
-//! released ([`ReadinessBarrier::end_session`]) or when its cap expires
+//! released ([`ReadinessBarrier::close_ticket`]) or when its cap expires
 //! ([`expire`]), never both. The cap runs on tokio's clock, which never
 //! keeps the host's event loop alive.
 
-use std::sync::Mutex;
 use std::time::Duration;
-
-use crate::sync::lock;
 
 /// One parked turn: its id, the epoch it waits on, and its waiter.
 #[derive(Debug)]
@@ -76,8 +73,8 @@ impl<W> ReadinessBarrier<W> {
 
     /// A `session_start` begins. Arms a fresh epoch unless a turn
     /// is parked on the current one (adopted), and returns this invocation's
-    /// ticket for [`Self::end_session`].
-    pub fn begin_session(&mut self) -> u32 {
+    /// ticket for [`Self::close_ticket`].
+    pub fn open_ticket(&mut self) -> u32 {
         if !self.has_parked_turn() {
             self.epoch += 1;
         }
@@ -90,7 +87,7 @@ impl<W> ReadinessBarrier<W> {
     /// the waiters of the turns it released: none for an unknown or
     /// already-ended ticket, or for a stale invocation whose epoch a newer
     /// one adopted.
-    pub fn end_session(&mut self, ticket: u32) -> Vec<W> {
+    pub fn close_ticket(&mut self, ticket: u32) -> Vec<W> {
         let Some(at) = self.open.iter().position(|&(open, _)| open == ticket) else {
             return Vec::new();
         };
@@ -136,16 +133,19 @@ impl<W> ReadinessBarrier<W> {
     }
 }
 
-/// The cap of the parked turn `id`. After `cap`, takes the turn out
-/// of `barrier` and returns its waiter, or `None` when it was released first.
-pub async fn expire<W>(barrier: &Mutex<ReadinessBarrier<W>>, id: u64, cap: Duration) -> Option<W> {
+/// The cap of a parked turn: after `cap`, `give_up` takes the turn out of
+/// its barrier ([`ReadinessBarrier::give_up`]) and its waiter is returned, or
+/// `None` when it was released first.
+pub async fn expire<W>(cap: Duration, give_up: impl FnOnce() -> Option<W>) -> Option<W> {
     tokio::time::sleep(cap).await;
-    lock(barrier).give_up(id)
+    give_up()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sync::lock;
+    use std::sync::Mutex;
 
     type Barrier = ReadinessBarrier<&'static str>;
 
@@ -155,8 +155,8 @@ mod tests {
         assert!(!barrier.is_settled(), "armed at construction");
         assert!(barrier.park("turn").is_ok(), "the turn waits");
         assert!(barrier.has_parked_turn());
-        let ticket = barrier.begin_session();
-        assert_eq!(barrier.end_session(ticket), ["turn"]);
+        let ticket = barrier.open_ticket();
+        assert_eq!(barrier.close_ticket(ticket), ["turn"]);
         assert!(barrier.is_settled());
         assert_eq!(
             barrier.park("later"),
@@ -169,9 +169,9 @@ mod tests {
     /// adopts it: the barrier with A's and C's tickets.
     fn adopted_by_c() -> (Barrier, u32, u32) {
         let mut barrier = Barrier::default();
-        let a = barrier.begin_session();
+        let a = barrier.open_ticket();
         barrier.park("turn").unwrap();
-        let c = barrier.begin_session();
+        let c = barrier.open_ticket();
         (barrier, a, c)
     }
 
@@ -179,9 +179,9 @@ mod tests {
     fn ses_4_a_session_start_adopts_the_epoch_a_turn_is_parked_on() {
         let (mut barrier, a, c) = adopted_by_c();
         assert!(barrier.has_parked_turn(), "SES-6: the turn is still parked");
-        assert_eq!(barrier.end_session(c), ["turn"], "C releases it");
+        assert_eq!(barrier.close_ticket(c), ["turn"], "C releases it");
         assert!(
-            barrier.end_session(a).is_empty(),
+            barrier.close_ticket(a).is_empty(),
             "A, ending later, changes nothing"
         );
         assert!(barrier.is_settled());
@@ -190,10 +190,10 @@ mod tests {
     #[test]
     fn ses_4_without_a_parked_turn_a_session_start_arms_a_fresh_epoch() {
         let mut barrier = Barrier::default();
-        let first = barrier.begin_session();
-        barrier.end_session(first);
+        let first = barrier.open_ticket();
+        barrier.close_ticket(first);
         assert!(barrier.is_settled());
-        barrier.begin_session();
+        barrier.open_ticket();
         assert!(!barrier.is_settled(), "re-armed for the new session");
         let mut gave_up = Barrier::default();
         let id = gave_up.park("capped").unwrap();
@@ -202,7 +202,7 @@ mod tests {
             !gave_up.has_parked_turn(),
             "a capped turn is parked no more"
         );
-        gave_up.begin_session();
+        gave_up.open_ticket();
         assert!(!gave_up.has_parked_turn(), "nothing to adopt");
     }
 
@@ -210,35 +210,35 @@ mod tests {
     fn ses_5_a_stale_start_never_releases_a_turn_parked_for_a_newer_session() {
         // Adopted: the turn parks on A's epoch, C adopts it, A ends first.
         let (mut barrier, a, c) = adopted_by_c();
-        assert!(barrier.end_session(a).is_empty(), "the superseded A");
+        assert!(barrier.close_ticket(a).is_empty(), "the superseded A");
         assert!(barrier.has_parked_turn(), "the turn stays parked");
-        assert_eq!(barrier.end_session(c), ["turn"], "released by C");
+        assert_eq!(barrier.close_ticket(c), ["turn"], "released by C");
         // Fresh: A, then B and C each arm their own; the turn parks on C's.
         let mut barrier = Barrier::default();
-        let a = barrier.begin_session();
-        let b = barrier.begin_session();
-        barrier.end_session(b);
-        let c = barrier.begin_session();
+        let a = barrier.open_ticket();
+        let b = barrier.open_ticket();
+        barrier.close_ticket(b);
+        let c = barrier.open_ticket();
         barrier.park("turn").unwrap();
         assert!(
-            barrier.end_session(a).is_empty(),
+            barrier.close_ticket(a).is_empty(),
             "A releases only its own epoch"
         );
         assert!(
             barrier.has_parked_turn(),
             "the turn parked on C stays parked"
         );
-        assert_eq!(barrier.end_session(c), ["turn"]);
+        assert_eq!(barrier.close_ticket(c), ["turn"]);
     }
 
     #[test]
     fn ses_5_each_ticket_ends_once_and_each_turn_is_handed_back_once() {
         let mut barrier = Barrier::default();
-        let a = barrier.begin_session();
+        let a = barrier.open_ticket();
         let id = barrier.park("turn").unwrap();
-        assert_eq!(barrier.end_session(a), ["turn"]);
-        assert!(barrier.end_session(a).is_empty(), "already ended");
-        assert!(barrier.end_session(a + 7).is_empty(), "never issued");
+        assert_eq!(barrier.close_ticket(a), ["turn"]);
+        assert!(barrier.close_ticket(a).is_empty(), "already ended");
+        assert!(barrier.close_ticket(a + 7).is_empty(), "never issued");
         assert_eq!(
             barrier.give_up(id),
             None,
@@ -252,7 +252,10 @@ mod tests {
         let id = lock(&barrier).park("turn").unwrap();
         let started = std::time::Instant::now();
         let cap = Duration::from_millis(150);
-        assert_eq!(expire(&barrier, id, cap).await, Some("turn"));
+        assert_eq!(
+            expire(cap, || lock(&barrier).give_up(id)).await,
+            Some("turn")
+        );
         assert!(started.elapsed() >= cap);
         assert!(
             !lock(&barrier).has_parked_turn(),
@@ -263,10 +266,10 @@ mod tests {
     #[tokio::test]
     async fn ses_11_a_turn_released_before_its_cap_is_not_capped() {
         let barrier = Mutex::new(Barrier::default());
-        let ticket = lock(&barrier).begin_session();
+        let ticket = lock(&barrier).open_ticket();
         let id = lock(&barrier).park("turn").unwrap();
-        let capping = expire(&barrier, id, Duration::from_millis(100));
-        assert_eq!(lock(&barrier).end_session(ticket), ["turn"]);
+        let capping = expire(Duration::from_millis(100), || lock(&barrier).give_up(id));
+        assert_eq!(lock(&barrier).close_ticket(ticket), ["turn"]);
         assert_eq!(capping.await, None);
     }
 }

@@ -112,7 +112,7 @@ async fn ses_10_a_first_turn_ends_with_the_footer_a_later_one_does_not() {
         action.message.is_some(),
         "the first turn tells the model the bridge error"
     );
-    extension.on_compact_for_test();
+    extension.session_compact();
     let later = planned(&extension, true);
     assert_eq!(later.plan.turn, TurnPlanTurn::Later);
     let action = extension.finish_turn(later, true, names, Vec::new).await;
@@ -141,7 +141,8 @@ async fn nat_9_a_native_first_turn_polls_pi_s_tools_until_one_is_there() {
     assert!(first.plan.native_wait.is_some());
     extension.finish_turn(first, false, names, Vec::new).await;
     assert_eq!(polls.load(Ordering::SeqCst), 3, "ready at the third poll");
-    let record = extension.module().status();
+    let locked = extension.module().lock();
+    let record = &locked.status;
     assert_ne!(
         record.state,
         Some(crate::extension::status::BridgeState::Down),
@@ -303,7 +304,7 @@ fn cfg_19_a_native_registration_the_untrusted_folder_does_not_hold_is_withdrawn(
     untrusted.daemon_autostart = !trusted.daemon_autostart;
     let extension = Extension::new(Arc::new(ModuleState::default()));
     extension.set_config(trusted, Arc::new(untrusted), dir);
-    *lock(&extension.instance().unwrap().latches) = InstanceLatches::new(true);
+    extension.instance().unwrap().lock().latches = InstanceLatches::new(true);
     let (action, _) = extension.session_plan(begin(Some(false)), None);
     assert_eq!(action.withdraw_server, Some(true), "{action:?}");
 }

@@ -80,7 +80,7 @@ async fn save_1_a_blocked_read_is_kept_out_and_a_graph_answer_counted_on_both_pa
             is_error: false,
         };
         let _ = answer(extension.tool_result(result, || Some(event), no_names)).await;
-        let savings = extension.module().status().savings.clone();
+        let savings = extension.module().lock().status.savings.clone();
         assert_eq!(savings.redirected, [1, 1, 0, 0, 0], "native {native}");
         assert_eq!(savings.kept_out_bytes, 40_000);
         assert_eq!(savings.not_sized, 1);
@@ -119,7 +119,7 @@ async fn save_1_a_guided_read_that_ran_is_counted_with_its_size_not_kept_out() {
     let event = call_event(dir.path(), "r1", "read", input);
     let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
     assert!(matches!(action, Some(ToolCallAction::Steer { .. })));
-    let savings = extension.module().status().savings.clone();
+    let savings = extension.module().lock().status.savings.clone();
     assert_eq!((savings.allowed, savings.allowed_bytes), (1, 49));
     assert_eq!((savings.redirected_total(), savings.kept_out_bytes), (0, 0));
 }
@@ -142,7 +142,7 @@ async fn save_3_stats_off_counts_nothing_and_reads_no_graph_result() {
     };
     let read = extension.tool_result(result, || panic!("stats off reads no result"), no_names);
     assert!(matches!(read, Answer::Now(_)));
-    assert!(extension.module().status().savings.is_empty());
+    assert!(extension.module().lock().status.savings.is_empty());
 }
 
 /// The answer, waited for when it comes later; `None` when the reply was dropped.
@@ -415,7 +415,7 @@ async fn the_hook_judges_first_and_a_block_claims_nothing() {
             reason: "use gortex".into()
         })
     );
-    assert_eq!(extension.module().status().hook.blocks, 1);
+    assert_eq!(extension.module().lock().status.hook.blocks, 1);
     let result = ResultIds {
         tool_call_id: "e1",
         tool_name: EDIT,
@@ -687,7 +687,7 @@ async fn an_edit_the_hook_allows_is_claimed_after_the_judgement_and_diffed() {
     let extension = extension(dir.path(), true, Some(argv));
     let action = edit_once(&extension, dir.path(), "e1", "howdy\n").await;
     assert_eq!(diffed(&action), ["main.go"]);
-    assert_eq!(extension.module().status().hook.blocks, 0);
+    assert_eq!(extension.module().lock().status.hook.blocks, 0);
 }
 
 /// Whether `pid` is still a process running `program` (a zombie included: not yet reaped).
@@ -794,10 +794,10 @@ async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_re
     );
     // The first record is written after the answer, on the call's pool thread.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while extension.module().status().stats_error.is_none() && Instant::now() < deadline {
+    while extension.module().lock().status.stats_error.is_none() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let error = extension.module().status().stats_error.clone();
+    let error = extension.module().lock().status.stats_error.clone();
     assert!(
         error
             .as_deref()
@@ -814,7 +814,8 @@ async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_re
     std::fs::remove_file(&fifo).unwrap();
     extension
         .module()
-        .status()
+        .lock()
+        .status
         .savings
         .record_graph_answer("answer");
     extension.record_stats(0);
