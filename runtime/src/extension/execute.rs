@@ -16,7 +16,6 @@ use super::{catalogue_update, Extension, ModuleState};
 use crate::diff;
 use crate::mcp::bridge::{throttled, OwnClientBridge, SentCall, PROGRESS_GAP};
 use crate::mcp::client::ProgressHandler;
-use crate::sync::lock;
 
 /// The details key of a result's `structuredContent`, Pi's own MCP's word for it.
 const STRUCTURED_CONTENT: &str = "structuredContent";

@@ -18,7 +18,6 @@ use super::{guard, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
 use crate::native::{self, OwnClientReason};
-use crate::sync::lock;
 
 /// What the glue shows when the status itself failed.
 pub fn unavailable() -> StatusView {

@@ -22,7 +22,6 @@ use super::{guard, Extension, InstanceState, ModuleState, Parked};
 use crate::config::{self, ConfigInputs};
 use crate::hook::{self, EnvelopeContext};
 use crate::native::{self, HostCapabilities, ToolPath};
-use crate::sync::lock;
 use latches::InstanceLatches;
 use texts::FirstTurn;
 
