@@ -1034,11 +1034,15 @@ func (WatchToolResult) schemaType() (file, def string) {
 type WatchResultAction struct {
 	// Replacement details: the existing object merged with EditDetails.
 	Details *map[string]json.RawMessage `json:"details,omitempty"`
+	// The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer.
+	Footer *string `json:"footer,omitempty"`
+	// A warning to show the user, once per session: the stats file could not be written.
+	Notice *string `json:"notice,omitempty"`
 }
 
 var shapeOfWatchResultAction = objectShape{
 	typeName: "WatchResultAction",
-	declared: []string{"details"},
+	declared: []string{"details", "footer", "notice"},
 	required: nil,
 	closed:   true,
 	keep:     false,

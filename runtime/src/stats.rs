@@ -36,6 +36,15 @@ pub fn file_path(agent_dir: &Path) -> PathBuf {
     agent_dir.join(FILE_NAME)
 }
 
+/// The user's warning that this session's record could not be written
+/// (`error` names the file and why); the session itself goes on.
+pub fn failure_notice(error: &str) -> String {
+    format!(
+        "pi-gortex could not record what the graph saved ({}); counting goes on, `/gortex` shows this session's figures.",
+        crate::terminal_text::shown(error)
+    )
+}
+
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
     SystemTime::now()
@@ -456,37 +465,4 @@ pub fn render(report: &StatsReport, tty: bool) -> String {
         let _ = writeln!(out, "  {}  {:<40}  {}", d.day, bar, grouped(net));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn records_split_across_the_parsing_threads_keep_file_order_and_the_last_per_id() {
-        let mut text = String::new();
-        for i in 0..1_000u64 {
-            let mut savings = Savings::default();
-            savings.record_blocked(crate::savings::ReadKind::Read, Some(i));
-            let line = serde_json::to_string(&record(&format!("s{}", i % 10), "/p", 0, &savings));
-            text.push_str(&line.unwrap());
-            text.push_str(if i % 100 == 0 {
-                "\nnot a record\n"
-            } else {
-                "\n"
-            });
-        }
-        let read = parse(text.as_bytes());
-        assert_eq!(read.skipped, 10);
-        let ids: Vec<&str> = read.records.iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, (0..10).map(|i| format!("s{i}")).collect::<Vec<_>>());
-        assert!(read.records.iter().all(|r| r.kept_out_bytes >= 990));
-    }
-
-    #[test]
-    fn days_are_utc_calendar_days() {
-        assert_eq!(day_of(0), "1970-01-01");
-        assert_eq!(day_of(951_782_400_000), "2000-02-29");
-        assert_eq!(day_of(1_796_601_599_999), "2026-12-06");
-    }
 }

@@ -4,7 +4,7 @@
 //! net, the session's end leaves one record in `<agentDir>/gortex-stats.jsonl`, and
 //! `pi-gortex stats` reports it. Then eight Pi processes end their sessions at once on one file.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe } from "node:test";
 import { assertClean, toolName } from "./lib/gortex.mjs";
@@ -55,6 +55,9 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
           env,
         });
         await rpc.send({ type: "prompt", message: "go" });
+        // SAVE-2: the footer followed the net with the graph answer's result, before any /gortex.
+        const during = rpc.statuses.filter((s) => s.statusKey === "gortex").map((s) => s.statusText);
+        assert.match(during.at(-1) ?? "", / · −9\.7k tok$/, JSON.stringify(during));
         const status = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
         assert.equal(status?.success, true, JSON.stringify(status));
         const shown = await rpc.send({ type: "prompt", message: "/gortex stats" }, { settle: false });
@@ -108,6 +111,37 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
       },
     );
   }
+
+  scenario(
+    "SAVE-4: a stats file that cannot be written warns the user once, and /gortex says why",
+    { both: false },
+    async ({ pi }) => {
+      const box = sandbox({
+        pi,
+        files: { ...SOURCE_FILES, "big.go": BIG_GO },
+        scenario: { calls: { search: { text: ANSWER } } },
+      });
+      // A directory where the file should be: every write fails (EISDIR), as an unwritable dir would.
+      mkdirSync(join(box.agent, STATS_FILE));
+      const search = toolName("native", "search");
+      const read = { call: "read", args: { path: "big.go" } };
+      const rpc = startRpc(box, {
+        script: [read, { call: search, args: SEARCH_ARGS }, read, { call: search, args: SEARCH_ARGS }, { say: "done" }],
+      });
+      await rpc.send({ type: "prompt", message: "go" });
+      const status = await rpc.send({ type: "prompt", message: "/gortex" }, { settle: false });
+      assert.equal(status?.success, true, JSON.stringify(status));
+      const run = await rpc.quit();
+      await assertClean(run);
+      const told = rpc.notifications.filter((n) => String(n.message).startsWith("pi-gortex could not record"));
+      assert.equal(told.length, 1, JSON.stringify(rpc.notifications));
+      assert.equal(told[0].notifyType, "warning");
+      assert.ok(told[0].message.includes(`${STATS_FILE}: `), told[0].message);
+      const block = rpc.notifications.find((n) => String(n.message).startsWith("Gortex bridge:"));
+      assert.match(block.message, /\n {4}not recorded {6}.*gortex-stats\.jsonl: /, block.message);
+      assert.match(block.message, /\n {4}kept out {10}80,000 bytes, 20,000 tokens\n/, "counting went on");
+    },
+  );
 
   scenario(
     "SAVE-4: eight Pi processes ending their sessions at once append eight intact records",

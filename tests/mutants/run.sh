@@ -42,7 +42,7 @@ GROUPS_TABLE=(
   "mcp|mcp/framing.rs mcp/routing.rs mcp/response_scan.rs|lib test_mcp_framing test_mcp_envelope_schema"
   "extension-events|extension/state.rs extension/tool_events.rs extension/execute.rs|lib"
   "extension-session|extension/session.rs extension/call_line.rs extension/report.rs extension/own_client.rs extension/guard.rs|lib"
-  "savings|savings.rs stats.rs|lib test_save_stats_file"
+  "savings|savings.rs stats.rs|test_save_counts test_save_stats_file"
   "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events"
 )
 

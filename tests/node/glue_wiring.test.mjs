@@ -228,6 +228,34 @@ describe("tool_events.ts: the tool event handlers", () => {
     assert.equal(await handlersOf(pi2, "tool_result")[0]({ toolCallId: "f" }, ctxOf()), undefined, "DIFF-22");
   });
 
+  test("SAVE-2/SAVE-4: a result action's footer is shown and its notice told, with a UI only, beside its details", async () => {
+    const answers = {
+      f: { footer: "gortex: connected · native · −9.7k tok" },
+      n: { notice: "could not record", details: { diffs: [] } },
+      l: Promise.resolve({ footer: "later", notice: "told later" }),
+    };
+    const { addon } = addonDouble({ toolResult: (event) => answers[event.toolCallId] });
+    const pi = piDouble();
+    registerToolEvents(instanceOf(pi, addon), true);
+    const [result] = handlersOf(pi, "tool_result");
+    const ctx = ctxOf();
+    assert.equal(result({ toolCallId: "f" }, ctx), undefined, "a footer alone changes no result");
+    assert.deepEqual(result({ toolCallId: "n" }, ctx), { details: { diffs: [] } });
+    assert.equal(await result({ toolCallId: "l" }, ctx), undefined);
+    assert.deepEqual(ctx.status, [
+      { key: "gortex", text: "gortex: connected · native · −9.7k tok" },
+      { key: "gortex", text: "later" },
+    ]);
+    assert.deepEqual(ctx.shown, [
+      { text: "could not record", level: "warning" },
+      { text: "told later", level: "warning" },
+    ]);
+    const headless = ctxOf({ hasUI: false });
+    assert.deepEqual(result({ toolCallId: "n" }, headless), { details: { diffs: [] } }, "no UI: only the details");
+    assert.equal(result({ toolCallId: "f" }, headless), undefined);
+    assert.deepEqual([headless.status, headless.shown], [[], []]);
+  });
+
   test("DIFF-20: tool_execution_end releases the call; turn_start and agent_end clear", async () => {
     const { addon, of } = addonDouble();
     const pi = piDouble();

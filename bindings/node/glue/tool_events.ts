@@ -5,7 +5,8 @@
 // calls only when its decision needs them) and applies the answer. A throwing tool_call handler makes Pi block the call, so every
 // handler fails open.
 import type { Ctx, Instance, ToolEventLike } from "./host.ts";
-import { cwdOf, sessionIdOf, swallow, toolNames } from "./host.ts";
+import { cwdOf, notifyAll, sessionIdOf, swallow, toolNames } from "./host.ts";
+import { showFooter } from "./status.ts";
 
 // What `applied` hands on: never null (a null answer applies nothing).
 type ToolCallAnswer = NonNullable<Awaited<ReturnType<Instance["extension"]["toolCall"]>>>;
@@ -33,7 +34,12 @@ function applyToolCall({ pi }: Instance, action: ToolCallAnswer) {
   return undefined;
 }
 
-const applyToolResult = (action: ToolResultAnswer) => (action.details ? { details: action.details } : undefined);
+/** A result's diff goes back to Pi; what the graph saved may also move the footer or warn once. */
+function applyToolResult(ctx: Ctx, action: ToolResultAnswer) {
+  notifyAll(ctx, [action.notice]);
+  if (action.footer) showFooter(ctx, action.footer);
+  return action.details ? { details: action.details } : undefined;
+}
 
 export function registerToolEvents(instance: Instance, native: boolean): void {
   const { pi, extension } = instance;
@@ -51,7 +57,7 @@ export function registerToolEvents(instance: Instance, native: boolean): void {
         () => toolNames(pi),
       ),
     );
-    return applied(answer, applyToolResult);
+    return applied(answer, (action) => applyToolResult(ctx, action));
   });
   pi.on("tool_execution_end", (event: ToolEventLike) => void swallow(() => extension.toolExecutionEnd(event)));
   // Cleared when the next turn starts or the run ends, not on turn_end: with a turn_end handler

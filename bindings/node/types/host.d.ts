@@ -330,6 +330,10 @@ export interface WatchToolResult {
 export interface WatchResultAction {
   /** Replacement details: the existing object merged with EditDetails. */
   details?: { [key: string]: unknown };
+  /** The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer. */
+  footer?: string;
+  /** A warning to show the user, once per session: the stats file could not be written. */
+  notice?: string;
 }
 
 /** A tool's call line before styling: the text after the label, or a read that Pi's own renderer draws. */

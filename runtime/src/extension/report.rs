@@ -18,6 +18,7 @@ use super::{guard, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
 use crate::native::{self, OwnClientReason};
+use crate::savings::Savings;
 
 /// What the glue shows when the status itself failed.
 pub fn unavailable() -> StatusView {
@@ -41,6 +42,13 @@ fn path_why(
             OwnClientReason::HostLacksNativeMcp
         })
     })
+}
+
+/// The net the footer shows (`−9.7k tok`): none with `stats_footer` off or
+/// nothing counted.
+fn footer_net(savings: Option<&Savings>, on: bool) -> Option<String> {
+    let savings = savings.filter(|s| on && !s.is_empty())?;
+    Some(status::footer_net(savings.net_tokens()))
 }
 
 impl Extension {
@@ -113,15 +121,38 @@ impl Extension {
         })
     }
 
-    /// The footer status and the `/gortex` block.
+    /// The footer status and the `/gortex` block. The names and the net the
+    /// footer was worded with are kept, for [`Self::footer_update`].
     pub fn status_view(&self, request: &StatusRequest) -> StatusView {
-        match self.snapshot(&request.pi_tools) {
-            Some(snapshot) => StatusView {
-                footer: status::footer(&snapshot),
-                text: status::render(&snapshot),
-            },
-            None => unavailable(),
+        let Some(snapshot) = self.snapshot(&request.pi_tools) else {
+            return unavailable();
+        };
+        let net = footer_net(snapshot.savings.as_ref(), snapshot.savings_footer);
+        self.module.lock().status.footer_shown = Some((request.pi_tools.clone(), net));
+        StatusView {
+            footer: status::footer(&snapshot),
+            text: status::render(&snapshot),
         }
+    }
+
+    /// The footer again, worded with the names of the last one, when the net
+    /// of what the graph saved it shows changed since (SAVE-2); `None` when no
+    /// footer was shown yet (no UI) or it would read the same, which costs
+    /// one lock and no status.
+    pub fn footer_update(&self) -> Option<String> {
+        let me = self.instance()?;
+        let config = me.config();
+        let names = {
+            let locked = self.module.lock();
+            let status = &locked.status;
+            let (names, shown) = status.footer_shown.as_ref()?;
+            let savings = config.stats.then_some(&status.savings);
+            if *shown == footer_net(savings, config.stats_footer) {
+                return None;
+            }
+            names.clone()
+        };
+        self.footer(Some(&names))
     }
 
     /// Whether a readiness refresh is due: the last briefing reported

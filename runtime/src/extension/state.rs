@@ -476,8 +476,14 @@ pub struct StatusRecord {
     pub started_ms: Option<i64>,
     /// What the stats file last received, and when (SAVE-4).
     pub recorded: Option<(crate::savings::Savings, i64)>,
-    /// Why the stats file could not be written; shown once in `/gortex`.
+    /// Why the stats file could not be written this session; shown in `/gortex`.
     pub stats_error: Option<String>,
+    /// The user was warned of `stats_error`: once per session, not per write.
+    pub stats_error_told: bool,
+    /// Pi's tool names and the net (`−9.7k tok`) the last footer was worded
+    /// with; `None` until a footer was shown, so a session without a UI never
+    /// words one.
+    pub footer_shown: Option<(Vec<String>, Option<String>)>,
 }
 
 impl StatusRecord {
@@ -488,6 +494,20 @@ impl StatusRecord {
         self.started_ms = Some(crate::stats::now_ms());
         self.recorded = None;
         self.last_error = None;
+        self.stats_error = None;
+        self.stats_error_told = false;
+    }
+
+    /// The warning that this session's stats record could not be written,
+    /// the first time it is asked for after a failure; after that `None`.
+    pub fn take_stats_notice(&mut self) -> Option<String> {
+        let error = self
+            .stats_error
+            .as_deref()
+            .filter(|_| !self.stats_error_told)?;
+        let notice = crate::stats::failure_notice(error);
+        self.stats_error_told = true;
+        Some(notice)
     }
 
     /// The own client is starting.

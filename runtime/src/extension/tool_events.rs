@@ -285,10 +285,42 @@ impl Extension {
     }
 
     /// `tool_result`. `event` (the result's text, details and cwd) is read
-    /// only for a claimed edit that succeeded or a native `tools_search`;
-    /// `tool_names` only for a search that promoted tools, whose answer then
-    /// comes once Pi lists them (or the wait's budget ran out).
+    /// only for a claimed edit that succeeded, a native `tools_search` or a
+    /// graph answer to count; `tool_names` only for a search that promoted
+    /// tools, whose answer then comes once Pi lists them (or the wait's
+    /// budget ran out). While `stats` is on, the answer also carries the
+    /// footer when the net it shows changed (a graph answer, or a read
+    /// blocked since the last result), and once per session the warning that
+    /// the stats file could not be written.
     pub fn tool_result(
+        &self,
+        ids: ResultIds<'_>,
+        event: impl FnOnce() -> Option<WatchToolResult>,
+        tool_names: impl FnOnce() -> Option<ToolNames>,
+    ) -> Answer<WatchResultAction> {
+        let answer = self.result_action(ids, event, tool_names);
+        if !self.counts_savings() {
+            return answer;
+        }
+        let footer = caught(|| None, || self.footer_update());
+        let notice = caught(|| None, || self.module.lock().status.take_stats_notice());
+        if footer.is_none() && notice.is_none() {
+            return answer;
+        }
+        let with_savings = move |mut action: WatchResultAction| {
+            action.footer = footer;
+            action.notice = notice;
+            action
+        };
+        match answer {
+            Answer::Now(action) => Answer::Now(with_savings(action)),
+            Answer::Later(start) => Answer::Later(Box::new(move |reply| {
+                start(Box::new(move |action| reply(with_savings(action))))
+            })),
+        }
+    }
+
+    fn result_action(
         &self,
         ids: ResultIds<'_>,
         event: impl FnOnce() -> Option<WatchToolResult>,

@@ -976,6 +976,12 @@ pub struct WatchResultAction {
     pub details: ::std::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
+    ///The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub footer: ::std::option::Option<::std::string::String>,
+    ///A warning to show the user, once per session: the stats file could not be written.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub notice: ::std::option::Option<::std::string::String>,
 }
 ///A `tool_result` event for the native edit watcher and the `tools_search` hold.
 #[derive(

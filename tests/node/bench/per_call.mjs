@@ -14,7 +14,8 @@
 // - `floor without the addon`: the floor with a plain JavaScript no-op in place of each addon call,
 //   so the floor's crossings and its reads can be told apart (and, on a search, a configuration
 //   that does what the no-op peer does: their difference is the harness's own spread);
-// - `pi-gortex, enforce off` on the path this Pi host takes (native on Pi >= 0.99).
+// - `pi-gortex, enforce off` on the path this Pi host takes (native on Pi >= 0.99), and the same
+//   with `stats` off (what counting the graph's answers costs).
 // Two kinds of call: a graph search (nothing to do: the fast paths) and a gortex edit of a file
 // that really changes between `tool_call` and `tool_result` (a snapshot, a diff, `details`).
 // The session benchmark (`make bench-session`) measures the same in a whole Pi session, where
@@ -218,6 +219,8 @@ const configs = [
 ];
 const after = async () => [
   await configuration("pi-gortex, enforce off", { env: { GORTEX_ENFORCE: "0" } }),
+  // What counting the graph's answers costs (SAVE-1): the same without it.
+  await configuration("pi-gortex, enforce off, stats off", { env: { GORTEX_ENFORCE: "0", GORTEX_STATS: "0" } }),
   await configuration("pi-gortex, enforce off, paced", { env: { GORTEX_ENFORCE: "0" }, hookOnly: true }),
   await configuration("pi-gortex, enforce on", { env: enforced({}), hookOnly: true }),
   await configuration("pi-gortex, enforce on, no spare", {

@@ -107,6 +107,73 @@ async fn save_1_a_blocked_read_is_kept_out_and_a_graph_answer_counted_on_both_pa
     }
 }
 
+// SAVE-2: once a footer was shown, a result that changes the net it shows carries the new
+// footer (a graph answer, or a read blocked since the last result); one that leaves it the same,
+// or any result of a session that never showed a footer (no UI), carries none.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn save_2_the_footer_follows_the_net_after_each_result_that_changes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.go"), vec![b'a'; 40_000]).unwrap();
+    let argv = hook_answering(dir.path(), r#"{"block":true,"reason":"use gortex"}"#);
+    let extension = counting(dir.path(), true, argv, true);
+    let search = "mcp__gortex__search";
+    let graph = |id: &str, chars: usize| {
+        let mut event = result_event(dir.path(), id, search);
+        event.text = Some("x".repeat(chars));
+        event
+    };
+    let footer_of = |action: Option<WatchResultAction>| action.and_then(|a| a.footer);
+    // No footer shown yet: nothing to follow.
+    assert_eq!(
+        footer_of(result_of(&extension, graph("s0", 400)).await),
+        None
+    );
+    let request = pi_gortex_schema::host::StatusRequest {
+        pi_tools: vec![search.to_string()],
+    };
+    let shown = extension.status_view(&request).footer;
+    assert!(shown.ends_with(" · +100 tok"), "{shown}");
+    // Unchanged since the footer: none.
+    assert_eq!(footer_of(result_of(&extension, graph("s1", 0)).await), None);
+    let event = call_event(dir.path(), "r1", "read", json!({"path": "big.go"}));
+    let action = answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
+    assert!(matches!(action, Some(ToolCallAction::Block { .. })));
+    // The block has no result of its own; the next result of any tool carries it.
+    let other = result_event(dir.path(), "b1", "bash");
+    let footer = footer_of(result_of(&extension, other).await).expect("a new footer");
+    assert!(footer.starts_with("gortex: connected · native"), "{footer}");
+    assert!(footer.ends_with(" · −9.9k tok"), "{footer}");
+    assert_eq!(
+        footer_of(result_of(&extension, graph("s2", 4)).await),
+        None,
+        "−9.9k still"
+    );
+    let footer = footer_of(result_of(&extension, graph("s3", 4_000)).await);
+    assert!(footer.is_some_and(|f| f.ends_with(" · −8.9k tok")));
+}
+
+// SAVE-2: with `stats_footer` off the footer never follows the net.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn save_2_a_quiet_footer_is_not_moved_by_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let extension = crate::extension::test_instance(dir.path(), &[], true, |config| {
+        config.stats = true;
+        config.stats_footer = false;
+    });
+    let search = "mcp__gortex__search";
+    let request = pi_gortex_schema::host::StatusRequest {
+        pi_tools: vec![search.to_string()],
+    };
+    let _ = extension.status_view(&request);
+    let mut event = result_event(dir.path(), "s1", search);
+    event.text = Some("x".repeat(4_000));
+    let action = result_of(&extension, event).await.unwrap();
+    assert_eq!(action.footer, None);
+    assert_eq!(extension.module().lock().status.savings.graph_chars, 4_000);
+}
+
 // SAVE-1: a read the posture let run with guidance is sized, and not kept out.
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
@@ -764,8 +831,8 @@ async fn hook_18_a_thousand_calls_and_the_sessions_end_leave_no_hook_process_and
     assert_eq!(counts.alive, 0, "{counts:?}");
 }
 
-// SAVE-4: a stats file that cannot be written costs the record, is said in `/gortex`, and the
-// next write is still tried; nothing else of the session changes.
+// SAVE-4: a stats file that cannot be written costs the record, is said in `/gortex` and once
+// to the user, and the next write is still tried; nothing else of the session changes.
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_record() {
@@ -811,6 +878,31 @@ async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_re
         text.contains("    kept out          400 bytes, 100 tokens\n"),
         "{text}"
     );
+    // The user is warned once, with the next result, not at each failed write.
+    let notice_of = |action: Option<WatchResultAction>| action.and_then(|a| a.notice);
+    let notice = notice_of(result_of(&extension, result_event(dir.path(), "b1", "bash")).await);
+    assert!(
+        notice.as_deref().is_some_and(|n| n
+            .starts_with("pi-gortex could not record what the graph saved (")
+            && n.contains("gortex-stats.jsonl: ")),
+        "{notice:?}"
+    );
+    extension
+        .module()
+        .lock()
+        .status
+        .savings
+        .record_graph_answer("more");
+    extension.record_stats(0);
+    let again = result_event(dir.path(), "b2", "bash");
+    assert_eq!(
+        notice_of(result_of(&extension, again).await),
+        None,
+        "once per session"
+    );
+    // A new session warns again if its writes fail too.
+    extension.module().lock().status.reset_for_session();
+    assert_eq!(extension.module().lock().status.stats_error, None);
     std::fs::remove_file(&fifo).unwrap();
     extension
         .module()
@@ -823,5 +915,9 @@ async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_re
         crate::stats::read(&fifo).unwrap().records.len(),
         1,
         "the next write is tried"
+    );
+    assert_eq!(
+        notice_of(result_of(&extension, result_event(dir.path(), "b3", "bash")).await),
+        None
     );
 }
