@@ -624,3 +624,11 @@ fn save_4_the_failure_notice_names_the_file_and_the_reason() {
         "pi-gortex could not record what the graph saved (/agent/gortex-stats.jsonl: Permission denied\\u{1b}[2J); counting goes on, `/gortex` shows this session's figures."
     );
 }
+
+// SAVE-4: the file's bound is 32 MiB, trimmed to its newest 16 MiB, and a read takes at most twice
+// the bound (a file another writer has just grown past it still reads whole).
+#[test]
+fn save_4_the_default_bound_is_32_mib_and_a_read_takes_twice_that() {
+    assert_eq!(stats::TRIM_BYTES, 33_554_432);
+    assert_eq!(stats::MAX_READ_BYTES, 67_108_864);
+}
