@@ -985,8 +985,8 @@ func (ModelContent) schemaType() (file, def string) {
 	return "host", "ModelContent"
 }
 
-// WatchToolResult: A `tool_result` event for the native edit watcher and the `tools_search` hold.
-type WatchToolResult struct {
+// ToolResultEvent: The `tool_result` event: the diff of a claimed native edit, and the `tools_search` hold.
+type ToolResultEvent struct {
 	// Pi's id of the call.
 	ToolCallID string `json:"toolCallId"`
 	// The tool name.
@@ -1001,8 +1001,8 @@ type WatchToolResult struct {
 	Text *string `json:"text,omitempty"`
 }
 
-var shapeOfWatchToolResult = objectShape{
-	typeName: "WatchToolResult",
+var shapeOfToolResultEvent = objectShape{
+	typeName: "ToolResultEvent",
 	declared: []string{"toolCallId", "toolName", "isError", "cwd", "details", "text"},
 	required: []string{"toolCallId", "toolName", "isError", "cwd"},
 	closed:   true,
@@ -1010,28 +1010,28 @@ var shapeOfWatchToolResult = objectShape{
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *WatchToolResult) UnmarshalJSON(data []byte) error {
-	type plain WatchToolResult
+func (v *ToolResultEvent) UnmarshalJSON(data []byte) error {
+	type plain ToolResultEvent
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfWatchToolResult)
+	_, err := decodeObject(data, &decoded, &shapeOfToolResultEvent)
 	if err != nil {
 		return err
 	}
-	*v = WatchToolResult(decoded)
+	*v = ToolResultEvent(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of WatchToolResult (type WatchToolResult of schema/host.schema.json).
-func (v WatchToolResult) Validate() error {
-	return validateAs(v, "host", "WatchToolResult")
+// Validate checks the JSON encoding of v against the schema of ToolResultEvent (type ToolResultEvent of schema/host.schema.json).
+func (v ToolResultEvent) Validate() error {
+	return validateAs(v, "host", "ToolResultEvent")
 }
 
-func (WatchToolResult) schemaType() (file, def string) {
-	return "host", "WatchToolResult"
+func (ToolResultEvent) schemaType() (file, def string) {
+	return "host", "ToolResultEvent"
 }
 
-// WatchResultAction: What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
-type WatchResultAction struct {
+// ToolResultAction: What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
+type ToolResultAction struct {
 	// Replacement details: the existing object merged with EditDetails.
 	Details *map[string]json.RawMessage `json:"details,omitempty"`
 	// The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer.
@@ -1040,8 +1040,8 @@ type WatchResultAction struct {
 	Notice *string `json:"notice,omitempty"`
 }
 
-var shapeOfWatchResultAction = objectShape{
-	typeName: "WatchResultAction",
+var shapeOfToolResultAction = objectShape{
+	typeName: "ToolResultAction",
 	declared: []string{"details", "footer", "notice"},
 	required: nil,
 	closed:   true,
@@ -1049,24 +1049,24 @@ var shapeOfWatchResultAction = objectShape{
 }
 
 // UnmarshalJSON decodes the exactly named declared members; any other member is an error.
-func (v *WatchResultAction) UnmarshalJSON(data []byte) error {
-	type plain WatchResultAction
+func (v *ToolResultAction) UnmarshalJSON(data []byte) error {
+	type plain ToolResultAction
 	var decoded plain
-	_, err := decodeObject(data, &decoded, &shapeOfWatchResultAction)
+	_, err := decodeObject(data, &decoded, &shapeOfToolResultAction)
 	if err != nil {
 		return err
 	}
-	*v = WatchResultAction(decoded)
+	*v = ToolResultAction(decoded)
 	return nil
 }
 
-// Validate checks the JSON encoding of v against the schema of WatchResultAction (type WatchResultAction of schema/host.schema.json).
-func (v WatchResultAction) Validate() error {
-	return validateAs(v, "host", "WatchResultAction")
+// Validate checks the JSON encoding of v against the schema of ToolResultAction (type ToolResultAction of schema/host.schema.json).
+func (v ToolResultAction) Validate() error {
+	return validateAs(v, "host", "ToolResultAction")
 }
 
-func (WatchResultAction) schemaType() (file, def string) {
-	return "host", "WatchResultAction"
+func (ToolResultAction) schemaType() (file, def string) {
+	return "host", "ToolResultAction"
 }
 
 // CallLine: A tool's call line before styling: the text after the label, or a read that Pi's own renderer draws.

@@ -89,10 +89,10 @@ func newValue(typeName string) any {
 		return new(ToolExecuteResult)
 	case "ModelContent":
 		return new(ModelContent)
-	case "WatchToolResult":
-		return new(WatchToolResult)
-	case "WatchResultAction":
-		return new(WatchResultAction)
+	case "ToolResultEvent":
+		return new(ToolResultEvent)
+	case "ToolResultAction":
+		return new(ToolResultAction)
 	case "CallLine":
 		return new(CallLine)
 	case "CliOutput":

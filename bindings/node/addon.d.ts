@@ -61,7 +61,7 @@ export declare class Extension {
    * called only when the result is one the core acts on, `toolNames`
    * only while a search is held.
    */
-  toolResult(event: object, cwd: () => string, toolNames: () => string[] | undefined): host.WatchResultAction | Promise<host.WatchResultAction> | null
+  toolResult(event: object, cwd: () => string, toolNames: () => string[] | undefined): host.ToolResultAction | Promise<host.ToolResultAction> | null
   /**
    * `message_end`: an assistant message's planned native edits are read
    * ahead; only an edit's arguments are read from the message.

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use pi_gortex_runtime::diff::{
-    edit_candidates, snapshot_all_in, Boundary, NativeWatcher, PrefetchUse, PrefetchWaiter,
-    Snapshots, ToolCall, MAX_PREFETCHES,
+    edit_candidates, snapshot_all_in, Boundary, EditClaims, PrefetchUse, PrefetchWaiter, Snapshots,
+    ToolCall, MAX_PREFETCHES,
 };
 use serde_json::{json, Value};
 
@@ -36,13 +36,8 @@ fn call<'a>(id: &'a str, input: &'a Value) -> ToolCall<'a> {
 }
 
 /// The message's read-ahead of `input`'s files, read at once (what the
-/// addon's blocking job does), with its answer handed to the watcher.
-fn read_ahead(
-    w: &mut NativeWatcher,
-    id: &str,
-    input: &Value,
-    cwd: &Path,
-) -> Option<PrefetchWaiter> {
+/// addon's blocking job does), with its answer handed to the claims.
+fn read_ahead(w: &mut EditClaims, id: &str, input: &Value, cwd: &Path) -> Option<PrefetchWaiter> {
     let read = begin(w, id, input, cwd);
     w.finish_prefetch(id, read_now(&read))
 }
@@ -53,7 +48,7 @@ fn read_now((paths, cwd): &(Vec<PathBuf>, PathBuf)) -> Snapshots {
 }
 
 /// The message's read-ahead begun, its read still to come: what to read.
-fn begin(w: &mut NativeWatcher, id: &str, input: &Value, cwd: &Path) -> (Vec<PathBuf>, PathBuf) {
+fn begin(w: &mut EditClaims, id: &str, input: &Value, cwd: &Path) -> (Vec<PathBuf>, PathBuf) {
     w.begin_prefetch(id, EDIT, input, cwd, edit_candidates)
         .expect("an edit naming files is read ahead")
 }
@@ -61,7 +56,7 @@ fn begin(w: &mut NativeWatcher, id: &str, input: &Value, cwd: &Path) -> (Vec<Pat
 /// The call's claim at `tool_call`, then its before side asked of the
 /// read-ahead with a waiter that notes whether it ran.
 fn claim(
-    w: &mut NativeWatcher,
+    w: &mut EditClaims,
     id: &str,
     input: &Value,
     cwd: &Path,
@@ -76,7 +71,7 @@ fn claim(
 }
 
 /// The claim's diff once the file has become `after`: `-before +after` lines.
-fn diff_after(w: &mut NativeWatcher, id: &str, file: &Path, after: &str, cwd: &Path) -> String {
+fn diff_after(w: &mut EditClaims, id: &str, file: &Path, after: &str, cwd: &Path) -> String {
     fs::write(file, after).unwrap();
     let pending = w
         .take_result(id, false)
@@ -89,7 +84,7 @@ fn diff_after(w: &mut NativeWatcher, id: &str, file: &Path, after: &str, cwd: &P
 #[test]
 fn a_claim_takes_the_before_side_read_at_the_assistant_message() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     assert!(
         read_ahead(&mut w, "e1", &input, &r.cwd).is_none(),
@@ -107,7 +102,7 @@ fn a_claim_takes_the_before_side_read_at_the_assistant_message() {
 #[test]
 fn a_claim_made_while_reading_ahead_waits_for_that_read() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     let read = begin(&mut w, "e1", &input, &r.cwd);
     let (used, ran) = claim(&mut w, "e1", &input, &r.cwd);
@@ -123,7 +118,7 @@ fn a_claim_made_while_reading_ahead_waits_for_that_read() {
 #[test]
 fn once_a_call_of_a_sequential_batch_has_run_the_next_claim_reads_its_files_again() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     read_ahead(&mut w, "e2", &input, &r.cwd);
     // The batch's first call (say, a shell command) runs and changes the file.
@@ -141,7 +136,7 @@ fn once_a_call_of_a_sequential_batch_has_run_the_next_claim_reads_its_files_agai
 #[test]
 fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_claim() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let (a, b) = (edit_of("a.txt"), edit_of("b.txt"));
     let read = begin(&mut w, "e1", &a, &r.cwd);
     read_ahead(&mut w, "e2", &b, &r.cwd);
@@ -162,7 +157,7 @@ fn a_tool_result_of_another_call_drops_unclaimed_read_aheads_but_not_a_waiting_c
 #[test]
 fn a_read_ahead_of_other_files_than_the_claim_names_is_not_used() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     // The message named a.txt; the call Pi prepared names b.txt (its arguments were rewritten).
     read_ahead(&mut w, "e1", &edit_of("a.txt"), &r.cwd);
     let used = claim(&mut w, "e1", &edit_of("b.txt"), &r.cwd).0;
@@ -172,7 +167,7 @@ fn a_read_ahead_of_other_files_than_the_claim_names_is_not_used() {
 #[test]
 fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     let read = begin(&mut w, "e1", &input, &r.cwd);
     let ticket = w
@@ -191,7 +186,7 @@ fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
         w.use_prefetch(ticket, waiter),
         PrefetchUse::Waiting
     ));
-    w.on_turn_end();
+    w.clear();
     assert!(
         dropped.load(Ordering::SeqCst),
         "the waiter is dropped, so its promise settles"
@@ -206,7 +201,7 @@ fn a_turn_start_drops_read_aheads_and_a_waiting_claims_waiter_unrun() {
 #[test]
 fn a_call_that_cannot_edit_or_names_no_file_is_not_read_ahead() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let search = json!({"operation": "symbols", "query": "x"});
     let mut ahead = |id: &str, tool: &str, input: &Value| {
         w.begin_prefetch(id, tool, input, &r.cwd, edit_candidates)
@@ -223,7 +218,7 @@ fn a_call_that_cannot_edit_or_names_no_file_is_not_read_ahead() {
 #[test]
 fn a_message_asking_for_many_edits_reads_ahead_a_bounded_number() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     let begun = (0..MAX_PREFETCHES + 4)
         .filter(|i| {
@@ -246,7 +241,7 @@ fn a_message_asking_for_many_edits_reads_ahead_a_bounded_number() {
 #[test]
 fn a_read_ahead_whose_read_could_not_start_is_withdrawn_so_the_claim_reads_itself() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     begin(&mut w, "e1", &input, &r.cwd);
     // No runtime to read on: the addon withdraws it, or the claim would wait forever.
@@ -260,7 +255,7 @@ fn a_read_ahead_whose_read_could_not_start_is_withdrawn_so_the_claim_reads_itsel
 #[test]
 fn a_claim_of_the_read_ahead_input_names_its_files_without_judging_them_again() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = edit_of("a.txt");
     read_ahead(&mut w, "e1", &input, &r.cwd);
     let judged = std::cell::Cell::new(0);

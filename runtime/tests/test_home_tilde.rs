@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use pi_gortex_runtime::config::ConfigInputs;
 use pi_gortex_runtime::diff::paths::{normalize, resolve_pi_path};
-use pi_gortex_runtime::diff::{NativeWatcher, ToolCall};
+use pi_gortex_runtime::diff::{EditClaims, ToolCall};
 use pi_gortex_runtime::hook::{envelope_for_tool_call, EnvelopeContext};
 use serde_json::json;
 
@@ -97,7 +97,7 @@ fn envelope_file(written: &str, cwd: &Path) -> PathBuf {
 /// The path the claim of Pi's own `edit` of `written` holds: a second Pi call that names
 /// `probe` contests it exactly when the two are the same file.
 fn claim_holds(written: &str, probe: &Path, cwd: &Path) -> bool {
-    let mut watcher = NativeWatcher::new();
+    let mut claims = EditClaims::new();
     for (id, path) in [
         ("edit", written.to_string()),
         ("probe", probe.to_string_lossy().into()),
@@ -110,11 +110,11 @@ fn claim_holds(written: &str, probe: &Path, cwd: &Path) -> bool {
             parent_tool_call_id: None,
         };
         // Pi's own edit is claimed at once: there is no before side to read ahead.
-        assert!(watcher
+        assert!(claims
             .begin_tool_call(call, true, cwd, |_, _, _| None)
             .is_none());
     }
-    watcher.contested_paths("edit") == [probe.to_path_buf()]
+    claims.contested_paths("edit") == [probe.to_path_buf()]
 }
 
 #[test]

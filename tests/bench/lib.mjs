@@ -35,7 +35,7 @@ function mcpJson() {
 export const CONFIGS = {
   "1.6.0 Pi alone": { pi: "1.6.0", ext: false, tools: NATIVE_TOOLS },
   "1.6.0 mcp.json": { pi: "1.6.0", ext: false, mcpJson: true, tools: NATIVE_TOOLS },
-  // Pi's own cost of dispatching the watcher's per-call events to an extension that does nothing.
+  // Pi's own cost of dispatching the edit claims' per-call events to an extension that does nothing.
   "1.6.0 mcp.json + no-op handlers": {
     pi: "1.6.0",
     ext: false,
@@ -45,7 +45,7 @@ export const CONFIGS = {
     base: "1.6.0 mcp.json",
   },
   // Pi's own cost of one turn_end handler that does nothing: with one, Pi builds the session's
-  // context around every turn (decision 006; the watcher no longer subscribes to turn_end).
+  // context around every turn (decision 006; the edit claims no longer subscribe to turn_end).
   "1.6.0 mcp.json + no-op turn_end": {
     pi: "1.6.0",
     ext: false,

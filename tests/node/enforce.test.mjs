@@ -122,7 +122,7 @@ describe(`enforcement on Pi ${PI_VERSION}`, () => {
   test("CFG-10/HOOK-4: with enforce off no tool_call reaches the hook, the briefing still does", async () => {
     const s = await session({ env: { GORTEX_ENFORCE: "off" } });
     const ours = s.loader.getExtensions().extensions.find((extension) => extension.handlers.has("session_compact"));
-    assert.equal(ours.handlers.get("tool_call").length, 1, "only the diff watcher's tool_call handler");
+    assert.equal(ours.handlers.get("tool_call").length, 1, "only the edit claims' tool_call handler");
     assert.equal(await s.toolCall("read", { path: "a.go" }), undefined);
     assert.deepEqual(hookCalls(s), []);
     const [first] = await s.beforeAgentStart();

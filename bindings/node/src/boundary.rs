@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 pub use pi_gortex_schema::host::{
-    CatalogueUpdate, CliOutput, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
-    WatchResultAction, WatchToolResult,
+    CatalogueUpdate, CliOutput, SessionAction, ToolCallAction, ToolCallEvent, ToolResultAction,
+    ToolResultEvent, TurnPlanTurn,
 };
 
 /// A synchronous export whose answer is a boundary value: `work` runs under

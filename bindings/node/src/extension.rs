@@ -22,8 +22,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::boundary::{
-    from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, TurnPlanTurn,
-    WatchResultAction, WatchToolResult,
+    from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, ToolResultAction,
+    ToolResultEvent, TurnPlanTurn,
 };
 use crate::settle::{self, Promised};
 use pi_gortex_runtime::extension::guard;
@@ -347,7 +347,7 @@ impl Extension {
     /// only while a search is held.
     #[napi(
         ts_args_type = "event: object, cwd: () => string, toolNames: () => string[] | undefined",
-        ts_return_type = "host.WatchResultAction | Promise<host.WatchResultAction> | null"
+        ts_return_type = "host.ToolResultAction | Promise<host.ToolResultAction> | null"
     )]
     pub fn tool_result<'env>(
         &self,
@@ -357,7 +357,7 @@ impl Extension {
         tool_names: Function<'env, (), Option<Vec<String>>>,
     ) -> Answered<'env> {
         let answer = guard::guard_sync(
-            || Answer::Now(WatchResultAction::default()),
+            || Answer::Now(ToolResultAction::default()),
             || {
                 let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
                 let is_error = core::truthy(field(&event, c"isError").ok().flatten());
@@ -368,7 +368,7 @@ impl Extension {
                 };
                 let reads_text = self.core.reads_result_text(&name);
                 let event = || {
-                    Some(WatchToolResult {
+                    Some(ToolResultEvent {
                         details: field(&event, c"details").ok().flatten(),
                         text: reads_text
                             .then(|| core::result_text(field(&event, c"content").ok().flatten())),
@@ -382,7 +382,7 @@ impl Extension {
                     .tool_result(ids, event, || names_reader(&tool_names).ok())
             },
         );
-        let nothing = WatchResultAction::default();
+        let nothing = ToolResultAction::default();
         answered(env, answer, |action| *action == nothing)
     }
 

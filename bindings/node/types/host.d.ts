@@ -310,8 +310,8 @@ export type ModelContent = {
   mimeType: string;
 };
 
-/** A `tool_result` event for the native edit watcher and the `tools_search` hold. */
-export interface WatchToolResult {
+/** The `tool_result` event: the diff of a claimed native edit, and the `tools_search` hold. */
+export interface ToolResultEvent {
   /** Pi's id of the call. */
   toolCallId: string;
   /** The tool name. */
@@ -327,7 +327,7 @@ export interface WatchToolResult {
 }
 
 /** What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them. */
-export interface WatchResultAction {
+export interface ToolResultAction {
   /** Replacement details: the existing object merged with EditDetails. */
   details?: { [key: string]: unknown };
   /** The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer. */

@@ -11,13 +11,14 @@
 //! - [`format`]: Pi's display diff and unified patch.
 //! - [`budget`]: what a diff may cost.
 //! - [`outcome`]: notes, entries, `EditDetails`, merging (DIFF-10/11/19/21).
-//! - [`watcher`]: shell overlap and native claims.
+//! - [`claims`]: shell overlap and native edit claims.
 //! - [`cli`]: `pi-gortex diff`.
 //!
 //! Everything here is fail-open: no function panics or returns an error to
 //! the tool call on bad input; a problem means no diff.
 
 pub mod budget;
+pub mod claims;
 pub mod classify;
 pub mod cli;
 pub mod engine;
@@ -25,22 +26,21 @@ pub mod format;
 pub mod outcome;
 pub mod paths;
 pub mod snapshot;
-pub mod watcher;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use claims::{
+    ClaimTicket, EditClaims, PendingCompare, PrefetchUse, PrefetchWaiter, ShellTracker,
+    ShellWindow, ToolCall, MAX_PREFETCHES,
+};
 pub use outcome::{compare, edit_details, merge_details};
 pub use paths::Boundary;
 pub use pi_gortex_schema::edit_details::{EditDetails, FileDiff};
 #[cfg(any(test, feature = "test-support"))]
 pub use snapshot::snapshot_all;
 pub use snapshot::{snapshot_all_in, snapshot_all_timed, Snapshot, Snapshots, SNAPSHOT_TIME_LIMIT};
-pub use watcher::{
-    ClaimTicket, NativeWatcher, PendingCompare, PrefetchUse, PrefetchWaiter, ShellTracker,
-    ShellWindow, ToolCall, MAX_PREFETCHES,
-};
 
 /// `None` when the call is not a file edit; otherwise its
 /// candidate files (possibly none), sorted, de-duplicated and inside the

@@ -17,7 +17,7 @@ use super::session::latches::InstanceLatches;
 use super::session::readiness::ReadinessBarrier;
 use super::status::BridgeState;
 use crate::config::ResolvedConfig;
-use crate::diff::{self, Boundary, EditDetails, NativeWatcher, PendingCompare};
+use crate::diff::{self, Boundary, EditClaims, EditDetails, PendingCompare};
 use crate::hook::{HookEvent, HookRun, SpareSlot};
 use crate::mcp::bridge::OwnClientBridge;
 use crate::platform::local_dir::LocalDir;
@@ -118,7 +118,7 @@ pub struct ModuleLocked {
     /// The own client's in-flight executions by Pi tool call id, for aborts.
     pub aborts: HashMap<String, CancellationToken>,
     /// The shell tracker and the native edits' claims.
-    pub edits: NativeWatcher,
+    pub edits: EditClaims,
     /// What the footer status and `/gortex` report.
     pub status: StatusRecord,
     /// The last session folder a read was made in, and whether its files may be read on the

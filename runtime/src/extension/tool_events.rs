@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use pi_gortex_schema::host::{
-    ToolCallAction, ToolCallEvent, ToolWait, WatchResultAction, WatchToolResult,
+    ToolCallAction, ToolCallEvent, ToolResultAction, ToolResultEvent, ToolWait,
 };
 use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
@@ -295,9 +295,9 @@ impl Extension {
     pub fn tool_result(
         &self,
         ids: ResultIds<'_>,
-        event: impl FnOnce() -> Option<WatchToolResult>,
+        event: impl FnOnce() -> Option<ToolResultEvent>,
         tool_names: impl FnOnce() -> Option<ToolNames>,
-    ) -> Answer<WatchResultAction> {
+    ) -> Answer<ToolResultAction> {
         let answer = self.result_action(ids, event, tool_names);
         if !self.counts_savings() {
             return answer;
@@ -307,7 +307,7 @@ impl Extension {
         if footer.is_none() && notice.is_none() {
             return answer;
         }
-        let with_savings = move |mut action: WatchResultAction| {
+        let with_savings = move |mut action: ToolResultAction| {
             action.footer = footer;
             action.notice = notice;
             action
@@ -323,9 +323,9 @@ impl Extension {
     fn result_action(
         &self,
         ids: ResultIds<'_>,
-        event: impl FnOnce() -> Option<WatchToolResult>,
+        event: impl FnOnce() -> Option<ToolResultEvent>,
         tool_names: impl FnOnce() -> Option<ToolNames>,
-    ) -> Answer<WatchResultAction> {
+    ) -> Answer<ToolResultAction> {
         let native = self.is_native();
         let mut event = Some(event);
         // A graph answer's size is what the model received (SAVE-1).
@@ -345,11 +345,11 @@ impl Extension {
             let search = is_tools_search(ids.tool_name) && !ids.is_error && native;
             if !search {
                 if !edits.has_claim(ids.tool_call_id) {
-                    return Answer::Now(WatchResultAction::default());
+                    return Answer::Now(ToolResultAction::default());
                 }
                 if ids.is_error {
                     edits.take_result(ids.tool_call_id, true);
-                    return Answer::Now(WatchResultAction::default());
+                    return Answer::Now(ToolResultAction::default());
                 }
             }
         }
@@ -359,9 +359,9 @@ impl Extension {
             (None, None) => None,
         };
         let Some(event) = event else {
-            return Answer::Now(WatchResultAction::default());
+            return Answer::Now(ToolResultAction::default());
         };
-        let action = WatchResultAction::default();
+        let action = ToolResultAction::default();
         if is_tools_search(&event.tool_name) && !event.is_error {
             let promoted = promoted_tools(event.text.as_deref().unwrap_or(""));
             let names = (!promoted.is_empty()).then(tool_names).flatten();
@@ -388,7 +388,7 @@ impl Extension {
                 read,
                 move |read| {
                     let after = read_or_skipped(read, |reason| pending.after_skipped(reason));
-                    let finished = caught(WatchResultAction::default, || {
+                    let finished = caught(ToolResultAction::default, || {
                         finish_result(&module, action, pending, event, &after)
                     });
                     reply(finished);
@@ -406,7 +406,7 @@ impl Extension {
     /// and read-aheads are dropped (Pi has no `turn_end` handler of ours:
     /// with one, it builds the whole context twice per turn).
     pub fn clear_calls(&self) {
-        self.module.lock().edits.on_turn_end();
+        self.module.lock().edits.clear();
     }
 }
 
@@ -419,8 +419,8 @@ pub type ToolNames =
 fn held_for(
     wait: ToolWait,
     names: ToolNames,
-    action: WatchResultAction,
-) -> Answer<WatchResultAction> {
+    action: ToolResultAction,
+) -> Answer<ToolResultAction> {
     Answer::Later(Box::new(move |reply| {
         tokio::spawn(async move {
             latches::wait_for_tools(&wait, || names()).await;
@@ -531,11 +531,11 @@ fn read_or_skipped(
 /// The diff of a claimed edit, merged into the details Pi already has.
 fn finish_result(
     module: &ModuleState,
-    mut action: WatchResultAction,
+    mut action: ToolResultAction,
     pending: diff::PendingCompare,
-    event: WatchToolResult,
+    event: ToolResultEvent,
     after: &Snapshots,
-) -> WatchResultAction {
+) -> ToolResultAction {
     // The shell set is copied out so the comparison runs unlocked.
     let shell = module.lock().edits.shell.clone();
     let details = pending.finish(after, &shell, Path::new(&event.cwd));

@@ -496,7 +496,7 @@ mod blocking {
     /// child usually exits right after closing stdout, but one that closes it
     /// and lingers must not hold the caller past the limit.
     fn wait_until(child: &mut Child, deadline: Instant) -> Result<Option<ExitStatus>, HookFailure> {
-        let exit = ExitWatch::new(child.id());
+        let exit = ExitPidfd::new(child.id());
         let mut backoff = Duration::from_micros(50);
         loop {
             if let Some(status) = child.try_wait().map_err(io_failure)? {
@@ -518,9 +518,9 @@ mod blocking {
     /// Linux (kernel 5.3+). Elsewhere, or when pidfd_open fails, there is
     /// none and [`wait_until`] falls back to sleeping (macOS has no pidfd;
     /// kqueue's EVFILT_PROC would be its equivalent).
-    struct ExitWatch(Option<std::os::fd::OwnedFd>);
+    struct ExitPidfd(Option<std::os::fd::OwnedFd>);
 
-    impl ExitWatch {
+    impl ExitPidfd {
         #[cfg(target_os = "linux")]
         fn new(pid: u32) -> Self {
             use std::os::fd::FromRawFd;

@@ -758,6 +758,60 @@ pub struct ToolRegistration {
     ///The MCP `inputSchema`, verbatim, or an empty object schema.
     pub parameters: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+///What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResultAction {
+    ///Replacement details: the existing object merged with EditDetails.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub details: ::std::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    ///The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub footer: ::std::option::Option<::std::string::String>,
+    ///A warning to show the user, once per session: the stats file could not be written.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub notice: ::std::option::Option<::std::string::String>,
+}
+///The `tool_result` event: the diff of a claimed native edit, and the `tools_search` hold.
+#[derive(
+    ::schemars::JsonSchema,
+    ::serde::Deserialize,
+    ::serde::Serialize,
+    Clone,
+    Debug,
+    PartialEq
+)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResultEvent {
+    ///The session cwd.
+    pub cwd: ::std::string::String,
+    ///The result's existing details (any JSON).
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    #[serde(default, deserialize_with = "present_value")]
+    pub details: ::std::option::Option<::serde_json::Value>,
+    ///Whether the result is an error.
+    #[serde(rename = "isError")]
+    pub is_error: bool,
+    ///The result text, read for the tool names a `tools_search` promoted.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub text: ::std::option::Option<::std::string::String>,
+    ///Pi's id of the call.
+    #[serde(rename = "toolCallId")]
+    pub tool_call_id: ::std::string::String,
+    ///The tool name.
+    #[serde(rename = "toolName")]
+    pub tool_name: ::std::string::String,
+}
 ///A bounded poll of `pi.getAllTools()` until the named tools are present.
 #[derive(
     ::schemars::JsonSchema,
@@ -958,60 +1012,6 @@ pub struct TurnResult {
     pub message: ::std::option::Option<HiddenMessage>,
     ///Warnings to show the user.
     pub notices: ::std::vec::Vec<::std::string::String>,
-}
-///What the `tool_result` handler returns; a `tools_search` that promoted tools is answered once Pi lists them.
-#[derive(
-    ::schemars::JsonSchema,
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq
-)]
-#[serde(deny_unknown_fields)]
-pub struct WatchResultAction {
-    ///Replacement details: the existing object merged with EditDetails.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub details: ::std::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
-    ///The footer status to show, when the user has a UI: what the graph saved changed its net since the last footer.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub footer: ::std::option::Option<::std::string::String>,
-    ///A warning to show the user, once per session: the stats file could not be written.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub notice: ::std::option::Option<::std::string::String>,
-}
-///A `tool_result` event for the native edit watcher and the `tools_search` hold.
-#[derive(
-    ::schemars::JsonSchema,
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    PartialEq
-)]
-#[serde(deny_unknown_fields)]
-pub struct WatchToolResult {
-    ///The session cwd.
-    pub cwd: ::std::string::String,
-    ///The result's existing details (any JSON).
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    #[serde(default, deserialize_with = "present_value")]
-    pub details: ::std::option::Option<::serde_json::Value>,
-    ///Whether the result is an error.
-    #[serde(rename = "isError")]
-    pub is_error: bool,
-    ///The result text, read for the tool names a `tools_search` promoted.
-    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-    pub text: ::std::option::Option<::std::string::String>,
-    ///Pi's id of the call.
-    #[serde(rename = "toolCallId")]
-    pub tool_call_id: ::std::string::String,
-    ///The tool name.
-    #[serde(rename = "toolName")]
-    pub tool_name: ::std::string::String,
 }
 /// Error types.
 pub mod error {

@@ -103,7 +103,7 @@ async function decisionCost() {
   const addonUs = ((performance.now() - began) * 1000) / DECISIONS;
 
   // The same decision through Pi's runner: every handler the extension registers for
-  // tool_call, with enforcement off (the watcher only).
+  // tool_call, with enforcement off (the edit claims only).
   const ws = workspace();
   const s = await start(ws, { env: { GORTEX_NATIVE_MCP: "0", GORTEX_ENFORCE: "0" } });
   await s.sessionStart();

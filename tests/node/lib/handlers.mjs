@@ -14,7 +14,7 @@ export const EXPECTED_HANDLERS = [
   "agent_end",
 ];
 
-/** On the native path the diff watcher also reads edits ahead at the assistant message (DIFF-17). */
+/** On the native path the edit claims also read edits ahead at the assistant message (DIFF-17). */
 export const EXPECTED_NATIVE_HANDLERS = [
   ...EXPECTED_HANDLERS.slice(0, 4),
   "message_end",

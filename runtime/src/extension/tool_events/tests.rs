@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, WatchResultAction, WatchToolResult};
+use pi_gortex_schema::host::{ToolCallAction, ToolCallEvent, ToolResultAction, ToolResultEvent};
 use serde_json::{json, Value};
 
 use super::{PlannedCall, ResultIds, ToolCallIds, ToolNames};
@@ -123,7 +123,7 @@ async fn save_2_the_footer_follows_the_net_after_each_result_that_changes_it() {
         event.text = Some("x".repeat(chars));
         event
     };
-    let footer_of = |action: Option<WatchResultAction>| action.and_then(|a| a.footer);
+    let footer_of = |action: Option<ToolResultAction>| action.and_then(|a| a.footer);
     // No footer shown yet: nothing to follow.
     assert_eq!(
         footer_of(result_of(&extension, graph("s0", 400)).await),
@@ -249,8 +249,8 @@ fn edit_input() -> Value {
     json!({"operation": "file", "target": {"file": "main.go"}, "match": "hello", "replacement": "howdy"})
 }
 
-fn result_event(dir: &Path, id: &str, name: &str) -> WatchToolResult {
-    WatchToolResult {
+fn result_event(dir: &Path, id: &str, name: &str) -> ToolResultEvent {
+    ToolResultEvent {
         tool_call_id: id.into(),
         tool_name: name.into(),
         is_error: false,
@@ -260,7 +260,7 @@ fn result_event(dir: &Path, id: &str, name: &str) -> WatchToolResult {
     }
 }
 
-async fn result_of(extension: &Extension, event: WatchToolResult) -> Option<WatchResultAction> {
+async fn result_of(extension: &Extension, event: ToolResultEvent) -> Option<ToolResultAction> {
     let ids = ResultIds {
         tool_call_id: &event.tool_call_id.clone(),
         tool_name: &event.tool_name.clone(),
@@ -289,7 +289,7 @@ fn names_listed_at(listed_at: usize, promoted: &str, reads: Arc<AtomicUsize>) ->
 }
 
 /// The `path` of each file diff in `details`.
-fn diffed(action: &WatchResultAction) -> Vec<String> {
+fn diffed(action: &ToolResultAction) -> Vec<String> {
     let diffs = action
         .details
         .as_ref()
@@ -320,7 +320,7 @@ async fn a_call_that_cannot_edit_is_answered_now_and_its_event_is_never_read() {
         is_error: false,
     };
     let answer = extension.tool_result(result, || panic!("the result was read"), no_names);
-    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+    assert!(matches!(answer, Answer::Now(ref a) if *a == ToolResultAction::default()));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -404,7 +404,7 @@ async fn a_failed_edit_reads_no_result_and_its_end_releases_the_claim() {
         is_error: true,
     };
     let answer = extension.tool_result(failed, || panic!("the result was read"), no_names);
-    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+    assert!(matches!(answer, Answer::Now(ref a) if *a == ToolResultAction::default()));
     extension.tool_execution_end("e1");
     let again = ResultIds {
         is_error: false,
@@ -437,7 +437,7 @@ async fn a_tools_search_is_answered_only_once_pi_lists_its_promoted_tools() {
         3,
         "answered at the read that listed it"
     );
-    assert_eq!(action, WatchResultAction::default());
+    assert_eq!(action, ToolResultAction::default());
 
     // Negative control: a tool Pi never lists holds the answer to the budget, not forever.
     let never = names_listed_at(usize::MAX, "mcp__gortex__other", Arc::default());
@@ -523,7 +523,7 @@ fn reads_on_the_callers_thread(dir: &Path, file: &str) -> bool {
 
 #[cfg(unix)]
 /// One native edit of `main.go`, its after side written as `after`; the result's answer.
-async fn edit_once(extension: &Extension, dir: &Path, id: &str, after: &str) -> WatchResultAction {
+async fn edit_once(extension: &Extension, dir: &Path, id: &str, after: &str) -> ToolResultAction {
     let event = call_event(dir, id, EDIT, edit_input());
     answer(extension.tool_call(ids(&event), || Some(event.clone()))).await;
     std::fs::write(dir.join("main.go"), after).unwrap();
@@ -649,7 +649,7 @@ fn a_results_text_is_its_text_blocks_joined_by_newlines() {
 
 #[cfg(target_os = "linux")]
 /// The text of the first diff in `action`'s details.
-fn first_diff(action: &WatchResultAction) -> String {
+fn first_diff(action: &ToolResultAction) -> String {
     action.details.as_ref().unwrap()["diffs"][0].to_string()
 }
 
@@ -737,7 +737,7 @@ fn a_failed_tools_search_is_answered_now_without_its_result_read() {
         is_error: true,
     };
     let answer = extension.tool_result(failed, || panic!("the result was read"), no_names);
-    assert!(matches!(answer, Answer::Now(ref a) if *a == WatchResultAction::default()));
+    assert!(matches!(answer, Answer::Now(ref a) if *a == ToolResultAction::default()));
 }
 
 // Unix only: the hook double is a shell script (the Windows exchange: `test_hook_windows`).
@@ -879,7 +879,7 @@ async fn save_4_an_unwritable_stats_file_is_told_in_gortex_and_costs_only_the_re
         "{text}"
     );
     // The user is warned once, with the next result, not at each failed write.
-    let notice_of = |action: Option<WatchResultAction>| action.and_then(|a| a.notice);
+    let notice_of = |action: Option<ToolResultAction>| action.and_then(|a| a.notice);
     let notice = notice_of(result_of(&extension, result_event(dir.path(), "b1", "bash")).await);
     assert!(
         notice.as_deref().is_some_and(|n| n

@@ -6,7 +6,7 @@
 //! `session_shutdown`) events in the order Pi
 //! emits them, and they answer what to do. The only I/O is reading the
 //! candidate files, and even that can be supplied from outside
-//! ([`NativeWatcher::take_result`] + [`PendingCompare::finish`]).
+//! ([`EditClaims::take_result`] + [`PendingCompare::finish`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ impl ClaimTicket {
     }
 
     /// The before side of the claim, read within its boundary and
-    /// the snapshot time limit, outside any lock on the watcher.
+    /// the snapshot time limit, outside any lock on the claims.
     pub async fn read_before(&self) -> Snapshots {
         snapshot_all_timed(
             self.paths.clone(),
@@ -151,12 +151,12 @@ pub struct ToolCall<'a> {
 }
 
 /// DIFF-17..20 for the native MCP path, plus the shell tracker both paths
-/// share (the own-client flow uses [`NativeWatcher::shell`] directly).
+/// share (the own-client flow uses [`EditClaims::shell`] directly).
 #[derive(Debug, Default)]
-pub struct NativeWatcher {
+pub struct EditClaims {
     pub shell: ShellTracker,
     claims: HashMap<String, Claim>,
-    /// Before sides read ahead, by tool call id (see [`NativeWatcher::begin_prefetch`]).
+    /// Before sides read ahead, by tool call id (see [`EditClaims::begin_prefetch`]).
     prefetches: HashMap<String, Prefetch>,
 }
 
@@ -274,7 +274,7 @@ impl PendingCompare {
     }
 }
 
-impl NativeWatcher {
+impl EditClaims {
     pub fn new() -> Self {
         Self::default()
     }
@@ -282,7 +282,7 @@ impl NativeWatcher {
     /// The native claim without file reads: shell tracking, Pi's own claims, and for
     /// a Gortex edit the claim itself with its shell window opened. Returns
     /// the ticket whose paths must be snapshotted next (then
-    /// [`NativeWatcher::complete_claim`]); `None` when nothing is to read.
+    /// [`EditClaims::complete_claim`]); `None` when nothing is to read.
     pub fn begin_tool_call(
         &mut self,
         call: ToolCall<'_>,
@@ -332,7 +332,7 @@ impl NativeWatcher {
     /// and the cwd to read them within,
     /// or `None` when the call is no native Gortex edit, names no file, is
     /// already read ahead, or [`MAX_PREFETCHES`] are held; the read's answer goes to
-    /// [`NativeWatcher::finish_prefetch`].
+    /// [`EditClaims::finish_prefetch`].
     pub fn begin_prefetch(
         &mut self,
         tool_call_id: &str,
@@ -359,7 +359,7 @@ impl NativeWatcher {
 
     /// Read-ahead, step 2: the read's answer. A claim already waiting is
     /// completed with it and its waiter handed back, to run once the
-    /// watcher is unlocked; otherwise the answer is kept for the claim. A
+    /// claims are unlocked; otherwise the answer is kept for the claim. A
     /// read-ahead cleared meanwhile drops the answer.
     pub fn finish_prefetch(
         &mut self,
@@ -429,7 +429,7 @@ impl NativeWatcher {
     }
 
     /// Stores the before snapshot of a claim begun by
-    /// [`NativeWatcher::begin_tool_call`]. A claim dropped meanwhile (by
+    /// [`EditClaims::begin_tool_call`]. A claim dropped meanwhile (by
     /// a clearing event) stays dropped.
     pub fn complete_claim(&mut self, ticket: ClaimTicket, before: Snapshots) {
         if let Some(claim) = self.claims.get_mut(&ticket.tool_call_id) {
@@ -511,7 +511,7 @@ impl NativeWatcher {
     /// Clearing (`turn_start` / `agent_end` / `session_shutdown`;
     /// 0.4.0 cleared on `turn_end`, see decision 006): drops every claim and
     /// the shell set.
-    pub fn on_turn_end(&mut self) {
+    pub fn clear(&mut self) {
         self.claims.clear();
         self.shell.clear();
         // A waiter dropped here lets its call go on (its claim is gone too).

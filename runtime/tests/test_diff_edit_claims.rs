@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use pi_gortex_runtime::diff::{edit_candidates, merge_details, NativeWatcher, ToolCall};
+use pi_gortex_runtime::diff::{edit_candidates, merge_details, EditClaims, ToolCall};
 use serde_json::{json, Value};
 
 mod common;
@@ -23,20 +23,20 @@ fn call<'a>(id: &'a str, tool: &'a str, input: &'a Value) -> ToolCall<'a> {
     }
 }
 
-/// `tool_call` as the extension core runs it: the claim under the watcher,
+/// `tool_call` as the extension core runs it: the claim under the claims' lock,
 /// the before side read outside it (`read_before` in `extension/tool_events.rs`).
-async fn on_call(w: &mut NativeWatcher, c: ToolCall<'_>, cwd: &Path) {
+async fn on_call(w: &mut EditClaims, c: ToolCall<'_>, cwd: &Path) {
     if let Some(ticket) = w.begin_tool_call(c, true, cwd, edit_candidates) {
         let before = ticket.read_before().await;
         w.complete_claim(ticket, before);
     }
 }
 
-/// `tool_result` as the addon's `watchToolResult` runs it: the pending
+/// `tool_result` as the addon's `toolResult` runs it: the pending
 /// comparison taken out, the after side read, the details merged when a
 /// diff came out.
 async fn on_result(
-    w: &mut NativeWatcher,
+    w: &mut EditClaims,
     id: &str,
     is_error: bool,
     existing: &Value,
@@ -56,7 +56,7 @@ fn gortex_edit(path: &str) -> Value {
 #[tokio::test]
 async fn a_gortex_edit_is_diffed_and_merged_into_pi_details() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     assert!(w.has_claim("g1"));
@@ -75,7 +75,7 @@ async fn a_gortex_edit_is_diffed_and_merged_into_pi_details() {
 #[tokio::test]
 async fn an_inferred_edit_without_operation_is_diffed() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = json!({"target": {"file": "b.txt"}, "content": "BEE\n"});
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     fs::write(r.cwd.join("b.txt"), "BEE\n").unwrap();
@@ -88,7 +88,7 @@ async fn an_inferred_edit_without_operation_is_diffed() {
 #[tokio::test]
 async fn nothing_is_claimed_off_the_native_path_for_sub_calls_or_non_edits() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     let own_client = w.begin_tool_call(
         call("own", "mcp__gortex__edit", &input),
@@ -122,7 +122,7 @@ async fn nothing_is_claimed_off_the_native_path_for_sub_calls_or_non_edits() {
 #[tokio::test]
 async fn error_results_and_pi_own_edits_produce_nothing() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     fs::write(r.cwd.join("a.txt"), "changed\n").unwrap();
@@ -145,7 +145,7 @@ async fn error_results_and_pi_own_edits_produce_nothing() {
 #[tokio::test]
 async fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let gortex = json!({"operation": "batch", "changes": [{"path": "a.txt"}, {"path": "b.txt"}]});
     let pi_write = json!({"path": "@a.txt", "content": "x"});
     on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd).await;
@@ -171,7 +171,7 @@ async fn a_path_shared_with_pi_own_write_is_contested_and_gets_no_diff() {
 #[tokio::test]
 async fn a_claim_that_never_ran_stops_contesting_when_released() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let gortex = gortex_edit("a.txt");
     let pi_edit = json!({"path": "a.txt"});
     on_call(&mut w, call("g1", "mcp__gortex__edit", &gortex), &r.cwd).await;
@@ -190,7 +190,7 @@ async fn a_claim_that_never_ran_stops_contesting_when_released() {
 #[tokio::test]
 async fn two_gortex_edits_of_one_file_contest_each_other() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let first = gortex_edit("a.txt");
     let second = json!({"target": {"symbol": "a.txt::f"}});
     on_call(&mut w, call("g1", "mcp__gortex__edit", &first), &r.cwd).await;
@@ -216,7 +216,7 @@ async fn two_gortex_edits_of_one_file_contest_each_other() {
 #[tokio::test]
 async fn a_shell_call_during_a_native_edit_replaces_the_diff_with_a_note() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     let bash = json!({"command": "sed -i s/two/2/ a.txt"});
@@ -236,12 +236,12 @@ async fn a_shell_call_during_a_native_edit_replaces_the_diff_with_a_note() {
 #[tokio::test]
 async fn turn_end_clears_claims_and_running_shells() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     let bash = json!({"command": "true"});
     on_call(&mut w, call("b1", "bash", &bash), &r.cwd).await;
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
-    w.on_turn_end();
+    w.clear();
     assert!(!w.has_claim("g1"));
     assert!(!w.shell.is_running());
     fs::write(r.cwd.join("a.txt"), "x\n").unwrap();
@@ -254,7 +254,7 @@ async fn turn_end_clears_claims_and_running_shells() {
 #[tokio::test]
 async fn unchanged_files_produce_no_details() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     on_call(&mut w, call("g1", "mcp__gortex__edit", &input), &r.cwd).await;
     assert_eq!(
@@ -264,9 +264,9 @@ async fn unchanged_files_produce_no_details() {
 }
 
 #[tokio::test]
-async fn a_claim_can_be_snapshotted_outside_the_watcher() {
+async fn a_claim_can_be_snapshotted_outside_the_claims_lock() {
     let r = repo();
-    let mut w = NativeWatcher::new();
+    let mut w = EditClaims::new();
     let input = gortex_edit("a.txt");
     let ticket = w
         .begin_tool_call(
@@ -301,7 +301,7 @@ async fn a_claim_can_be_snapshotted_outside_the_watcher() {
             edit_candidates,
         )
         .unwrap();
-    w.on_turn_end();
+    w.clear();
     w.complete_claim(ticket, Default::default());
     assert!(!w.has_claim("g2"));
 }
