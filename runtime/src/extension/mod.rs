@@ -98,7 +98,7 @@ impl<T> std::fmt::Debug for Answer<T> {
 
 /// One factory call of the extension: its import's shared state, its own
 /// state once the factory resolved its configuration, and the id its import
-/// knows it by (the own client's slot records which instance claimed it).
+/// knows it by (the own client's slot records which instance occupies it).
 #[derive(Clone)]
 pub struct Extension {
     module: Arc<ModuleState>,
@@ -213,7 +213,7 @@ impl Extension {
     /// `session_shutdown`'s stop: the own client, if this instance holds
     /// the slot; a client another instance started is left alone.
     pub async fn stop_own_client(&self) {
-        let owned = self.module.lock().client.take_owned_by(self.instance);
+        let owned = self.module.lock().client.take_for(self.instance);
         if let Some(entry) = owned {
             entry.bridge.stop().await;
         }

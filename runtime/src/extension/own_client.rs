@@ -1,7 +1,7 @@
 //! The own client's start at `session_start`: one `gortex mcp` child per
-//! module import, claimed by the instance that started it. `/new`, resume
+//! module import, in the slot of the instance that started it. `/new`, resume
 //! and fork make a new instance of the cached module, which must see and stop
-//! the previous instance's child; each claim records its instance, so a
+//! the previous instance's child; the slot records its instance, so a
 //! shutdown stops only its own.
 
 use std::collections::HashMap;
@@ -124,9 +124,9 @@ impl Extension {
                 .collect();
         apply_test_timeouts(&env, &mut bridge_config);
         let bridge = OwnClientBridge::new(bridge_config);
-        // Claim the slot and take out the previous
+        // Occupy the slot and take out the previous
         // client in one locked step, before the first suspension point.
-        let (claim, previous) = state.lock().client.claim(instance, bridge.clone());
+        let (generation, previous) = state.lock().client.occupy(instance, bridge.clone());
         if let Some(previous) = previous {
             previous.bridge.stop().await;
         }
@@ -144,7 +144,7 @@ impl Extension {
             }
         })));
         let outcome = bridge.start().await;
-        if !state.lock().client.holds(claim) {
+        if !state.lock().client.holds(generation) {
             // Superseded; the error stays untouched.
             bridge.stop().await;
             return start_result(OwnStartResultStatus::Superseded);
@@ -152,7 +152,7 @@ impl Extension {
         match outcome {
             Err(error) => {
                 bridge.stop().await;
-                if state.lock().client.release(claim).is_some() {
+                if state.lock().client.release(generation).is_some() {
                     return start_failed(&state, error.to_string());
                 }
                 let mut result = start_result(OwnStartResultStatus::Failed);

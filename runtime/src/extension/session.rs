@@ -228,7 +228,7 @@ impl Extension {
     }
 
     /// A `session_start` begins on the readiness barrier (adopting the
-    /// epoch a turn is parked on, else arming a fresh one). The ticket goes
+    /// generation a turn is parked on, else arming a fresh one). The ticket goes
     /// back to [`Extension::end_session`] on every exit path; 0 when there
     /// is no instance.
     pub fn open_session(&self) -> u32 {
@@ -301,7 +301,7 @@ impl Extension {
         let warnings: Vec<String> = config.warnings.iter().map(|w| w.to_string()).collect();
         let mut plan = {
             let mut locked = me.lock();
-            // A turn parked on the epoch this start adopted is its first.
+            // A turn parked on the generation this start adopted is its first.
             let parked_turn = locked.readiness.has_parked_turn();
             let withdraw = locked.latches.leave_stale_native(holds);
             let mut plan =
@@ -378,7 +378,7 @@ impl Extension {
     }
 
     /// The `session_start` with `ticket` ended: the turns parked on its
-    /// epoch, to release, unless a newer `session_start` adopted that epoch.
+    /// generation, to release, unless a newer `session_start` adopted that generation.
     pub fn end_session(&self, ticket: u32) -> Vec<Parked> {
         self.instance()
             .map(|me| me.lock().readiness.close_ticket(ticket))

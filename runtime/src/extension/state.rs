@@ -392,55 +392,62 @@ impl ModuleState {
     }
 }
 
-/// The client slot's entry: who claimed it and the bridge.
+/// The client slot's entry: the instance that occupies it, its client and the
+/// slot's generation.
 #[derive(Clone)]
 pub struct SlotEntry {
-    pub owner: u32,
+    pub instance_id: u32,
     pub bridge: OwnClientBridge,
-    /// Distinguishes claims, so a superseded start can tell.
-    pub claim: u64,
+    /// The slot's generation at this occupation, so a superseded start can tell.
+    pub generation: u64,
 }
 
 /// The import's one client slot. Every change is one step under the
-/// import's lock: a start claims the slot and takes out its predecessor
+/// import's lock: a start occupies the slot and takes out its predecessor
 /// together, so an older start still stopping its predecessor can never
-/// displace the claim of a newer one.
+/// displace a newer one.
 #[derive(Default)]
 pub struct ClientSlot {
     entry: Option<SlotEntry>,
-    next_claim: u64,
+    next_generation: u64,
 }
 
 impl ClientSlot {
-    /// Claims the slot for `owner`; returns the claim and the entry it
+    /// Occupies the slot for `instance_id`; returns its generation and the entry it
     /// displaced, which the caller stops.
-    pub fn claim(&mut self, owner: u32, bridge: OwnClientBridge) -> (u64, Option<SlotEntry>) {
-        let claim = self.next_claim;
-        self.next_claim += 1;
+    pub fn occupy(
+        &mut self,
+        instance_id: u32,
+        bridge: OwnClientBridge,
+    ) -> (u64, Option<SlotEntry>) {
+        let generation = self.next_generation;
+        self.next_generation += 1;
         let entry = SlotEntry {
-            owner,
+            instance_id,
             bridge,
-            claim,
+            generation,
         };
-        (claim, self.entry.replace(entry))
+        (generation, self.entry.replace(entry))
     }
 
-    /// True while `claim` still holds the slot.
-    pub fn holds(&self, claim: u64) -> bool {
+    /// True while the slot is still at `generation`.
+    pub fn holds(&self, generation: u64) -> bool {
         self.entry
             .as_ref()
-            .is_some_and(|entry| entry.claim == claim)
+            .is_some_and(|entry| entry.generation == generation)
     }
 
-    /// Takes the entry out if `claim` still holds it.
-    pub fn release(&mut self, claim: u64) -> Option<SlotEntry> {
-        self.entry.as_ref().filter(|e| e.claim == claim)?;
+    /// Takes the entry out if the slot is still at `generation`.
+    pub fn release(&mut self, generation: u64) -> Option<SlotEntry> {
+        self.entry.as_ref().filter(|e| e.generation == generation)?;
         self.entry.take()
     }
 
-    /// Takes the entry out if `owner` claimed it.
-    pub fn take_owned_by(&mut self, owner: u32) -> Option<SlotEntry> {
-        self.entry.as_ref().filter(|e| e.owner == owner)?;
+    /// Takes the entry out if `instance_id` occupies it.
+    pub fn take_for(&mut self, instance_id: u32) -> Option<SlotEntry> {
+        self.entry
+            .as_ref()
+            .filter(|e| e.instance_id == instance_id)?;
         self.entry.take()
     }
 
@@ -637,20 +644,20 @@ mod tests {
     }
 
     #[test]
-    fn an_older_start_cannot_displace_a_newer_claim() {
+    fn an_older_start_cannot_displace_a_newer_one() {
         let mut slot = ClientSlot::default();
-        // Instance 1's start claims the slot, then awaits its predecessor's
-        // stop; meanwhile the newer instance 2 claims and takes 1's entry out.
-        let (older, _) = slot.claim(1, bridge());
-        let (newer, displaced) = slot.claim(2, bridge());
-        assert_eq!(displaced.map(|e| e.owner), Some(1));
+        // Instance 1's start occupies the slot, then awaits its predecessor's
+        // stop; meanwhile the newer instance 2 occupies it and takes 1's entry out.
+        let (older, _) = slot.occupy(1, bridge());
+        let (newer, displaced) = slot.occupy(2, bridge());
+        assert_eq!(displaced.map(|e| e.instance_id), Some(1));
         // When the older start resumes it finds itself superseded and
         // has no step that could put its bridge back.
         assert!(!slot.holds(older));
         assert!(slot.release(older).is_none());
-        assert!(slot.take_owned_by(1).is_none());
+        assert!(slot.take_for(1).is_none());
         assert!(slot.holds(newer));
-        assert_eq!(slot.take_owned_by(2).map(|e| e.claim), Some(newer));
+        assert_eq!(slot.take_for(2).map(|e| e.generation), Some(newer));
     }
 
     #[test]
@@ -719,9 +726,9 @@ mod tests {
     fn the_slot_hands_out_its_bridge_until_released() {
         let mut slot = ClientSlot::default();
         assert!(slot.bridge().is_none());
-        let (claim, _) = slot.claim(1, bridge());
+        let (generation, _) = slot.occupy(1, bridge());
         assert!(slot.bridge().is_some());
-        assert!(slot.release(claim).is_some());
+        assert!(slot.release(generation).is_some());
         assert!(slot.bridge().is_none());
     }
 

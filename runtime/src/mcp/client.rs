@@ -153,7 +153,7 @@ pub(super) struct Shared {
     state: Mutex<State>,
     /// Serializes spawns so concurrent callers share one respawn.
     respawn_gate: tokio::sync::Mutex<Option<McpError>>,
-    respawn_epoch: AtomicU64,
+    respawn_generation: AtomicU64,
     stopped: CancellationToken,
     list_changed: Mutex<Option<ListChangedHandler>>,
     pub(super) noise_lines: AtomicU64,
@@ -217,7 +217,7 @@ impl McpClient {
                     generation: 0,
                 }),
                 respawn_gate: tokio::sync::Mutex::new(None),
-                respawn_epoch: AtomicU64::new(0),
+                respawn_generation: AtomicU64::new(0),
                 stopped: CancellationToken::new(),
                 list_changed: Mutex::new(None),
                 noise_lines: AtomicU64::new(0),
@@ -595,7 +595,7 @@ impl Shared {
     /// The ready connection, respawning once for every concurrent caller
     /// when there is none.
     async fn ensure_running(self: &Arc<Self>) -> Result<Arc<Connection>, McpError> {
-        let epoch_seen = self.respawn_epoch.load(Ordering::SeqCst);
+        let respawn_seen = self.respawn_generation.load(Ordering::SeqCst);
         if let Some(connection) = self.ready_connection()? {
             return Ok(connection);
         }
@@ -603,14 +603,14 @@ impl Shared {
         if let Some(connection) = self.ready_connection()? {
             return Ok(connection);
         }
-        if self.respawn_epoch.load(Ordering::SeqCst) != epoch_seen {
+        if self.respawn_generation.load(Ordering::SeqCst) != respawn_seen {
             if let Some(failure) = last_failure.clone() {
                 return Err(failure);
             }
         }
         let outcome = self.respawn().await;
         *last_failure = outcome.as_ref().err().cloned();
-        self.respawn_epoch.fetch_add(1, Ordering::SeqCst);
+        self.respawn_generation.fetch_add(1, Ordering::SeqCst);
         outcome
     }
 

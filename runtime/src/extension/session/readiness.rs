@@ -2,44 +2,44 @@
 //! instance, holding a turn that arrives before the `session_start` that
 //! registers the tools has ended.
 //!
-//! The barrier is a sequence of *epochs*, each standing for one readiness
+//! The barrier is a sequence of *generations*, each standing for one readiness
 //! promise of the 0.4.0 design. It is armed at construction. Each
-//! `session_start` arms a fresh epoch unless a turn is parked on the current,
+//! `session_start` arms a fresh generation unless a turn is parked on the current,
 //! unreleased one, which it then adopts, and takes a ticket that it
-//! hands back on every exit path. A ticket releases the epoch it
-//! began on, except when that epoch is still current and a newer
+//! hands back on every exit path. A ticket releases the generation it
+//! began on, except when that generation is still current and a newer
 //! `session_start` adopted it: then only the newest invocation releases it,
 //! so a stale start never releases a turn parked for a newer session.
 //!
 //! Pure: a parked turn is a waiter of any type `W` (the napi adapter's is the
-//! settling end of the turn's promise), handed back when its epoch is
+//! settling end of the turn's promise), handed back when its generation is
 //! released ([`ReadinessBarrier::close_ticket`]) or when its cap expires
 //! ([`expire`]), never both. The cap runs on tokio's clock, which never
 //! keeps the host's event loop alive.
 
 use std::time::Duration;
 
-/// One parked turn: its id, the epoch it waits on, and its waiter.
+/// One parked turn: its id, the generation it waits on, and its waiter.
 #[derive(Debug)]
 struct Parked<W> {
     id: u64,
-    epoch: u64,
+    generation: u64,
     waiter: W,
 }
 
-/// The barrier of one instance: which epoch is current, which is released,
+/// The barrier of one instance: which generation is current, which is released,
 /// which `session_start` invocations are open and which turns wait.
 #[derive(Debug)]
 pub struct ReadinessBarrier<W> {
-    /// The current epoch: the one a turn parks on.
-    epoch: u64,
-    /// The newest epoch released; every epoch up to it is released.
+    /// The current generation: the one a turn parks on.
+    generation: u64,
+    /// The newest generation released; every generation up to it is released.
     released: u64,
     /// The ticket of the newest `session_start` invocation.
     newest: u32,
-    /// The open invocations: each ticket with the epoch it began on.
+    /// The open invocations: each ticket with the generation it began on.
     open: Vec<(u32, u64)>,
-    /// The turns waiting, none of them on a released epoch.
+    /// The turns waiting, none of them on a released generation.
     parked: Vec<Parked<W>>,
     /// The id of the next parked turn.
     next_id: u64,
@@ -50,7 +50,7 @@ impl<W> Default for ReadinessBarrier<W> {
     /// `session_start` waits for it.
     fn default() -> Self {
         Self {
-            epoch: 1,
+            generation: 1,
             released: 0,
             newest: 0,
             open: Vec::new(),
@@ -61,52 +61,56 @@ impl<W> Default for ReadinessBarrier<W> {
 }
 
 impl<W> ReadinessBarrier<W> {
-    /// Whether the current epoch is released.
+    /// Whether the current generation is released.
     pub fn is_settled(&self) -> bool {
-        self.released >= self.epoch
+        self.released >= self.generation
     }
 
-    /// True while a turn waits on the current, unreleased epoch.
+    /// True while a turn waits on the current, unreleased generation.
     pub fn has_parked_turn(&self) -> bool {
-        !self.is_settled() && self.parked.iter().any(|turn| turn.epoch == self.epoch)
+        !self.is_settled()
+            && self
+                .parked
+                .iter()
+                .any(|turn| turn.generation == self.generation)
     }
 
-    /// A `session_start` begins. Arms a fresh epoch unless a turn
+    /// A `session_start` begins. Arms a fresh generation unless a turn
     /// is parked on the current one (adopted), and returns this invocation's
     /// ticket for [`Self::close_ticket`].
     pub fn open_ticket(&mut self) -> u32 {
         if !self.has_parked_turn() {
-            self.epoch += 1;
+            self.generation += 1;
         }
         self.newest = self.newest.wrapping_add(1);
-        self.open.push((self.newest, self.epoch));
+        self.open.push((self.newest, self.generation));
         self.newest
     }
 
     /// The invocation with `ticket` ended (on any exit path). Returns
     /// the waiters of the turns it released: none for an unknown or
-    /// already-ended ticket, or for a stale invocation whose epoch a newer
+    /// already-ended ticket, or for a stale invocation whose generation a newer
     /// one adopted.
     pub fn close_ticket(&mut self, ticket: u32) -> Vec<W> {
         let Some(at) = self.open.iter().position(|&(open, _)| open == ticket) else {
             return Vec::new();
         };
-        let (invocation, epoch) = self.open.swap_remove(at);
-        if epoch == self.epoch && invocation != self.newest {
+        let (invocation, generation) = self.open.swap_remove(at);
+        if generation == self.generation && invocation != self.newest {
             return Vec::new();
         }
-        self.released = self.released.max(epoch);
+        self.released = self.released.max(generation);
         let released = self.released;
         let (done, waiting) = std::mem::take(&mut self.parked)
             .into_iter()
-            .partition(|turn| turn.epoch <= released);
+            .partition(|turn| turn.generation <= released);
         self.parked = waiting;
         done.into_iter()
             .map(|turn: Parked<W>| turn.waiter)
             .collect()
     }
 
-    /// A turn starts waiting. `Err(waiter)` when the current epoch is
+    /// A turn starts waiting. `Err(waiter)` when the current generation is
     /// released already (the turn does not wait); otherwise the turn's id,
     /// for [`Self::give_up`].
     pub fn park(&mut self, waiter: W) -> Result<u64, W> {
@@ -117,7 +121,7 @@ impl<W> ReadinessBarrier<W> {
         self.next_id += 1;
         self.parked.push(Parked {
             id,
-            epoch: self.epoch,
+            generation: self.generation,
             waiter,
         });
         Ok(id)
@@ -126,7 +130,7 @@ impl<W> ReadinessBarrier<W> {
     /// The turn with `id` stops waiting (its cap expired): its
     /// waiter, or `None` when a release already handed it back. A turn that
     /// gave up is no longer parked, so the next `session_start` arms a fresh
-    /// epoch.
+    /// generation.
     pub fn give_up(&mut self, id: u64) -> Option<W> {
         let at = self.parked.iter().position(|turn| turn.id == id)?;
         Some(self.parked.swap_remove(at).waiter)
@@ -165,7 +169,7 @@ mod tests {
         );
     }
 
-    /// Session A begins, a turn parks on A's epoch, session C begins and
+    /// Session A begins, a turn parks on A's generation, session C begins and
     /// adopts it: the barrier with A's and C's tickets.
     fn adopted_by_c() -> (Barrier, u32, u32) {
         let mut barrier = Barrier::default();
@@ -208,7 +212,7 @@ mod tests {
 
     #[test]
     fn ses_5_a_stale_start_never_releases_a_turn_parked_for_a_newer_session() {
-        // Adopted: the turn parks on A's epoch, C adopts it, A ends first.
+        // Adopted: the turn parks on A's generation, C adopts it, A ends first.
         let (mut barrier, a, c) = adopted_by_c();
         assert!(barrier.close_ticket(a).is_empty(), "the superseded A");
         assert!(barrier.has_parked_turn(), "the turn stays parked");
@@ -222,7 +226,7 @@ mod tests {
         barrier.park("turn").unwrap();
         assert!(
             barrier.close_ticket(a).is_empty(),
-            "A releases only its own epoch"
+            "A releases only its own generation"
         );
         assert!(
             barrier.has_parked_turn(),
