@@ -2,15 +2,15 @@
 
 package gortexproto
 
-// Types of schema/doctor.schema.json (pi-gortex doctor report): The machine-readable report of `pi-gortex doctor --json`: what the extension would see from one directory, and whether its bridge to Gortex would work.
+// Types of schema/doctor.schema.json (pi-gortex doctor report): The machine-readable report of `pi-gortex doctor --json`: what the extension would see from one directory, and whether its connection to Gortex would work.
 
 import "encoding/json"
 
-// DoctorReport: One doctor run. `ok` is true when the bridge would work (the binary resolves and the MCP handshake succeeds); the process then exits 0, else 1.
+// DoctorReport: One doctor run. `ok` is true when the connection would work (the binary resolves and the MCP handshake succeeds); the process then exits 0, else 1.
 type DoctorReport struct {
-	// True when the bridge would work.
+	// True when the connection would work.
 	Ok bool `json:"ok"`
-	// Why the bridge would be down; present when `ok` is false. Names the binary when it does not resolve.
+	// Why the connection would be down; present when `ok` is false. Names the binary when it does not resolve.
 	Reason *string `json:"reason,omitempty"`
 	// The resolved configuration, with provenance and warnings.
 	Config DoctorConfig `json:"config"`

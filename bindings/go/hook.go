@@ -2,7 +2,7 @@
 
 package gortexproto
 
-// Types of schema/hook.schema.json (Hook bridge): The envelope the extension writes to `gortex hook --agent=pi` and the decision it reads back. Both mirror Go types of the daemon (`hooks.BridgeEvent`, `hooks.BridgeDecision`), which ignore unknown fields, so these objects are open.
+// Types of schema/hook.schema.json (Hook exchange): The envelope the extension writes to `gortex hook --agent=pi` and the decision it reads back. Both mirror Go types of the daemon (`hooks.BridgeEvent`, `hooks.BridgeDecision`), which ignore unknown fields, so these objects are open.
 
 // BridgeEvent: One hook envelope, Go `hooks.BridgeEvent`: written to the hook's stdin. Unknown fields are ignored; there is no version field.
 type BridgeEvent struct {

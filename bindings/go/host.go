@@ -701,7 +701,7 @@ func (ContextEntry) schemaType() (file, def string) {
 
 // OwnStartResult: The outcome of one own-client `session_start`.
 type OwnStartResult struct {
-	// `started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
+	// `started`, `failed` (the start error is recorded for the first turn) or `superseded`.
 	Status string `json:"status"`
 	// The failure message when `status` is `failed`.
 	Error *string `json:"error,omitempty"`
@@ -1112,7 +1112,7 @@ type CliOutput struct {
 	Stdout string `json:"stdout"`
 	// Everything for standard error.
 	Stderr string `json:"stderr"`
-	// The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+	// The exit status: 0 success, 1 the command's own failure (doctor: the connection would be down), 2 a usage error.
 	ExitCode uint32 `json:"exitCode"`
 }
 
@@ -1145,7 +1145,7 @@ func (CliOutput) schemaType() (file, def string) {
 	return "host", "CliOutput"
 }
 
-// StatusRequest: What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now.
+// StatusRequest: What only the glue knows about the connection's state, for the footer status and `/gortex`: the tools Pi has now.
 type StatusRequest struct {
 	// Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix.
 	PiTools []string `json:"piTools"`
@@ -1223,7 +1223,7 @@ func (GortexCommand) schemaType() (file, def string) {
 type CommandReply struct {
 	// The notification: the status block or the doctor's report.
 	Text string `json:"text"`
-	// The notification level: `warning` when the doctor found the bridge down, else `info`.
+	// The notification level: `warning` when the doctor found the connection down, else `info`.
 	Level string `json:"level"`
 	// The footer status to show with it; absent for the doctor.
 	Footer *string `json:"footer,omitempty"`
@@ -1258,7 +1258,7 @@ func (CommandReply) schemaType() (file, def string) {
 	return "host", "CommandReply"
 }
 
-// StatusView: The bridge's state as text: the compact footer status and the `/gortex` block.
+// StatusView: The connection's state as text: the compact footer status and the `/gortex` block.
 type StatusView struct {
 	// For `setStatus("gortex", ...)`: state, path and daemon version.
 	Footer string `json:"footer"`

@@ -1740,7 +1740,7 @@ func (CancelledNotificationParams) schemaType() (file, def string) {
 	return "mcp", "CancelledNotificationParams"
 }
 
-// ToolsSearchResult: The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
+// ToolsSearchResult: The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The extension reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
 type ToolsSearchResult struct {
 	// The query as the daemon understood it, e.g. `select:find_usages`.
 	Query *string `json:"query,omitempty"`

@@ -3,7 +3,7 @@
 //! plain memchr split of the whole contiguous input plus `serde_json::from_slice`
 //! of each line, once into the same narrow envelope and once into a `Value`.
 //! The router reads a response's text in the same pass (it unescapes what the
-//! bridge will show), which the narrow envelope skips: that floor bounds the
+//! own client will show), which the narrow envelope skips: that floor bounds the
 //! routing alone, the `Value` floor the whole of what the router does.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
@@ -60,7 +60,7 @@ fn decode_and_route(bytes: &[u8], chunk: usize) -> usize {
     responses
 }
 
-/// Ours up to what the bridge hands on: the decoder, the router and the
+/// Ours up to what the own client hands on: the decoder, the router and the
 /// call result's reading (the text each call shows), for the comparison with
 /// a reading that happens after routing.
 fn decode_route_and_read(bytes: &[u8], chunk: usize) -> usize {

@@ -1,5 +1,5 @@
 //! Tool-call round trip over a pipe to fake-gortex (`tools/call` through the
-//! bridge the glue calls: request framing, stdin write, child, reader task,
+//! own client the glue calls: request framing, stdin write, child, reader task,
 //! routing, settlement, result text), against a raw line echo over a pipe to `cat` in the same
 //! run. Criterion reports the means; p50/p99 are printed from a separate
 //! sampling pass.
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use pi_gortex_runtime::mcp::own_client::{OwnClient, OwnClientConfig};
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
@@ -83,8 +83,8 @@ const REQUEST: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params
 "#;
 
 /// One call as the glue makes it: registered name, arguments, outcome text.
-async fn tool_call(bridge: &OwnClientBridge) {
-    let outcome = bridge
+async fn tool_call(own_client: &OwnClient) {
+    let outcome = own_client
         .call_tool(
             "search",
             json!({"operation": "text", "query": "handle"}),
@@ -106,12 +106,12 @@ fn bench(c: &mut Criterion) {
         .build()
         .unwrap();
     let bin = fake_gortex();
-    let mut config = BridgeConfig::new(&bin);
+    let mut config = OwnClientConfig::new(&bin);
     config.launch_daemon = false;
-    let bridge = OwnClientBridge::new(config);
+    let own_client = OwnClient::new(config);
     let mut raw_fake = runtime.block_on(Echo::spawn_fake(&bin));
     runtime
-        .block_on(bridge.start())
+        .block_on(own_client.start())
         .expect("fake-gortex handshake");
     let mut echo = {
         let _context = runtime.enter();
@@ -129,7 +129,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| runtime.block_on(raw_fake.round_trip(REQUEST)))
     });
     group.bench_function("tool_call_fake_gortex", |b| {
-        b.iter(|| runtime.block_on(tool_call(&bridge)))
+        b.iter(|| runtime.block_on(tool_call(&own_client)))
     });
     group.finish();
 
@@ -154,13 +154,13 @@ fn bench(c: &mut Criterion) {
         runtime.block_on(raw_fake.round_trip(REQUEST))
     });
     let (call_p50, _) = measure("tool_call_fake_gortex", &mut || {
-        runtime.block_on(tool_call(&bridge))
+        runtime.block_on(tool_call(&own_client))
     });
     println!(
         "mcp_round_trip: tool call p50 / echo p50 = {:.2}x",
         call_p50.as_secs_f64() / echo_p50.as_secs_f64()
     );
-    runtime.block_on(bridge.stop());
+    runtime.block_on(own_client.stop());
 }
 
 criterion_group!(benches, bench);

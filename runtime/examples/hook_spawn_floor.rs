@@ -91,7 +91,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let (mut bare, mut bridge, mut bridge_current) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut bare, mut exchange, mut exchange_current) = (Vec::new(), Vec::new(), Vec::new());
     let (mut decision, mut spare) = (Vec::new(), Vec::new());
     // The untimed pause before each timed run: the process started ahead and the spare get past
     // their start-up, no start-up competes with a timed run, and each run starts from idle as a
@@ -113,12 +113,12 @@ fn main() {
         std::thread::sleep(gap);
         let started = Instant::now();
         let run = runtime.block_on(hook::run(&argv, &event));
-        bridge.push(started.elapsed());
+        exchange.push(started.elapsed());
         assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
         std::thread::sleep(gap);
         let started = Instant::now();
         let run = current.block_on(hook::run(&argv, &event));
-        bridge_current.push(started.elapsed());
+        exchange_current.push(started.elapsed());
         assert!(run.failure.is_none(), "hook failed: {:?}", run.failure);
         std::thread::sleep(gap);
         let started = Instant::now();
@@ -144,8 +144,8 @@ fn main() {
         json!({
             "samples": samples,
             "bare_p50_ms": p50_ms(bare),
-            "bridge_p50_ms": p50_ms(bridge),
-            "bridge_current_thread_p50_ms": p50_ms(bridge_current),
+            "exchange_p50_ms": p50_ms(exchange),
+            "exchange_current_thread_p50_ms": p50_ms(exchange_current),
             "decision_p50_ms": p50_ms(decision),
             "spare_p50_ms": p50_ms(spare),
         })

@@ -1,4 +1,4 @@
-//! Load: 1,000 concurrent tool calls through one own-client bridge against
+//! Load: 1,000 concurrent tool calls through one own client against
 //! fake-gortex. Not a timed test: it prints figures.
 //!
 //! Every call carries a unique query, and the fake echoes its arguments in
@@ -26,19 +26,22 @@ fn main() {
 
 async fn run(calls: usize, rounds: usize) {
     let scratch = Scratch::new(&json!({}));
-    let bridge = scratch.bridge(&[]);
-    bridge.start().await.expect("bridge starts on the fake");
+    let own_client = scratch.own_client(&[]);
+    own_client
+        .start()
+        .await
+        .expect("the own client starts on the fake");
     let mut all = Vec::new();
     let (mut lost, mut mismatched) = (0usize, 0usize);
     for round in 0..rounds {
         let started = Instant::now();
         let mut tasks = tokio::task::JoinSet::new();
         for i in 0..calls {
-            let bridge = bridge.clone();
+            let own_client = own_client.clone();
             tasks.spawn(async move {
                 let query = format!("q-{round}-{i}");
                 let issued = Instant::now();
-                let outcome = bridge
+                let outcome = own_client
                     .call_tool("search", json!({"operation": "text", "query": query}), None)
                     .await;
                 let latency = issued.elapsed();
@@ -75,9 +78,9 @@ async fn run(calls: usize, rounds: usize) {
         ms(quantile(&all, 0.50)),
         ms(quantile(&all, 0.99)),
         ms(*all.last().unwrap_or(&Duration::ZERO)),
-        bridge.client().pending_count(),
+        own_client.client().pending_count(),
     );
     let children = scratch.received("initialize");
-    bridge.stop().await;
+    own_client.stop().await;
     println!("children spawned: {children}");
 }

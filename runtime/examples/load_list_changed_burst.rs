@@ -31,12 +31,15 @@ async fn run(count: usize) {
         {"kind": "list_changed_burst", "count": count, "spacing_ms": 0, "after": "tools/call"}
     ]});
     let scratch = Scratch::new(&scenario);
-    let bridge = scratch.bridge(&[]);
-    bridge.start().await.expect("bridge starts on the fake");
+    let own_client = scratch.own_client(&[]);
+    own_client
+        .start()
+        .await
+        .expect("the own client starts on the fake");
     let lists_at_start = scratch.received("tools/list");
 
     let started = Instant::now();
-    let first = bridge
+    let first = own_client
         .call_tool(
             "search",
             json!({"operation": "text", "query": "burst"}),
@@ -46,7 +49,7 @@ async fn run(count: usize) {
     let mut calls_ok = usize::from(first.is_ok());
     // Keep calling through the burst and the quiet period after it.
     while started.elapsed() < Duration::from_secs(3) {
-        let call = bridge
+        let call = own_client
             .call_tool(
                 "search",
                 json!({"operation": "text", "query": "during"}),
@@ -64,6 +67,6 @@ async fn run(count: usize) {
          {sent}): {relists} re-list(s) (limit 3); {calls_ok} calls ok during {}",
         ms(started.elapsed())
     );
-    bridge.stop().await;
+    own_client.stop().await;
     assert!(relists <= 3, "{relists} re-lists for one burst");
 }

@@ -1,7 +1,7 @@
 //! Soak: continuous tool calls with periodic `list_changed` for 5 minutes
 //! (docs/reliability.md). Not a timed test: it prints figures.
 //!
-//! Workers call a tool back to back through one own-client bridge. Every
+//! Workers call a tool back to back through one own client. Every
 //! few seconds the fake sends a burst of 50 `list_changed` notifications,
 //! so the debounced re-sync runs all along. Two ways to cause a burst:
 //! - `tick` (default): the soak sends a request `soak/tick-<k>`; the fake
@@ -100,24 +100,28 @@ async fn run(total: Duration, warmup: Duration, promote: bool) {
         "faults": if promote { json!([]) } else { json!(bursts) },
     });
     let scratch = Scratch::new(&scenario);
-    let bridge = scratch.bridge(&[
+    let own_client = scratch.own_client(&[
         ("GORTEX_TOOLS", "search_text"),
         ("GORTEX_TOOLS_MODE", "defer"),
     ]);
-    bridge.start().await.expect("bridge starts on the fake");
+    own_client
+        .start()
+        .await
+        .expect("the own client starts on the fake");
 
     let stop = Arc::new(AtomicBool::new(false));
     let ok = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicU64::new(0));
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..WORKERS {
-        let (bridge, stop, ok, failed) = (bridge.clone(), stop.clone(), ok.clone(), failed.clone());
+        let (own_client, stop, ok, failed) =
+            (own_client.clone(), stop.clone(), ok.clone(), failed.clone());
         workers.spawn(async move {
             let mut n = 0u64;
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
                 let args = json!({"query": format!("w{worker}-{n}")});
-                match bridge.call_tool("search_text", args, None).await {
+                match own_client.call_tool("search_text", args, None).await {
                     Ok(_) => ok.fetch_add(1, Ordering::Relaxed),
                     Err(_) => failed.fetch_add(1, Ordering::Relaxed),
                 };
@@ -136,12 +140,12 @@ async fn run(total: Duration, warmup: Duration, promote: bool) {
         if promoted < DEFERRED.len() && elapsed >= period * (promoted as u32 + 1) {
             if promote {
                 let query = format!("select:{}", DEFERRED[promoted]);
-                let _ = bridge
+                let _ = own_client
                     .call_tool("tools_search", json!({"query": query}), None)
                     .await;
             } else {
                 let params = serde_json::value::to_raw_value(&json!({})).expect("params");
-                let _ = bridge
+                let _ = own_client
                     .client()
                     .request(&tick(promoted), &params, None)
                     .await;
@@ -186,5 +190,5 @@ async fn run(total: Duration, warmup: Duration, promote: bool) {
         min_fds,
         scratch.received("initialize"),
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }

@@ -21,7 +21,7 @@ use pi_gortex_schema::doctor::{
 
 use crate::config::{child_env, resolve, ConfigInputs, Layer, ResolvedConfig};
 use crate::hook::{self, EnvelopeContext, HookOutcome};
-use crate::mcp::bridge::{BridgeConfig, OwnClientBridge, StartReport};
+use crate::mcp::own_client::{OwnClient, OwnClientConfig, StartReport};
 use crate::native::{self, HostCapabilities, ToolPath};
 use crate::terminal_text::shown;
 use crate::version::{is_accepted_protocol, is_below_floor, MIN_GORTEX_VERSION, PROTOCOL_VERSION};
@@ -58,7 +58,7 @@ pub async fn diagnose(inputs: &ConfigInputs) -> DoctorReport {
     }
 }
 
-/// The process exit code for a report: 0 when the bridge would work.
+/// The process exit code for a report: 0 when the own client would work.
 pub fn exit_code(report: &DoctorReport) -> u8 {
     if report.ok {
         0
@@ -67,7 +67,7 @@ pub fn exit_code(report: &DoctorReport) -> u8 {
     }
 }
 
-/// Why the bridge would be down, or `None` when it would work.
+/// Why the own client would be down, or `None` when it would work.
 fn down_reason(
     config: &ResolvedConfig,
     resolves: bool,
@@ -160,18 +160,18 @@ async fn check_mcp(
     config: &ResolvedConfig,
     inputs: &ConfigInputs,
 ) -> (DoctorHandshake, DoctorTools) {
-    let mut bridge_config = BridgeConfig::new(&config.bin);
-    bridge_config.launch_daemon = config.daemon_autostart;
-    bridge_config.extra_env = child_env(&config.tools_preset, config.daemon_autostart, &inputs.env)
+    let mut client_config = OwnClientConfig::new(&config.bin);
+    client_config.launch_daemon = config.daemon_autostart;
+    client_config.extra_env = child_env(&config.tools_preset, config.daemon_autostart, &inputs.env)
         .into_iter()
         .map(|(k, v)| (OsString::from(k), OsString::from(v)))
         .collect();
-    bridge_config.cwd = Some(inputs.cwd.clone());
-    let bridge = OwnClientBridge::new(bridge_config);
+    client_config.cwd = Some(inputs.cwd.clone());
+    let own_client = OwnClient::new(client_config);
     let started = Instant::now();
-    let result = bridge.start().await;
+    let result = own_client.start().await;
     let latency = millis(started.elapsed());
-    bridge.stop().await;
+    own_client.stop().await;
     match result {
         Ok(report) => (handshake_section(&report, latency), tools_section(&report)),
         Err(error) => (

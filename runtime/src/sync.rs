@@ -3,7 +3,7 @@
 //! A panic while holding one of these locks leaves consistent data (every
 //! critical section is a few assignments), and the panic itself is already
 //! contained (the addon's guard, the client's task supervision), so a
-//! poisoned lock is taken as it is rather than disabling the bridge.
+//! poisoned lock is taken as it is rather than disabling the extension.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

@@ -1,5 +1,5 @@
 //! `pi-gortex doctor` when the hook hangs: the round trip fails open after
-//! 5 s with the reason recorded, and the bridge itself still works (exit 0).
+//! 5 s with the reason recorded, and the own client itself still works (exit 0).
 
 mod common_config;
 

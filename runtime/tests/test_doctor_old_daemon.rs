@@ -1,4 +1,4 @@
-//! `pi-gortex doctor` against a daemon below the version floor: the bridge
+//! `pi-gortex doctor` against a daemon below the version floor: the own client
 //! still works (exit 0) and the report carries the floor verdict and the
 //! MCP-22 warning.
 

@@ -6,8 +6,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bridge, captured, fast_timeouts, replay_client, Fake, SCRIPT_INIT_REPLY};
-use pi_gortex_runtime::mcp::bridge::BridgeError;
+use common::{captured, fast_timeouts, own_client, replay_client, Fake, SCRIPT_INIT_REPLY};
+use pi_gortex_runtime::mcp::own_client::OwnClientError;
 use pi_gortex_runtime::mcp::{tools, McpError};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -63,21 +63,21 @@ async fn mcp_30_abort_sends_cancelled_with_the_request_id_and_fails_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborted() {
+async fn mcp_30_an_aborted_own_client_call_reads_gortex_name_failed_tool_call_aborted() {
     let fake = Fake::new(json!({"calls": {"read": {"text": "slow", "delay_ms": 3000}}}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
     let abort = CancellationToken::new();
     let trigger = abort.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(150)).await;
         trigger.cancel();
     });
-    let error = bridge
+    let error = own_client
         .call_tool("gortex_read", json!({"operation": "file"}), Some(&abort))
         .await
         .unwrap_err();
-    assert!(matches!(error, BridgeError::CallFailed { .. }));
+    assert!(matches!(error, OwnClientError::CallFailed { .. }));
     assert_eq!(error.to_string(), "gortex read failed: tool call aborted");
     assert!(
         common::eventually(Duration::from_secs(2), || fake
@@ -85,7 +85,7 @@ async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborte
             .contains(&"notifications/cancelled".to_string()))
         .await
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 /// An abort that arrives before the call is sent (Pi's
@@ -95,17 +95,17 @@ async fn mcp_30_an_aborted_bridge_call_reads_gortex_name_failed_tool_call_aborte
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_30_an_abort_before_the_call_is_sent_means_it_is_never_sent() {
     let fake = Fake::new(json!({}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
     let abort = CancellationToken::new();
     abort.cancel();
-    let error = bridge
+    let error = own_client
         .call_tool("gortex_read", json!({"operation": "file"}), Some(&abort))
         .await
         .unwrap_err();
     assert_eq!(error.to_string(), "gortex read failed: tool call aborted");
     // A later call's reply means the fake has read every earlier frame.
-    let later = bridge
+    let later = own_client
         .call_tool("gortex_read", json!({"operation": "symbols"}), None)
         .await
         .expect("a later call works");
@@ -117,5 +117,5 @@ async fn mcp_30_an_abort_before_the_call_is_sent_means_it_is_never_sent() {
         !methods.contains(&"notifications/cancelled".to_string()),
         "nothing to cancel: {methods:?}"
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }

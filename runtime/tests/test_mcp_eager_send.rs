@@ -1,4 +1,4 @@
-//! The own client's eager send: `OwnClientBridge::send_call`
+//! The own client's eager send: `OwnClient::send_call`
 //! writes a tool call to the daemon on the caller's thread, before anything
 //! awaits it, and `finish_call` then awaits the reply with the same timeout
 //! (MCP-13), abort (MCP-30) and late-reply (MCP-8) rules as `call_tool`.
@@ -7,7 +7,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bridge, Fake};
+use common::{own_client, Fake};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -36,74 +36,74 @@ fn blocked_until(limit: Duration, condition: impl Fn() -> bool) -> bool {
 #[tokio::test(flavor = "current_thread")]
 async fn a_sent_call_is_written_on_the_callers_thread() {
     let fake = Fake::new(json!({"calls": {"search": {"text": "found it"}}}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
-    let call = bridge
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
+    let call = own_client
         .send_call("search", json!({"query": "Hello"}), None)
-        .expect("a started bridge takes the call");
+        .expect("a started own client takes the call");
     // A generous limit: it bounds a wait, and under wine on a loaded machine
     // the fake takes seconds to read and log the call.
     assert!(
         blocked_until(Duration::from_secs(15), || tool_calls(&fake) == 1),
         "the daemon did not receive the call while the runtime was blocked"
     );
-    let outcome = bridge.finish_call(call, None).await.unwrap();
+    let outcome = own_client.finish_call(call, None).await.unwrap();
     assert_eq!(outcome.text, "found it");
     assert!(!outcome.is_error);
-    assert_eq!(bridge.client().pending_count(), 0);
-    bridge.stop().await;
+    assert_eq!(own_client.client().pending_count(), 0);
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn send_call_sends_nothing_when_the_bridge_cannot_take_the_call() {
+async fn send_call_sends_nothing_when_the_own_client_cannot_take_the_call() {
     let fake = Fake::new(json!({}));
-    let bridge = bridge(&fake);
+    let own_client = own_client(&fake);
     // Not started: `call_tool` must run instead, and it says why.
-    assert!(bridge.send_call("search", json!({}), None).is_none());
-    bridge.start().await.unwrap();
+    assert!(own_client.send_call("search", json!({}), None).is_none());
+    own_client.start().await.unwrap();
     // Already aborted (MCP-30): never written.
     let aborted = CancellationToken::new();
     aborted.cancel();
-    assert!(bridge
+    assert!(own_client
         .send_call("search", json!({}), Some(&aborted))
         .is_none());
     // A later call's reply means the fake has read every earlier frame.
-    let later = bridge.send_call("search", json!({}), None).unwrap();
-    bridge.finish_call(later, None).await.unwrap();
+    let later = own_client.send_call("search", json!({}), None).unwrap();
+    own_client.finish_call(later, None).await.unwrap();
     assert_eq!(tool_calls(&fake), 1, "only the later call was written");
-    bridge.stop().await;
-    assert!(bridge.send_call("search", json!({}), None).is_none());
+    own_client.stop().await;
+    assert!(own_client.send_call("search", json!({}), None).is_none());
     assert_eq!(tool_calls(&fake), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sent_call_dropped_unsettled_leaves_nothing_pending() {
     let fake = Fake::new(json!({"calls": {"read": {"text": "slow", "delay_ms": 300}}}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
-    let call = bridge
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
+    let call = own_client
         .send_call("gortex_read", json!({"operation": "file"}), None)
         .unwrap();
-    assert_eq!(bridge.client().pending_count(), 1);
+    assert_eq!(own_client.client().pending_count(), 1);
     drop(call);
-    assert_eq!(bridge.client().pending_count(), 0);
+    assert_eq!(own_client.client().pending_count(), 0);
     // The late reply is ignored (MCP-8); the next call gets its own reply.
-    let next = bridge
+    let next = own_client
         .send_call("search", json!({"query": "x"}), None)
         .unwrap();
-    let outcome = bridge.finish_call(next, None).await.unwrap();
+    let outcome = own_client.finish_call(next, None).await.unwrap();
     assert!(!outcome.is_error);
     assert_ne!(outcome.text, "slow");
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_aborted_sent_call_fails_at_once_and_tells_the_daemon() {
     let fake = Fake::new(json!({"calls": {"read": {"text": "slow", "delay_ms": 3000}}}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
     let abort = CancellationToken::new();
-    let call = bridge
+    let call = own_client
         .send_call("gortex_read", json!({"operation": "file"}), Some(&abort))
         .unwrap();
     let trigger = abort.clone();
@@ -113,7 +113,7 @@ async fn an_aborted_sent_call_fails_at_once_and_tells_the_daemon() {
     });
     let error = tokio::time::timeout(
         Duration::from_secs(2),
-        bridge.finish_call(call, Some(&abort)),
+        own_client.finish_call(call, Some(&abort)),
     )
     .await
     .expect("fails locally, before the daemon's reply")
@@ -125,6 +125,6 @@ async fn an_aborted_sent_call_fails_at_once_and_tells_the_daemon() {
             .contains(&"notifications/cancelled".to_string()))
         .await
     );
-    assert_eq!(bridge.client().pending_count(), 0);
-    bridge.stop().await;
+    assert_eq!(own_client.client().pending_count(), 0);
+    own_client.stop().await;
 }

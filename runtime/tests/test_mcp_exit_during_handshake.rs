@@ -2,7 +2,7 @@
 //! that exits after reading `initialize`, without answering, fails that
 //! attempt; the one retry respawns and succeeds, and only the new child
 //! lives. (A second failure being returned is
-//! `test_mcp_start_retry::mcp_19_a_second_failure_is_returned_and_the_bridge_is_stopped`.)
+//! `test_mcp_start_retry::mcp_19_a_second_failure_is_returned_and_the_own_client_is_stopped`.)
 
 mod common;
 

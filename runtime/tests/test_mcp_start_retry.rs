@@ -1,12 +1,12 @@
 //! MCP-19, SES-9: start() retries once after the backoff; a second failure
-//! is returned (and a bridge that failed to start is stopped).
+//! is returned (and an own client that failed to start is stopped).
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{bridge, client_with, fast_timeouts, Fake};
-use pi_gortex_runtime::mcp::bridge::BridgeError;
+use common::{client_with, fast_timeouts, own_client, Fake};
+use pi_gortex_runtime::mcp::own_client::OwnClientError;
 use pi_gortex_runtime::mcp::Timeouts;
 use serde_json::json;
 
@@ -39,23 +39,23 @@ async fn mcp_19_one_failed_handshake_is_retried_after_the_backoff() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn mcp_19_a_second_failure_is_returned_and_the_bridge_is_stopped() {
+async fn mcp_19_a_second_failure_is_returned_and_the_own_client_is_stopped() {
     let fake = Fake::new(json!({"faults": [{"kind": "failing_handshake", "n": 2}]}));
-    let bridge = bridge(&fake);
-    let error = bridge.start().await.expect_err("two failures");
+    let own_client = own_client(&fake);
+    let error = own_client.start().await.expect_err("two failures");
     assert_eq!(error.to_string(), "daemon warming up");
     assert!(
-        bridge.client().is_stopped(),
+        own_client.client().is_stopped(),
         "SES-9: a failed start stops the client"
     );
     assert!(common::eventually(Duration::from_secs(2), || fake.live_mcp_pids().is_empty()).await);
-    let call = bridge
+    let call = own_client
         .call_tool("search", json!({}), None)
         .await
         .unwrap_err();
     assert_eq!(
         call,
-        BridgeError::NotConnected {
+        OwnClientError::NotConnected {
             name: "search".into()
         }
     );

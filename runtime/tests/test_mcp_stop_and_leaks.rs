@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{bridge, client, client_with, fast_timeouts, is_alive, Fake};
+use common::{client, client_with, fast_timeouts, is_alive, own_client, Fake};
 use pi_gortex_runtime::mcp::{tools, McpError, Timeouts};
 use serde_json::json;
 
@@ -115,12 +115,12 @@ async fn mcp_28_overlapping_session_starts_and_stops_leave_zero_live_children() 
     let fake = Fake::new(json!({
         "faults": [{"kind": "slow_handshake", "delay_ms": 150}, {"kind": "failing_handshake", "n": 3}]
     }));
-    let mut previous: Option<pi_gortex_runtime::mcp::bridge::OwnClientBridge> = None;
+    let mut previous: Option<pi_gortex_runtime::mcp::own_client::OwnClient> = None;
     let mut starts = Vec::new();
     for round in 0..8u64 {
-        // Each new session stops the previous bridge (SES-7 step 5), at
+        // Each new session stops the previous own client (SES-7 step 5), at
         // varying points of its start.
-        let current = bridge(&fake);
+        let current = own_client(&fake);
         if let Some(old) = previous.take() {
             tokio::time::sleep(Duration::from_millis(40 * (round % 4))).await;
             old.stop().await;

@@ -11,8 +11,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, BridgeError, OwnClientBridge};
 use pi_gortex_runtime::mcp::client::ProgressHandler;
+use pi_gortex_runtime::mcp::own_client::{OwnClient, OwnClientConfig, OwnClientError};
 use pi_gortex_runtime::mcp::McpError;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -80,8 +80,8 @@ fn write_launcher(
     script
 }
 
-async fn status(bridge: &OwnClientBridge) -> serde_json::Value {
-    bridge
+async fn status(own_client: &OwnClient) -> serde_json::Value {
+    own_client
         .call_tool("status", json!({}), None)
         .await
         .unwrap()
@@ -93,20 +93,23 @@ async fn status(bridge: &OwnClientBridge) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = BridgeConfig::new(peer_bin(dir.path()));
+    let mut config = OwnClientConfig::new(peer_bin(dir.path()));
     config.launch_daemon = false;
     config.timeouts.initialize = Duration::from_secs(20);
     config.timeouts.rpc = Duration::from_secs(10);
     config.timeouts.call = Duration::from_secs(10);
-    let bridge = OwnClientBridge::new(config);
+    let own_client = OwnClient::new(config);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
+    own_client.set_catalogue_listener(Some(Arc::new(move |changes| {
         sink.lock().unwrap().push(changes)
     })));
 
     // Handshake and paging (3 pages of 2).
-    let report = bridge.start().await.expect("handshake with the SDK server");
+    let report = own_client
+        .start()
+        .await
+        .expect("handshake with the SDK server");
     assert_eq!(report.server_version, "9.9.9");
     assert_eq!(report.protocol, "2025-11-25");
     assert_eq!(report.skew, None);
@@ -130,13 +133,13 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     );
 
     // Calls, including an aliased name mapped back to the bare one.
-    let echo = bridge
+    let echo = own_client
         .call_tool("echo", json!({"text": "hi ✓"}), None)
         .await
         .unwrap();
     assert_eq!(echo.text, "echo: hi ✓");
     assert_eq!(
-        bridge
+        own_client
             .call_tool("gortex_read", json!({}), None)
             .await
             .unwrap()
@@ -145,13 +148,13 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     );
 
     // The peer's ping was answered with {}; it saw our clientInfo and paging.
-    let mut observed = status(&bridge).await;
+    let mut observed = status(&own_client).await;
     for _ in 0..50 {
         if observed["ping"] != "sent" {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
-        observed = status(&bridge).await;
+        observed = status(&own_client).await;
     }
     assert_eq!(observed["ping"], "answered {}", "{observed}");
     assert_eq!(
@@ -165,7 +168,7 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
 
     // A tool added at runtime arrives through list_changed and the debounce.
     assert_eq!(
-        bridge
+        own_client
             .call_tool("add_tool", json!({}), None)
             .await
             .unwrap()
@@ -183,7 +186,7 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         ["late_tool"]
     );
     assert_eq!(
-        bridge
+        own_client
             .call_tool("late_tool", json!({}), None)
             .await
             .unwrap()
@@ -198,20 +201,20 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
         tokio::time::sleep(Duration::from_millis(200)).await;
         trigger.cancel();
     });
-    let aborted = bridge
+    let aborted = own_client
         .call_tool("slow", json!({}), Some(&abort))
         .await
         .unwrap_err();
     assert_eq!(
         aborted,
-        BridgeError::CallFailed {
+        OwnClientError::CallFailed {
             name: "slow".into(),
             source: McpError::Aborted
         }
     );
     let mut cancelled = json!([]);
     for _ in 0..50 {
-        cancelled = status(&bridge).await["cancelled"].clone();
+        cancelled = status(&own_client).await["cancelled"].clone();
         if cancelled.as_array().is_some_and(|c| !c.is_empty()) {
             break;
         }
@@ -219,8 +222,8 @@ async fn the_rust_client_interoperates_with_the_official_typescript_sdk() {
     }
     assert_eq!(cancelled.as_array().map(Vec::len), Some(1), "{cancelled}");
 
-    let pid = bridge.client().pid().unwrap();
-    bridge.stop().await;
+    let pid = own_client.client().pid().unwrap();
+    own_client.stop().await;
     assert!(!common::is_alive(pid));
 }
 
@@ -239,14 +242,17 @@ async fn mcp_17_every_protocol_version_the_sdk_server_speaks() {
         ("2024-11-05", true),
         ("2024-10-07", false),
     ] {
-        let mut config = BridgeConfig::new(&bin);
+        let mut config = OwnClientConfig::new(&bin);
         config.launch_daemon = false;
         config.timeouts.initialize = Duration::from_secs(20);
         config.timeouts.rpc = Duration::from_secs(10);
         config.timeouts.call = Duration::from_secs(10);
         config.extra_env = vec![("SDK_PEER_PROTOCOL".into(), version.into())];
-        let bridge = OwnClientBridge::new(config);
-        let report = bridge.start().await.expect("handshake with the SDK server");
+        let own_client = OwnClient::new(config);
+        let report = own_client
+            .start()
+            .await
+            .expect("handshake with the SDK server");
         assert_eq!(report.protocol, version);
         assert_eq!(
             report.skew.is_none(),
@@ -254,24 +260,24 @@ async fn mcp_17_every_protocol_version_the_sdk_server_speaks() {
             "{version}: {:?}",
             report.skew
         );
-        let echo = bridge
+        let echo = own_client
             .call_tool("echo", json!({"text": version}), None)
             .await
             .unwrap();
         assert_eq!(echo.text, format!("echo: {version}"));
-        let observed = status(&bridge).await;
+        let observed = status(&own_client).await;
         assert_eq!(observed["protocolVersion"], version, "{observed}");
-        bridge.stop().await;
+        own_client.stop().await;
     }
 }
 
-fn peer_bridge(bin: &std::path::Path) -> OwnClientBridge {
-    let mut config = BridgeConfig::new(bin);
+fn peer_client(bin: &std::path::Path) -> OwnClient {
+    let mut config = OwnClientConfig::new(bin);
     config.launch_daemon = false;
     config.timeouts.initialize = Duration::from_secs(20);
     config.timeouts.rpc = Duration::from_secs(10);
     config.timeouts.call = Duration::from_secs(20);
-    OwnClientBridge::new(config)
+    OwnClient::new(config)
 }
 
 /// MCP-33: a result over 20 KiB reaches the model cut in the middle with
@@ -280,10 +286,13 @@ fn peer_bridge(bin: &std::path::Path) -> OwnClientBridge {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
     let dir = tempfile::tempdir().unwrap();
-    let bridge = peer_bridge(&peer_bin(dir.path()));
-    bridge.start().await.expect("handshake with the SDK server");
+    let own_client = peer_client(&peer_bin(dir.path()));
+    own_client
+        .start()
+        .await
+        .expect("handshake with the SDK server");
 
-    let small = bridge
+    let small = own_client
         .call_tool("big", json!({"lines": 200, "width": 79}), None)
         .await
         .unwrap();
@@ -292,7 +301,7 @@ async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
     assert!(small.text.ends_with(&format!("199:{}", "x".repeat(79))));
 
     // 4 MiB of two-byte characters: 50,000 lines.
-    let big = bridge
+    let big = own_client
         .call_tool(
             "big",
             json!({"lines": 50_000, "width": 40, "char": "é"}),
@@ -332,7 +341,7 @@ async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
         big.raw_result.to_value()["content"][0]["text"].as_str(),
         Some(full.as_str())
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 /// MCP-34: a call whose server keeps reporting progress for longer than the
@@ -343,13 +352,16 @@ async fn mcp_33_large_results_are_cut_as_pi_cuts_them() {
 async fn mcp_34_progress_reaches_the_handler_and_re_arms_the_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let bin = peer_bin(dir.path());
-    let mut config = BridgeConfig::new(&bin);
+    let mut config = OwnClientConfig::new(&bin);
     config.launch_daemon = false;
     config.timeouts.initialize = Duration::from_secs(20);
     config.timeouts.rpc = Duration::from_secs(10);
     config.timeouts.call = Duration::from_millis(1_500);
-    let bridge = OwnClientBridge::new(config);
-    bridge.start().await.expect("handshake with the SDK server");
+    let own_client = OwnClient::new(config);
+    own_client
+        .start()
+        .await
+        .expect("handshake with the SDK server");
 
     // 8 steps 500 ms apart: 4 s of progress against a 1.5 s timeout.
     let args = json!({"steps": 8, "every": 500});
@@ -360,7 +372,7 @@ async fn mcp_34_progress_reaches_the_handler_and_re_arms_the_timeout() {
             .unwrap()
             .push((params.progress, params.total, params.message.clone()))
     });
-    let done = bridge
+    let done = own_client
         .call_tool_with_progress("progress", args.clone(), None, Some(handler))
         .await
         .expect("progress kept the call alive");
@@ -381,16 +393,19 @@ async fn mcp_34_progress_reaches_the_handler_and_re_arms_the_timeout() {
     }
 
     // Without a token the server reports nothing and the timeout fires.
-    let timed_out = bridge.call_tool("progress", args, None).await.unwrap_err();
+    let timed_out = own_client
+        .call_tool("progress", args, None)
+        .await
+        .unwrap_err();
     assert!(
         matches!(
             timed_out,
-            BridgeError::CallFailed {
+            OwnClientError::CallFailed {
                 source: McpError::Timeout { .. },
                 ..
             }
         ),
         "{timed_out:?}"
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }

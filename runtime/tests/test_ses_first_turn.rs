@@ -2,7 +2,7 @@
 //! parts, their order and the `\n\n` joiner, and SES-14's `details.briefing`.
 
 use pi_gortex_runtime::extension::session::texts::{
-    bridge_down_text, first_turn_message, first_turn_text, FirstTurn, STILL_REGISTERING_TEXT,
+    first_turn_message, first_turn_text, start_error_text, FirstTurn, STILL_REGISTERING_TEXT,
 };
 use serde_json::json;
 
@@ -13,7 +13,7 @@ const WARNING: &str = "[Gortex] the daemon is gortex 0.60.0, older than the 0.61
 #[test]
 fn exact_texts() {
     assert_eq!(
-        bridge_down_text("gortex mcp spawn failed"),
+        start_error_text("gortex mcp spawn failed"),
         "[Gortex] graph tools are unavailable this session (gortex mcp spawn failed). Tell the user to run /reload to retry the connection."
     );
     assert_eq!(
@@ -23,9 +23,9 @@ fn exact_texts() {
 }
 
 #[test]
-fn bridge_down_then_warning_then_briefing() {
+fn own_client_down_then_warning_then_briefing() {
     let turn = FirstTurn {
-        bridge_error: Some("initialize timed out after 60000ms"),
+        start_error: Some("initialize timed out after 60000ms"),
         ready: false,
         version_warning: Some(WARNING),
         orientation: Some(ORIENTATION),
@@ -36,9 +36,9 @@ fn bridge_down_then_warning_then_briefing() {
         message.content,
         format!(
             "{}\n\n{WARNING}\n\n{ORIENTATION}",
-            bridge_down_text("initialize timed out after 60000ms")
+            start_error_text("initialize timed out after 60000ms")
         ),
-        "the bridge error replaces the still-registering text"
+        "the start error replaces the still-registering text"
     );
     assert!(message.details.briefing);
     assert_eq!(

@@ -166,7 +166,7 @@ fn tool_11_a_late_registered_alias_still_gets_the_full_note() {
 
 #[test]
 fn tool_10_a_listing_that_changes_nothing_is_empty_and_leaves_the_active_tools() {
-    // The bridge calls the catalogue listener only for a non-empty change, and
+    // The own client calls the catalogue listener only for a non-empty change, and
     // the glue calls setActiveTools only when a tool is withdrawn or re-activated.
     let changes_active = |c: &CatalogueChanges| !c.activate.is_empty() || !c.deactivate.is_empty();
     let mut state = CatalogueState::new();

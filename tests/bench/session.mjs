@@ -84,7 +84,7 @@ for (const name of names) {
 }
 
 const floorMs = median(floors.map((f) => f.bare_p50_ms));
-const bridgeMs = median(floors.map((f) => f.bridge_p50_ms));
+const exchangeMs = median(floors.map((f) => f.exchange_p50_ms));
 const lines = [
   `Medians of ${runs} interleaved runs (n = successful runs). Overhead per call = (session - baseline session) / N, baseline as named; "by turns": the same from the median turn of each kind of call, weighted by the mix (${mix ?? "6,2,2"}).`,
   "",
@@ -124,7 +124,7 @@ for (const [on, off] of [
     const cost = (stat(on, calls, "sessionMs") - stat(off, calls, "sessionMs")) / calls;
     const byTurns = turnDelta(on, off, calls);
     lines.push(
-      `Hook cost per call, ${on.replace(", enforce on", "")}, N=${calls}: ${fmt(cost)} ms (by turns ${fmt(byTurns)} ms); bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}; by turns ${fmt(byTurns / floorMs)}); runtime bridge alone ${fmt(bridgeMs)} ms`,
+      `Hook cost per call, ${on.replace(", enforce on", "")}, N=${calls}: ${fmt(cost)} ms (by turns ${fmt(byTurns)} ms); bare spawn-and-wait of the hook binary ${fmt(floorMs)} ms (ratio ${fmt(cost / floorMs)}; by turns ${fmt(byTurns / floorMs)}); runtime exchange alone ${fmt(exchangeMs)} ms`,
     );
   }
 }

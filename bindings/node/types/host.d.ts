@@ -219,7 +219,7 @@ export interface ContextEntry {
 
 /** The outcome of one own-client `session_start`. */
 export interface OwnStartResult {
-  /** `started`, `failed` (the bridge error is recorded for the first turn) or `superseded`. */
+  /** `started`, `failed` (the start error is recorded for the first turn) or `superseded`. */
   status: "started" | "failed" | "superseded";
   /** The failure message when `status` is `failed`. */
   error?: string;
@@ -358,14 +358,14 @@ export interface CliOutput {
   /** Everything for standard error. */
   stderr: string;
   /**
-   * The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+   * The exit status: 0 success, 1 the command's own failure (doctor: the connection would be down), 2 a usage error.
    *
    * An integer from 0 to 255 (uint32).
    */
   exitCode: number;
 }
 
-/** What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now. */
+/** What only the glue knows about the connection's state, for the footer status and `/gortex`: the tools Pi has now. */
 export interface StatusRequest {
   /** Every tool name Pi lists now (`getAllTools`); on the native path the daemon's tools are among them, under Pi's MCP prefix. */
   piTools: Array<string>;
@@ -385,13 +385,13 @@ export interface GortexCommand {
 export interface CommandReply {
   /** The notification: the status block or the doctor's report. */
   text: string;
-  /** The notification level: `warning` when the doctor found the bridge down, else `info`. */
+  /** The notification level: `warning` when the doctor found the connection down, else `info`. */
   level: "info" | "warning";
   /** The footer status to show with it; absent for the doctor. */
   footer?: string;
 }
 
-/** The bridge's state as text: the compact footer status and the `/gortex` block. */
+/** The connection's state as text: the compact footer status and the `/gortex` block. */
 export interface StatusView {
   /** For `setStatus("gortex", ...)`: state, path and daemon version. */
   footer: string;

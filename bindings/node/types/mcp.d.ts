@@ -407,7 +407,7 @@ export interface CancelledNotificationParams {
   [key: string]: unknown;
 }
 
-/** The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members. */
+/** The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The extension reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members. */
 export interface ToolsSearchResult {
   /** The query as the daemon understood it, e.g. `select:find_usages`. */
   query?: string;

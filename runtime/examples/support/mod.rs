@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use pi_gortex_runtime::mcp::own_client::{OwnClient, OwnClientConfig};
 use serde_json::Value;
 
 /// `FAKE_GORTEX_BIN`, else `fake-gortex` built (release) into the target
@@ -68,12 +68,12 @@ impl Scratch {
         env
     }
 
-    /// A bridge on the fake, without the daemon launcher.
-    pub fn bridge(&self, extra_env: &[(&str, &str)]) -> OwnClientBridge {
-        let mut config = BridgeConfig::new(fake_gortex_bin());
+    /// An own client on the fake, without the daemon launcher.
+    pub fn own_client(&self, extra_env: &[(&str, &str)]) -> OwnClient {
+        let mut config = OwnClientConfig::new(fake_gortex_bin());
         config.extra_env = self.env(extra_env);
         config.launch_daemon = false;
-        OwnClientBridge::new(config)
+        OwnClient::new(config)
     }
 
     /// How many log records have this `ev` and `method` (any method when

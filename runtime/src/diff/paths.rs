@@ -7,7 +7,7 @@
 //!
 //! Security (improvement over 0.4.0): a candidate that resolves outside both
 //! the cwd and the repo root is dropped, with symlinks followed. A tool call
-//! can name any path, and the bridge must never read what the session does
+//! can name any path, and the extension must never read what the session does
 //! not work on (say `../../etc/shadow`, or a symlink in the repo that points
 //! at `~/.ssh`).
 

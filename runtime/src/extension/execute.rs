@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{catalogue_update, Extension, ModuleState};
 use crate::diff;
-use crate::mcp::bridge::{throttled, OwnClientBridge, SentCall, PROGRESS_GAP};
 use crate::mcp::client::ProgressHandler;
+use crate::mcp::own_client::{throttled, OwnClient, SentCall, PROGRESS_GAP};
 
 /// The details key of a result's `structuredContent`, Pi's own MCP's word for it.
 const STRUCTURED_CONTENT: &str = "structuredContent";
@@ -38,7 +38,7 @@ pub enum Execution {
     /// The request is with the daemon; only its reply is awaited.
     Sent {
         state: Arc<ModuleState>,
-        bridge: OwnClientBridge,
+        own_client: OwnClient,
         call: SentCall,
         call_id: String,
         token: CancellationToken,
@@ -46,7 +46,7 @@ pub enum Execution {
     /// An edit's diff window, a respawn or an abort comes first.
     Full {
         state: Arc<ModuleState>,
-        bridge: OwnClientBridge,
+        own_client: OwnClient,
         request: ToolExecuteRequest,
         token: CancellationToken,
         progress: Option<ProgressHandler>,
@@ -88,7 +88,7 @@ impl Extension {
         let Some(request) = request else {
             return Execution::Done(failed_execution("gortex: bad request".to_string()));
         };
-        let Some(bridge) = state.lock().client.bridge() else {
+        let Some(own_client) = state.lock().client.own_client() else {
             let name = state
                 .daemon_name(&request.name)
                 .unwrap_or_else(|| request.name.clone());
@@ -106,12 +106,15 @@ impl Extension {
             .clone();
         if !request.diff {
             let args = call_args(&request.args);
-            if let Some(call) =
-                bridge.send_call_with_progress(&request.name, args, Some(&token), progress.clone())
-            {
+            if let Some(call) = own_client.send_call_with_progress(
+                &request.name,
+                args,
+                Some(&token),
+                progress.clone(),
+            ) {
                 return Execution::Sent {
                     state,
-                    bridge,
+                    own_client,
                     call,
                     call_id: request.call_id,
                     token,
@@ -120,7 +123,7 @@ impl Extension {
         }
         Execution::Full {
             state,
-            bridge,
+            own_client,
             request,
             token,
             progress,
@@ -176,18 +179,18 @@ impl Execution {
             Execution::Done(result) => return result,
             Execution::Sent {
                 state,
-                bridge,
+                own_client,
                 call,
                 call_id,
                 token,
             } => {
-                let outcome = bridge.finish_call(call, Some(&token)).await;
+                let outcome = own_client.finish_call(call, Some(&token)).await;
                 state.lock().aborts.remove(&call_id);
                 (state, outcome, None)
             }
             Execution::Full {
                 state,
-                bridge,
+                own_client,
                 request,
                 token,
                 progress,
@@ -200,7 +203,7 @@ impl Execution {
                 } else {
                     None
                 };
-                let outcome = bridge
+                let outcome = own_client
                     .call_tool_with_progress(&request.name, args, Some(&token), progress)
                     .await;
                 state.lock().aborts.remove(&request.call_id);

@@ -215,7 +215,7 @@ impl Extension {
     pub async fn stop_own_client(&self) {
         let owned = self.module.lock().client.take_for(self.instance);
         if let Some(entry) = owned {
-            entry.bridge.stop().await;
+            entry.own_client.stop().await;
         }
     }
 

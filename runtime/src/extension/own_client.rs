@@ -14,7 +14,7 @@ use pi_gortex_schema::host::{
 use super::{Extension, ModuleState};
 use crate::catalogue::CatalogueChanges;
 use crate::config;
-use crate::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use crate::mcp::own_client::{OwnClient, OwnClientConfig};
 
 /// Converts runtime changes into the boundary shape and updates the tool
 /// registry the hook consults.
@@ -58,18 +58,18 @@ fn start_result(status: OwnStartResultStatus) -> OwnStartResult {
     }
 }
 
-/// The bridge error of a start that panicked (the panic itself is reported
+/// The start error of a start that panicked (the panic itself is reported
 /// once per session with the panic warning).
 const START_PANICKED: &str = "pi-gortex internal error while starting the gortex bridge";
-/// The bridge error of a start for an instance whose configuration was
+/// The start error of a start for an instance whose configuration was
 /// never resolved (the factory's resolution failed or timed out).
 const NO_CONFIG: &str = "pi-gortex has no configuration for this session";
 
-/// Every way a start can fail: records the bridge error the first
+/// Every way a start can fail: records the start error the first
 /// turn tells the model and the last error `/gortex` shows, and answers
 /// `Failed` with it.
 fn start_failed(state: &ModuleState, error: String) -> OwnStartResult {
-    state.set_bridge_error(error.clone());
+    state.set_start_error(error.clone());
     state.lock().status.record_down(error.clone());
     let mut result = start_result(OwnStartResultStatus::Failed);
     result.error = Some(error);
@@ -81,7 +81,7 @@ fn start_failed(state: &ModuleState, error: String) -> OwnStartResult {
 /// in the real Pi CLI without waiting 60 s or 600 s. Only the
 /// user's own environment can set these (a repository cannot), and they can
 /// only change how long a request waits, never what runs.
-fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut BridgeConfig) {
+fn apply_test_timeouts(env: &HashMap<String, String>, config: &mut OwnClientConfig) {
     let millis = |name: &str| {
         env.get(name)
             .and_then(|value| value.trim().parse::<u64>().ok())
@@ -111,27 +111,27 @@ impl Extension {
         state.clear_registry();
         state.lock().status.record_connecting();
         let env: HashMap<String, String> = config::process_env();
-        let mut bridge_config = BridgeConfig::new(config.bin.clone());
+        let mut client_config = OwnClientConfig::new(config.bin.clone());
         // An explicit working directory, the session's, for
         // `daemon start` and `gortex mcp` alike.
-        bridge_config.cwd = Some(me.cwd.clone()).filter(|cwd| cwd.is_absolute());
+        client_config.cwd = Some(me.cwd.clone()).filter(|cwd| cwd.is_absolute());
         // With autostart off, neither `daemon start` nor `gortex mcp` starts a daemon.
-        bridge_config.launch_daemon = config.daemon_autostart;
-        bridge_config.extra_env =
+        client_config.launch_daemon = config.daemon_autostart;
+        client_config.extra_env =
             config::child_env(&config.tools_preset, config.daemon_autostart, &env)
                 .into_iter()
                 .map(|(k, v)| (k.into(), v.into()))
                 .collect();
-        apply_test_timeouts(&env, &mut bridge_config);
-        let bridge = OwnClientBridge::new(bridge_config);
+        apply_test_timeouts(&env, &mut client_config);
+        let own_client = OwnClient::new(client_config);
         // Occupy the slot and take out the previous
         // client in one locked step, before the first suspension point.
-        let (generation, previous) = state.lock().client.occupy(instance, bridge.clone());
+        let (generation, previous) = state.lock().client.occupy(instance, own_client.clone());
         if let Some(previous) = previous {
-            previous.bridge.stop().await;
+            previous.own_client.stop().await;
         }
         let listener_state = Arc::downgrade(&state);
-        bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
+        own_client.set_catalogue_listener(Some(Arc::new(move |changes| {
             let Some(state) = listener_state.upgrade() else {
                 return;
             };
@@ -143,15 +143,15 @@ impl Extension {
                 on_catalogue(update);
             }
         })));
-        let outcome = bridge.start().await;
+        let outcome = own_client.start().await;
         if !state.lock().client.holds(generation) {
             // Superseded; the error stays untouched.
-            bridge.stop().await;
+            own_client.stop().await;
             return start_result(OwnStartResultStatus::Superseded);
         }
         match outcome {
             Err(error) => {
-                bridge.stop().await;
+                own_client.stop().await;
                 if state.lock().client.release(generation).is_some() {
                     return start_failed(&state, error.to_string());
                 }

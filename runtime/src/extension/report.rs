@@ -13,7 +13,7 @@ use std::future::Future;
 
 use pi_gortex_schema::host::{CommandReply, GortexCommand, StatusRequest, StatusView};
 
-use super::status::{self, BridgeState, Command, PathWhy, StatusSnapshot, ToolEntry};
+use super::status::{self, Command, ConnectionState, PathWhy, StatusSnapshot, ToolEntry};
 use super::{guard, Extension};
 use crate::config::ResolvedConfig;
 use crate::hook;
@@ -95,11 +95,11 @@ impl Extension {
                 .collect()
         };
         let state_now = match (native, record.state) {
-            (_, Some(BridgeState::Down)) => BridgeState::Down,
-            (true, _) if !tools.is_empty() => BridgeState::Connected,
-            (true, _) => BridgeState::Connecting,
+            (_, Some(ConnectionState::Down)) => ConnectionState::Down,
+            (true, _) if !tools.is_empty() => ConnectionState::Connected,
+            (true, _) => ConnectionState::Connecting,
             (false, Some(recorded)) => recorded,
-            (false, None) => BridgeState::Connecting,
+            (false, None) => ConnectionState::Connecting,
         };
         Some(StatusSnapshot {
             state: state_now,
@@ -268,7 +268,7 @@ mod tests {
         let extension = resolved(true, true, Vec::new());
         let snapshot = extension.snapshot(&["read".into()]).unwrap();
         assert!(snapshot.tools.is_empty());
-        assert_eq!(snapshot.state, BridgeState::Connecting);
+        assert_eq!(snapshot.state, ConnectionState::Connecting);
         let snapshot = extension
             .snapshot(&["read".into(), "mcp__gortex__search".into()])
             .unwrap();
@@ -276,10 +276,10 @@ mod tests {
             names(&snapshot.tools),
             [("mcp__gortex__search", "search", false)]
         );
-        assert_eq!(snapshot.state, BridgeState::Connected);
+        assert_eq!(snapshot.state, ConnectionState::Connected);
         extension.module().lock().status.record_down("gone".into());
         let snapshot = extension.snapshot(&["mcp__gortex__search".into()]).unwrap();
-        assert_eq!(snapshot.state, BridgeState::Down);
+        assert_eq!(snapshot.state, ConnectionState::Down);
         assert!(Extension::new(Arc::new(ModuleState::default()))
             .snapshot(&[])
             .is_none());
@@ -304,7 +304,7 @@ mod tests {
                 ("search", "search", false)
             ]
         );
-        assert_eq!(snapshot.state, BridgeState::Connected);
+        assert_eq!(snapshot.state, ConnectionState::Connected);
         assert_eq!(
             snapshot.path,
             PathWhy::Own(OwnClientReason::NativeDisabled),

@@ -283,10 +283,10 @@ impl Extension {
     }
 
     /// What a session start does, with the configuration notice. Clears the
-    /// bridge error and the version warning.
+    /// start error and the version warning.
     fn session_start_plan(&self, begin: Option<SessionBegin>) -> SessionPlan {
         let state = &self.module;
-        state.take_bridge_error();
+        state.take_start_error();
         state.take_version_warning();
         state.lock().status.reset_for_session();
         let (Some(begin), Some(me)) = (begin, self.instance()) else {
@@ -526,7 +526,7 @@ async fn prompt_guidance(
 }
 
 /// Runs the session hook once and assembles the hidden message. Takes
-/// (clears) the import's bridge error and version warning and keeps the
+/// (clears) the import's start error and version warning and keeps the
 /// briefing.
 async fn first_turn(
     state: &ModuleState,
@@ -562,9 +562,9 @@ async fn first_turn(
         &context(request),
     )
     .await;
-    let bridge_error = state.take_bridge_error();
+    let start_error = state.take_start_error();
     let message = texts::first_turn_message(&FirstTurn {
-        bridge_error: bridge_error.as_deref(),
+        start_error: start_error.as_deref(),
         ready: request.ready,
         version_warning: version_warning.as_deref(),
         orientation: orientation.as_deref(),

@@ -15,11 +15,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::session::latches::InstanceLatches;
 use super::session::readiness::ReadinessBarrier;
-use super::status::BridgeState;
+use super::status::ConnectionState;
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditClaims, EditDetails, PendingCompare};
 use crate::hook::{HookEvent, HookRun, SpareSlot};
-use crate::mcp::bridge::OwnClientBridge;
+use crate::mcp::own_client::OwnClient;
 use crate::platform::local_dir::LocalDir;
 use crate::version::{readiness_from_briefing, Readiness};
 use serde_json::Value;
@@ -103,8 +103,8 @@ pub struct ModuleLocked {
     /// The trust notices this import gave (one per folder, not
     /// one per session: `/new` makes a new session, not a new import).
     trust_noticed: HashSet<String>,
-    /// The bridge error of a failed start, reported once on the first turn.
-    bridge_error: Option<String>,
+    /// The start error of a failed start, reported once on the first turn.
+    start_error: Option<String>,
     /// The model's line about a skewed daemon version, delivered once with
     /// the first-turn text.
     version_warning: Option<String>,
@@ -311,14 +311,14 @@ impl ModuleState {
         self.next_instance.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    /// Takes the bridge error (cleared once reported).
-    pub fn take_bridge_error(&self) -> Option<String> {
-        self.lock().bridge_error.take()
+    /// Takes the start error (cleared once reported).
+    pub fn take_start_error(&self) -> Option<String> {
+        self.lock().start_error.take()
     }
 
-    /// Records the bridge error of a failed start.
-    pub fn set_bridge_error(&self, error: String) {
-        self.lock().bridge_error = Some(error);
+    /// Records the start error of a failed start.
+    pub fn set_start_error(&self, error: String) {
+        self.lock().start_error = Some(error);
     }
 
     /// Takes the pending version warning (cleared once reported).
@@ -397,7 +397,7 @@ impl ModuleState {
 #[derive(Clone)]
 pub struct SlotEntry {
     pub instance_id: u32,
-    pub bridge: OwnClientBridge,
+    pub own_client: OwnClient,
     /// The slot's generation at this occupation, so a superseded start can tell.
     pub generation: u64,
 }
@@ -415,16 +415,12 @@ pub struct ClientSlot {
 impl ClientSlot {
     /// Occupies the slot for `instance_id`; returns its generation and the entry it
     /// displaced, which the caller stops.
-    pub fn occupy(
-        &mut self,
-        instance_id: u32,
-        bridge: OwnClientBridge,
-    ) -> (u64, Option<SlotEntry>) {
+    pub fn occupy(&mut self, instance_id: u32, own_client: OwnClient) -> (u64, Option<SlotEntry>) {
         let generation = self.next_generation;
         self.next_generation += 1;
         let entry = SlotEntry {
             instance_id,
-            bridge,
+            own_client,
             generation,
         };
         (generation, self.entry.replace(entry))
@@ -451,9 +447,9 @@ impl ClientSlot {
         self.entry.take()
     }
 
-    /// The bridge in the slot, if any.
-    pub fn bridge(&self) -> Option<OwnClientBridge> {
-        self.entry.as_ref().map(|e| e.bridge.clone())
+    /// The own client in the slot, if any.
+    pub fn own_client(&self) -> Option<OwnClient> {
+        self.entry.as_ref().map(|e| e.own_client.clone())
     }
 }
 
@@ -461,14 +457,14 @@ impl ClientSlot {
 #[derive(Debug, Default)]
 pub struct StatusRecord {
     /// `None` until a start or a first turn said otherwise.
-    pub state: Option<BridgeState>,
+    pub state: Option<ConnectionState>,
     /// The daemon's version, from the handshake or the briefing.
     pub daemon_version: Option<String>,
     /// What the last session briefing said about the index.
     pub readiness: Option<Readiness>,
     /// A readiness refresh is running: at most one at a time.
     pub refreshing: bool,
-    /// The last bridge failure; unlike the model's bridge error it is not cleared
+    /// The last own client failure; unlike the model's start error it is not cleared
     /// when reported, only when a new session starts.
     pub last_error: Option<String>,
     /// Pi names registered by the first listing; later ones are promoted.
@@ -519,19 +515,19 @@ impl StatusRecord {
 
     /// The own client is starting.
     pub fn record_connecting(&mut self) {
-        self.state = Some(BridgeState::Connecting);
+        self.state = Some(ConnectionState::Connecting);
     }
 
     /// The own client started: its version and first registrations.
     pub fn record_started(&mut self, version: &str, tools: &[String]) {
-        self.state = Some(BridgeState::Connected);
+        self.state = Some(ConnectionState::Connected);
         self.daemon_version = Some(version.to_string()).filter(|v| !v.is_empty());
         self.initial_tools = tools.iter().cloned().collect();
     }
 
-    /// The bridge failed with `error`.
+    /// The own client failed with `error`.
     pub fn record_down(&mut self, error: String) {
-        self.state = Some(BridgeState::Down);
+        self.state = Some(ConnectionState::Down);
         self.last_error = Some(error);
     }
 
@@ -542,7 +538,7 @@ impl StatusRecord {
             self.daemon_version = Some(version);
         }
         if !ready {
-            self.state = Some(BridgeState::Down);
+            self.state = Some(ConnectionState::Down);
             self.last_error =
                 Some("Pi's MCP did not list any gortex tool within 5 s of the first turn".into());
         }
@@ -637,10 +633,10 @@ pub struct OwnWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::bridge::BridgeConfig;
+    use crate::mcp::own_client::OwnClientConfig;
 
-    fn bridge() -> OwnClientBridge {
-        OwnClientBridge::new(BridgeConfig::new("gortex"))
+    fn own_client() -> OwnClient {
+        OwnClient::new(OwnClientConfig::new("gortex"))
     }
 
     #[test]
@@ -648,11 +644,11 @@ mod tests {
         let mut slot = ClientSlot::default();
         // Instance 1's start occupies the slot, then awaits its predecessor's
         // stop; meanwhile the newer instance 2 occupies it and takes 1's entry out.
-        let (older, _) = slot.occupy(1, bridge());
-        let (newer, displaced) = slot.occupy(2, bridge());
+        let (older, _) = slot.occupy(1, own_client());
+        let (newer, displaced) = slot.occupy(2, own_client());
         assert_eq!(displaced.map(|e| e.instance_id), Some(1));
         // When the older start resumes it finds itself superseded and
-        // has no step that could put its bridge back.
+        // has no step that could put its own client back.
         assert!(!slot.holds(older));
         assert!(slot.release(older).is_none());
         assert!(slot.take_for(1).is_none());
@@ -723,13 +719,13 @@ mod tests {
     }
 
     #[test]
-    fn the_slot_hands_out_its_bridge_until_released() {
+    fn the_slot_hands_out_its_own_client_until_released() {
         let mut slot = ClientSlot::default();
-        assert!(slot.bridge().is_none());
-        let (generation, _) = slot.occupy(1, bridge());
-        assert!(slot.bridge().is_some());
+        assert!(slot.own_client().is_none());
+        let (generation, _) = slot.occupy(1, own_client());
+        assert!(slot.own_client().is_some());
         assert!(slot.release(generation).is_some());
-        assert!(slot.bridge().is_none());
+        assert!(slot.own_client().is_none());
     }
 
     #[test]
@@ -750,12 +746,12 @@ mod tests {
     }
 
     #[test]
-    fn the_status_record_follows_the_sessions_bridge() {
+    fn the_status_record_follows_the_sessions_own_client() {
         let mut record = StatusRecord::default();
         record.record_connecting();
-        assert_eq!(record.state, Some(BridgeState::Connecting));
+        assert_eq!(record.state, Some(ConnectionState::Connecting));
         record.record_started("", &["search".into()]);
-        assert_eq!(record.state, Some(BridgeState::Connected));
+        assert_eq!(record.state, Some(ConnectionState::Connected));
         assert_eq!(record.daemon_version, None, "an empty version is none");
         assert!(record.initial_tools.contains("search"));
         record.record_started("0.64.4", &[]);
@@ -771,7 +767,7 @@ mod tests {
         assert_eq!((native.state, native.daemon_version.clone()), (None, None));
         native.record_native_first_turn(Some("0.65.0".into()), false);
         assert_eq!(native.daemon_version.as_deref(), Some("0.65.0"));
-        assert_eq!(native.state, Some(BridgeState::Down));
+        assert_eq!(native.state, Some(ConnectionState::Down));
         assert!(native.last_error.as_deref().unwrap().contains("within 5 s"));
     }
 

@@ -1,4 +1,4 @@
-//! The bridge's state in the user's words: the compact footer
+//! The connection's state in the user's words: the compact footer
 //! status Pi shows under the editor, the block `/gortex` prints, and which
 //! of the two `/gortex` commands runs and how its reply reads.
 //!
@@ -20,33 +20,33 @@ use crate::savings::{ReadKind, Savings};
 use crate::stats::thousands;
 use crate::version::Readiness;
 
-/// Whether the bridge can serve the session now.
+/// Whether the connection to Gortex can serve the session now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BridgeState {
+pub enum ConnectionState {
     /// The daemon is being started or its tools are awaited.
     Connecting,
     /// Graph tools are available.
     Connected,
-    /// The bridge failed; see [`StatusSnapshot::last_error`].
+    /// The connection failed; see [`StatusSnapshot::last_error`].
     Down,
 }
 
-impl BridgeState {
+impl ConnectionState {
     /// The word used in the footer and the block.
     pub fn as_str(self) -> &'static str {
         match self {
-            BridgeState::Connecting => "connecting",
-            BridgeState::Connected => "connected",
-            BridgeState::Down => "down",
+            ConnectionState::Connecting => "connecting",
+            ConnectionState::Connected => "connected",
+            ConnectionState::Down => "down",
         }
     }
 }
 
 /// The footer's first word: `indexing` while connected to a daemon
 /// whose last briefing reported warming up or enrichment still running.
-fn state_word(state: BridgeState, readiness: Option<Readiness>) -> &'static str {
+fn state_word(state: ConnectionState, readiness: Option<Readiness>) -> &'static str {
     match (state, readiness) {
-        (BridgeState::Connected, Some(readiness)) if readiness.is_indexing() => "indexing",
+        (ConnectionState::Connected, Some(readiness)) if readiness.is_indexing() => "indexing",
         _ => state.as_str(),
     }
 }
@@ -174,7 +174,7 @@ pub fn config_entries(config: &ResolvedConfig) -> Vec<ConfigEntry> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct StatusSnapshot {
     /// Connected, connecting or down.
-    pub state: BridgeState,
+    pub state: ConnectionState,
     /// The path in use and why.
     pub path: PathWhy,
     /// `bin` as configured.
@@ -197,7 +197,7 @@ pub struct StatusSnapshot {
     pub hook: HookStats,
     /// The configuration with its layers.
     pub config: Vec<ConfigEntry>,
-    /// The last bridge failure seen this session.
+    /// The last connection failure seen this session.
     pub last_error: Option<String>,
     /// What the graph saved this session; `None` when `stats` is off.
     pub savings: Option<Savings>,
@@ -507,7 +507,7 @@ mod tests {
 
     fn snapshot() -> StatusSnapshot {
         StatusSnapshot {
-            state: BridgeState::Connected,
+            state: ConnectionState::Connected,
             path: PathWhy::Native,
             configured_bin: "gortex".into(),
             resolved_bin: Some(PathBuf::from("/usr/local/bin/gortex")),
@@ -557,7 +557,7 @@ mod tests {
     fn footer_names_state_path_and_version() {
         assert_eq!(footer(&snapshot()), "gortex: connected · native · v0.61.2");
         let mut down = snapshot();
-        down.state = BridgeState::Down;
+        down.state = ConnectionState::Down;
         down.path = PathWhy::Own(OwnClientReason::NativeDisabled);
         down.daemon_version = None;
         assert_eq!(footer(&down), "gortex: down · own");
@@ -594,7 +594,7 @@ mod tests {
     #[test]
     fn block_says_why_the_own_client_and_what_failed() {
         let mut s = snapshot();
-        s.state = BridgeState::Down;
+        s.state = ConnectionState::Down;
         s.path = PathWhy::Refused("duplicate server".into());
         s.resolved_bin = None;
         s.configured_bin = "/opt/missing/gortex".into();
@@ -631,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn stat_3_the_doctor_reply_is_its_report_at_warning_level_when_the_bridge_is_down() {
+    fn stat_3_the_doctor_reply_is_its_report_at_warning_level_when_the_connection_is_down() {
         let output = |exit_code| CliOutput {
             stdout: "report\n".into(),
             stderr: "note\n\n".into(),
@@ -685,9 +685,9 @@ mod tests {
             assert_eq!(footer(&s), expected, "{readiness:?}");
         }
         s.readiness = Some(Readiness::Warming);
-        s.state = BridgeState::Down;
+        s.state = ConnectionState::Down;
         assert_eq!(footer(&s), "gortex: down · native · v0.61.2", "down wins");
-        s.state = BridgeState::Connecting;
+        s.state = ConnectionState::Connecting;
         assert_eq!(footer(&s), "gortex: connecting · native · v0.61.2");
     }
 

@@ -254,7 +254,7 @@ fn limit_ms(limits: HookLimits) -> u64 {
     u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX)
 }
 
-/// The bridge's poll(2) wait, for the tests of its timeout and error paths,
+/// The exchange's poll(2) wait, for the tests of its timeout and error paths,
 /// which no hook can be made to cause (test-support only).
 #[cfg(all(unix, feature = "test-support"))]
 pub fn poll_until_for_tests(

@@ -9,12 +9,11 @@
 //! [`handshake`], [`tools`], [`call_result`] and [`result_value`] (the MCP
 //! methods used, and what a result shows the model),
 //! [`output_limit`] (what the model reads of a large result), and
-//! [`bridge`] (one session: start, skew report, catalogue, re-sync, tool
+//! [`own_client`] (one session: start, skew report, catalogue, re-sync, tool
 //! calls). [`daemon`] launches the shared daemon.
 //!
-//! The entry point for the glue is [`bridge::OwnClientBridge`].
+//! The entry point for the glue is [`own_client::OwnClient`].
 
-pub mod bridge;
 pub mod call_result;
 pub mod client;
 pub mod content;
@@ -24,6 +23,7 @@ pub mod error;
 pub mod framing;
 pub mod handshake;
 pub mod output_limit;
+pub mod own_client;
 mod response_scan;
 pub mod result_value;
 pub mod routing;

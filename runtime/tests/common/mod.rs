@@ -203,12 +203,12 @@ pub fn client_with(
     pi_gortex_runtime::mcp::McpClient::new(config)
 }
 
-/// A bridge on this fake with fast timeouts and the daemon launcher on.
-pub fn bridge(fake: &Fake) -> pi_gortex_runtime::mcp::bridge::OwnClientBridge {
-    let mut config = pi_gortex_runtime::mcp::bridge::BridgeConfig::new(&fake.bin);
+/// An own client on this fake with fast timeouts and the daemon launcher on.
+pub fn own_client(fake: &Fake) -> pi_gortex_runtime::mcp::own_client::OwnClient {
+    let mut config = pi_gortex_runtime::mcp::own_client::OwnClientConfig::new(&fake.bin);
     config.extra_env = fake.env();
     config.timeouts = fast_timeouts();
-    pi_gortex_runtime::mcp::bridge::OwnClientBridge::new(config)
+    pi_gortex_runtime::mcp::own_client::OwnClient::new(config)
 }
 
 /// `params` as the raw JSON the client sends.

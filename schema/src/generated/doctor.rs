@@ -305,7 +305,7 @@ pub struct DoctorProvenance {
     ///Source of `tools_preset`.
     pub tools_preset: ConfigLayer,
 }
-///One doctor run. `ok` is true when the bridge would work (the binary resolves and the MCP handshake succeeds); the process then exits 0, else 1.
+///One doctor run. `ok` is true when the connection would work (the binary resolves and the MCP handshake succeeds); the process then exits 0, else 1.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -326,9 +326,9 @@ pub struct DoctorReport {
     pub hook: DoctorHook,
     ///The tool channel Pi >= 0.99 would use.
     pub native: DoctorNative,
-    ///True when the bridge would work.
+    ///True when the connection would work.
     pub ok: bool,
-    ///Why the bridge would be down; present when `ok` is false. Names the binary when it does not resolve.
+    ///Why the connection would be down; present when `ok` is false. Names the binary when it does not resolve.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub reason: ::std::option::Option<::std::string::String>,
     ///The tool surface the own client would register.

@@ -66,7 +66,7 @@ pub struct CatalogueUpdate {
 )]
 #[serde(deny_unknown_fields)]
 pub struct CliOutput {
-    ///The exit status: 0 success, 1 the command's own failure (doctor: the bridge would be down), 2 a usage error.
+    ///The exit status: 0 success, 1 the command's own failure (doctor: the connection would be down), 2 a usage error.
     #[serde(rename = "exitCode")]
     pub exit_code: u32,
     ///Everything for standard error.
@@ -88,12 +88,12 @@ pub struct CommandReply {
     ///The footer status to show with it; absent for the doctor.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub footer: ::std::option::Option<::std::string::String>,
-    ///The notification level: `warning` when the doctor found the bridge down, else `info`.
+    ///The notification level: `warning` when the doctor found the connection down, else `info`.
     pub level: CommandReplyLevel,
     ///The notification: the status block or the doctor's report.
     pub text: ::std::string::String,
 }
-///The notification level: `warning` when the doctor found the bridge down, else `info`.
+///The notification level: `warning` when the doctor found the connection down, else `info`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -301,7 +301,7 @@ pub struct OwnStartResult {
     ///The failure message when `status` is `failed`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub error: ::std::option::Option<::std::string::String>,
-    ///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
+    ///`started`, `failed` (the start error is recorded for the first turn) or `superseded`.
     pub status: OwnStartResultStatus,
     ///The skew user text, when the handshake showed skew.
     #[serde(
@@ -310,7 +310,7 @@ pub struct OwnStartResult {
     )]
     pub user_warning: ::std::option::Option<::std::string::String>,
 }
-///`started`, `failed` (the bridge error is recorded for the first turn) or `superseded`.
+///`started`, `failed` (the start error is recorded for the first turn) or `superseded`.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -483,7 +483,7 @@ pub struct SessionPlan {
     #[serde(rename = "withdrawServer")]
     pub withdraw_server: bool,
 }
-///What only the glue knows about the bridge's state, for the footer status and `/gortex`: the tools Pi has now.
+///What only the glue knows about the connection's state, for the footer status and `/gortex`: the tools Pi has now.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,
@@ -498,7 +498,7 @@ pub struct StatusRequest {
     #[serde(rename = "piTools")]
     pub pi_tools: ::std::vec::Vec<::std::string::String>,
 }
-///The bridge's state as text: the compact footer status and the `/gortex` block.
+///The connection's state as text: the compact footer status and the `/gortex` block.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,

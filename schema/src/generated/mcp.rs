@@ -1129,7 +1129,7 @@ pub struct ToolsSearchEntry {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-///The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The bridge reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
+///The JSON payload in the text content of a `tools_search` result, on a deferred legacy surface. The extension reads `promoted` to hold the result until those tools are callable. Open: newer daemons may add members.
 #[derive(
     ::schemars::JsonSchema,
     ::serde::Deserialize,

@@ -1,4 +1,4 @@
-//! Every way a start fails leaves the bridge error the first turn gives the
+//! Every way a start fails leaves the start error the first turn gives the
 //! model and the last error `/gortex` shows, and the three agree.
 
 use std::sync::Arc;
@@ -7,10 +7,10 @@ use pi_gortex_schema::host::{OwnStartResult, OwnStartResultStatus};
 
 use super::{NO_CONFIG, START_PANICKED};
 use crate::config::{self, ConfigInputs};
-use crate::extension::status::BridgeState;
+use crate::extension::status::ConnectionState;
 use crate::extension::{Extension, ModuleState};
 
-/// The start's error, the model's bridge error and `/gortex`'s last error.
+/// The start's error, the model's start error and `/gortex`'s last error.
 fn seen(
     extension: &Extension,
     result: &OwnStartResult,
@@ -18,11 +18,15 @@ fn seen(
     let module = extension.module();
     let locked = module.lock();
     let record = &locked.status;
-    assert_eq!(record.state, Some(BridgeState::Down), "/gortex says down");
+    assert_eq!(
+        record.state,
+        Some(ConnectionState::Down),
+        "/gortex says down"
+    );
     assert_eq!(result.status, OwnStartResultStatus::Failed);
     let last = record.last_error.clone();
     drop(locked);
-    (result.error.clone(), module.take_bridge_error(), last)
+    (result.error.clone(), module.take_start_error(), last)
 }
 
 /// An instance of a fresh import, resolved with `env` in an empty folder.
@@ -44,13 +48,13 @@ fn extension_with(env: &[(&str, &str)]) -> Extension {
 }
 
 fn assert_all_agree(seen: (Option<String>, Option<String>, Option<String>)) -> String {
-    let (answered, bridge_error, last_error) = seen;
+    let (answered, start_error, last_error) = seen;
     let error = answered.expect("the start answered an error");
     assert!(!error.is_empty());
     assert_eq!(
-        bridge_error.as_deref(),
+        start_error.as_deref(),
         Some(error.as_str()),
-        "the model's bridge error"
+        "the model's start error"
     );
     assert_eq!(
         last_error.as_deref(),
@@ -61,14 +65,14 @@ fn assert_all_agree(seen: (Option<String>, Option<String>, Option<String>)) -> S
 }
 
 #[test]
-fn a_start_that_panicked_sets_the_bridge_error() {
+fn a_start_that_panicked_sets_the_start_error() {
     let extension = extension_with(&[]);
     let result = extension.start_panicked();
     assert_eq!(assert_all_agree(seen(&extension, &result)), START_PANICKED);
 }
 
 #[tokio::test]
-async fn a_start_without_configuration_sets_the_bridge_error() {
+async fn a_start_without_configuration_sets_the_start_error() {
     let extension = Extension::new(Arc::new(ModuleState::default()));
     let result = extension.start_own_client(|_| {}).await;
     assert_eq!(assert_all_agree(seen(&extension, &result)), NO_CONFIG);
@@ -82,13 +86,13 @@ async fn failed_start_with(env: &[(&str, &str)]) -> String {
 }
 
 #[tokio::test]
-async fn a_start_whose_binary_is_absent_sets_the_bridge_error() {
+async fn a_start_whose_binary_is_absent_sets_the_start_error() {
     let error = failed_start_with(&[("GORTEX_BIN", "/nonexistent/pi-gortex/gortex")]).await;
     assert!(error.contains("spawn"), "{error}");
 }
 
 #[tokio::test]
-async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
+async fn a_start_whose_binary_is_refused_as_relative_sets_the_start_error() {
     // An empty PATH resolves nothing; the bare name is never run.
     let error = failed_start_with(&[("PATH", "")]).await;
     assert!(error.contains("gortex"), "{error}");
@@ -96,14 +100,14 @@ async fn a_start_whose_binary_is_refused_as_relative_sets_the_bridge_error() {
 
 #[test]
 fn only_a_positive_test_timeout_from_the_users_environment_changes_a_wait() {
-    use crate::mcp::bridge::BridgeConfig;
+    use crate::mcp::own_client::OwnClientConfig;
     use std::time::Duration;
     let with = |pairs: &[(&str, &str)]| {
         let env = pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let mut config = BridgeConfig::new("gortex");
+        let mut config = OwnClientConfig::new("gortex");
         super::apply_test_timeouts(&env, &mut config);
         (config.timeouts.initialize, config.timeouts.call)
     };
@@ -205,9 +209,9 @@ async fn an_own_client_edit_comes_back_with_its_diff_and_a_search_without_one() 
         .await;
     assert!(searched.ok, "{}", searched.text);
     assert!(!searched.details.contains_key("diffs"));
-    let bridge = extension.module().lock().client.bridge();
-    if let Some(bridge) = bridge {
-        bridge.stop().await;
+    let own_client = extension.module().lock().client.own_client();
+    if let Some(own_client) = own_client {
+        own_client.stop().await;
     }
 }
 
@@ -267,8 +271,8 @@ async fn tool_9_a_later_listing_that_withdraws_a_tool_reaches_the_glue_and_an_un
         tokio::time::timeout(quiet, rx.recv()).await.is_err(),
         "an unchanged listing was forwarded"
     );
-    let bridge = extension.module().lock().client.bridge();
-    if let Some(bridge) = bridge {
-        bridge.stop().await;
+    let own_client = extension.module().lock().client.own_client();
+    if let Some(own_client) = own_client {
+        own_client.stop().await;
     }
 }

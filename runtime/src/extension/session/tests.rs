@@ -103,14 +103,14 @@ async fn ses_10_a_first_turn_ends_with_the_footer_a_later_one_does_not() {
     let names = || async { Some(Vec::<String>::new()) };
     extension
         .module()
-        .set_bridge_error("gortex mcp exited".into());
+        .set_start_error("gortex mcp exited".into());
     let first = planned(&extension, true);
     assert_eq!(first.plan.turn, TurnPlanTurn::First);
     let action = extension.finish_turn(first, true, names, Vec::new).await;
     assert!(action.footer.is_some(), "{action:?}");
     assert!(
         action.message.is_some(),
-        "the first turn tells the model the bridge error"
+        "the first turn tells the model the start error"
     );
     extension.session_compact();
     let later = planned(&extension, true);
@@ -145,7 +145,7 @@ async fn nat_9_a_native_first_turn_polls_pi_s_tools_until_one_is_there() {
     let record = &locked.status;
     assert_ne!(
         record.state,
-        Some(crate::extension::status::BridgeState::Down),
+        Some(crate::extension::status::ConnectionState::Down),
         "the tools appeared: not down"
     );
 }

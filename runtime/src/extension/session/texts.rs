@@ -2,7 +2,7 @@
 //! compaction, as pure functions.
 //!
 //! When each text is due is decided by the instance's latches
-//! ([`super::latches`]); the bridge error and the version warning are the
+//! ([`super::latches`]); the start error and the version warning are the
 //! import's, taken once reported. This module decides only which text the
 //! model gets. The texts are exact: tests compare them verbatim.
 
@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use crate::version::{skew_warning, version_from_briefing, SkewWarning};
 
-/// Part 1 when the own client failed: `<error>` is the bridge error.
-pub fn bridge_down_text(bridge_error: &str) -> String {
+/// Part 1 when the own client failed: `<error>` is the start error.
+pub fn start_error_text(start_error: &str) -> String {
     format!(
-        "[Gortex] graph tools are unavailable this session ({bridge_error}). Tell the user to run /reload to retry the connection."
+        "[Gortex] graph tools are unavailable this session ({start_error}). Tell the user to run /reload to retry the connection."
     )
 }
 
@@ -30,8 +30,8 @@ pub const MESSAGE_CUSTOM_TYPE: &str = "gortex";
 /// What the first turn knows when it assembles its message.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FirstTurn<'a> {
-    /// The bridge error, if the own client failed (cleared once reported).
-    pub bridge_error: Option<&'a str>,
+    /// The start error, if the own client failed (cleared once reported).
+    pub start_error: Option<&'a str>,
     /// Whether the readiness wait succeeded.
     pub ready: bool,
     /// The pending version warning's model text, cleared after.
@@ -81,13 +81,13 @@ fn non_empty(text: Option<&str>) -> Option<&str> {
 
 /// The first-turn message, or `None` when there are no parts.
 ///
-/// Order: bridge-down text (else, when not ready, the still-registering
+/// Order: start-error text (else, when not ready, the still-registering
 /// text), the version warning, the orientation unless a briefing is already
 /// in context, then HOOK-15 prompt guidance; joined with `\n\n`.
 pub fn first_turn_message(turn: &FirstTurn<'_>) -> Option<HiddenMessage> {
     let mut parts: Vec<std::borrow::Cow<'_, str>> = Vec::with_capacity(4);
-    if let Some(error) = turn.bridge_error {
-        parts.push(bridge_down_text(error).into());
+    if let Some(error) = turn.start_error {
+        parts.push(start_error_text(error).into());
     } else if !turn.ready {
         parts.push(STILL_REGISTERING_TEXT.into());
     }

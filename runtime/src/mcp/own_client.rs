@@ -1,10 +1,10 @@
 //! One own-client session: start, skew report, catalogue, re-sync, tool
 //! calls, stop.
 //!
-//! The bridge is created before anything is spawned, so the session layer can
+//! The own client is created before anything is spawned, so the session layer can
 //! put it in its slot before the first suspension point and stop it from
 //! another invocation while `start()` is still running. A stopped
-//! bridge stops its client, which is final: nothing can respawn afterwards.
+//! own client stops its client, which is final: nothing can respawn afterwards.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -41,9 +41,9 @@ pub const LIST_CHANGED_QUEUE: usize = 1;
 /// The daemon tool whose call awaits its own re-sync.
 pub const TOOLS_SEARCH: &str = "tools_search";
 
-/// How to run one session's bridge.
+/// How to run one session's own client.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BridgeConfig {
+pub struct OwnClientConfig {
     /// The resolved `bin`.
     pub bin: OsString,
     /// The preset environment of the configuration.
@@ -60,7 +60,7 @@ pub struct BridgeConfig {
     pub max_frame_bytes: usize,
 }
 
-impl BridgeConfig {
+impl OwnClientConfig {
     /// The spec's defaults for `bin`.
     pub fn new(bin: impl Into<OsString>) -> Self {
         Self {
@@ -108,10 +108,10 @@ pub struct ToolCallOutcome {
     pub catalogue_changes: Option<CatalogueChanges>,
 }
 
-/// Why a bridge operation failed. `Display` is the text the model sees.
+/// Why an own client operation failed. `Display` is the text the model sees.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum BridgeError {
-    /// `start()` failed; the bridge is stopped.
+pub enum OwnClientError {
+    /// `start()` failed; the own client is stopped.
     #[error("{0}")]
     Start(McpError),
     /// No live client.
@@ -130,7 +130,7 @@ pub enum BridgeError {
     },
 }
 
-/// A tool call already written to the daemon ([`OwnClientBridge::send_call`]).
+/// A tool call already written to the daemon ([`OwnClient::send_call`]).
 #[derive(Debug)]
 pub struct SentCall {
     /// The daemon's name of the tool.
@@ -141,22 +141,22 @@ pub struct SentCall {
 /// Receives the changes of every debounced re-sync.
 pub type CatalogueListener = Arc<dyn Fn(CatalogueChanges) + Send + Sync>;
 
-/// One session's own-client bridge. Cheap to clone.
+/// One session's own client. Cheap to clone.
 #[derive(Clone)]
-pub struct OwnClientBridge {
+pub struct OwnClient {
     inner: Arc<Inner>,
 }
 
-impl std::fmt::Debug for OwnClientBridge {
+impl std::fmt::Debug for OwnClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OwnClientBridge")
+        f.debug_struct("OwnClient")
             .field("client", &self.inner.client)
             .finish_non_exhaustive()
     }
 }
 
 struct Inner {
-    config: BridgeConfig,
+    config: OwnClientConfig,
     client: McpClient,
     catalogue: Mutex<CatalogueState>,
     /// Serializes listings so their changes apply in order.
@@ -169,9 +169,9 @@ struct Inner {
     debug_resync_panic: std::sync::atomic::AtomicBool,
 }
 
-impl OwnClientBridge {
-    /// A bridge that has spawned nothing yet.
-    pub fn new(config: BridgeConfig) -> Self {
+impl OwnClient {
+    /// An own client that has spawned nothing yet.
+    pub fn new(config: OwnClientConfig) -> Self {
         let client = McpClient::new(ClientConfig {
             bin: config.bin.clone(),
             args: vec!["mcp".into()],
@@ -198,8 +198,8 @@ impl OwnClientBridge {
 
     /// Launches the daemon, starts the client (one retry), reports skew,
     /// wires the debounce, and runs the first listing. Any failure stops the
-    /// bridge. Call once.
-    pub async fn start(&self) -> Result<StartReport, BridgeError> {
+    /// own client. Call once.
+    pub async fn start(&self) -> Result<StartReport, OwnClientError> {
         let outcome = self.start_steps().await;
         if outcome.is_err() {
             self.stop().await;
@@ -207,16 +207,16 @@ impl OwnClientBridge {
         outcome
     }
 
-    async fn start_steps(&self) -> Result<StartReport, BridgeError> {
+    async fn start_steps(&self) -> Result<StartReport, OwnClientError> {
         let inner = &self.inner;
         if inner
             .started
             .swap(true, std::sync::atomic::Ordering::SeqCst)
         {
-            return Err(BridgeError::Start(McpError::NotRunning));
+            return Err(OwnClientError::Start(McpError::NotRunning));
         }
         if inner.stopped.is_cancelled() {
-            return Err(BridgeError::Start(McpError::Stopped));
+            return Err(OwnClientError::Start(McpError::Stopped));
         }
         if inner.config.launch_daemon {
             launch_daemon(
@@ -225,10 +225,10 @@ impl OwnClientBridge {
                 inner.config.cwd.as_ref(),
             );
         }
-        let handshake = inner.client.start().await.map_err(BridgeError::Start)?;
+        let handshake = inner.client.start().await.map_err(OwnClientError::Start)?;
         let skew = skew_warning(&handshake.server_version, &handshake.protocol);
         self.wire_debounce();
-        let catalogue_changes = inner.sync().await.map_err(BridgeError::Start)?;
+        let catalogue_changes = inner.sync().await.map_err(OwnClientError::Start)?;
         Ok(StartReport {
             server_version: handshake.server_version,
             protocol: handshake.protocol,
@@ -248,7 +248,7 @@ impl OwnClientBridge {
         registered_name: &str,
         arguments: Value,
         abort: Option<&CancellationToken>,
-    ) -> Result<ToolCallOutcome, BridgeError> {
+    ) -> Result<ToolCallOutcome, OwnClientError> {
         self.call_tool_with_progress(registered_name, arguments, abort, None)
             .await
     }
@@ -261,7 +261,7 @@ impl OwnClientBridge {
         arguments: Value,
         abort: Option<&CancellationToken>,
         progress: Option<ProgressHandler>,
-    ) -> Result<ToolCallOutcome, BridgeError> {
+    ) -> Result<ToolCallOutcome, OwnClientError> {
         let name = self.connected_name(registered_name)?;
         let params = tools::call_params(&name, arguments);
         let result = self
@@ -309,18 +309,18 @@ impl OwnClientBridge {
         &self,
         call: SentCall,
         abort: Option<&CancellationToken>,
-    ) -> Result<ToolCallOutcome, BridgeError> {
+    ) -> Result<ToolCallOutcome, OwnClientError> {
         let result = call.sent.settled(abort).await;
         self.outcome(call.name, result).await
     }
 
-    /// The daemon name of a call, or why the bridge cannot take it.
-    fn connected_name(&self, registered_name: &str) -> Result<String, BridgeError> {
+    /// The daemon name of a call, or why the own client cannot take it.
+    fn connected_name(&self, registered_name: &str) -> Result<String, OwnClientError> {
         let inner = &self.inner;
         let name = self.daemon_name(registered_name);
         if inner.stopped.is_cancelled() || !inner.started.load(std::sync::atomic::Ordering::SeqCst)
         {
-            return Err(BridgeError::NotConnected { name });
+            return Err(OwnClientError::NotConnected { name });
         }
         Ok(name)
     }
@@ -330,8 +330,8 @@ impl OwnClientBridge {
         &self,
         name: String,
         result: Result<RawResponse, McpError>,
-    ) -> Result<ToolCallOutcome, BridgeError> {
-        let mut result = result.map_err(|source| BridgeError::CallFailed {
+    ) -> Result<ToolCallOutcome, OwnClientError> {
+        let mut result = result.map_err(|source| OwnClientError::CallFailed {
             name: name.clone(),
             source,
         })?;
@@ -457,7 +457,7 @@ async fn model_content(read: CallResultText) -> Vec<ModelContent> {
 fn list_changed_channel() -> (super::client::ListChangedHandler, mpsc::Receiver<()>) {
     let (notify, notifications) = mpsc::channel::<()>(LIST_CHANGED_QUEUE);
     let handler = Arc::new(move || {
-        // Full: a re-sync is already due. Closed: the bridge is stopping.
+        // Full: a re-sync is already due. Closed: the own client is stopping.
         let _ = notify.try_send(());
     });
     (handler, notifications)
@@ -472,7 +472,7 @@ impl Inner {
 }
 
 /// One re-sync per burst, once the burst has been quiet for `quiet`.
-async fn debounce(bridge: Weak<Inner>, mut notifications: mpsc::Receiver<()>, quiet: Duration) {
+async fn debounce(own_client: Weak<Inner>, mut notifications: mpsc::Receiver<()>, quiet: Duration) {
     while notifications.recv().await.is_some() {
         loop {
             match tokio::time::timeout(quiet, notifications.recv()).await {
@@ -481,7 +481,7 @@ async fn debounce(bridge: Weak<Inner>, mut notifications: mpsc::Receiver<()>, qu
                 Err(_) => break,
             }
         }
-        let Some(inner) = bridge.upgrade() else {
+        let Some(inner) = own_client.upgrade() else {
             return;
         };
         // Each re-sync runs in its own task, so a panic inside one

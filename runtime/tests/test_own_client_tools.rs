@@ -1,5 +1,5 @@
 //! TOOL-6..TOOL-10 and MCP-1, MCP-2, MCP-21..MCP-24 through the own-client
-//! bridge against fake-gortex: daemon launch, environment, skew report,
+//! own client against fake-gortex: daemon launch, environment, skew report,
 //! tool execution, promotion, debounced re-sync and withdrawals.
 
 mod common;
@@ -7,20 +7,20 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{bridge, fast_timeouts, Fake};
+use common::{fast_timeouts, own_client, Fake};
 use pi_gortex_runtime::catalogue::CatalogueChanges;
-use pi_gortex_runtime::mcp::bridge::{BridgeConfig, OwnClientBridge};
+use pi_gortex_runtime::mcp::own_client::{OwnClient, OwnClientConfig};
 use pi_gortex_runtime::version::SkewKind;
 use serde_json::json;
 
-fn bridge_with_env(fake: &Fake, extra: &[(&str, &str)]) -> OwnClientBridge {
-    let mut config = BridgeConfig::new(&fake.bin);
+fn own_client_with_env(fake: &Fake, extra: &[(&str, &str)]) -> OwnClient {
+    let mut config = OwnClientConfig::new(&fake.bin);
     config.extra_env = fake.env();
     for (key, value) in extra {
         config.extra_env.push((key.into(), value.into()));
     }
     config.timeouts = fast_timeouts();
-    OwnClientBridge::new(config)
+    OwnClient::new(config)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -28,8 +28,8 @@ async fn mcp_1_start_launches_the_daemon_detached_and_ignores_its_failure() {
     let fake = Fake::new(
         json!({"faults": [{"kind": "daemon_start_fail", "exit_code": 4, "stderr": "boom"}]}),
     );
-    let bridge = bridge(&fake);
-    bridge
+    let own_client = own_client(&fake);
+    own_client
         .start()
         .await
         .expect("a failing daemon start is ignored");
@@ -44,15 +44,15 @@ async fn mcp_1_start_launches_the_daemon_detached_and_ignores_its_failure() {
         start["argv"].as_array().unwrap()[1..],
         [json!("daemon"), json!("start"), json!("--detach")]
     );
-    bridge.stop().await;
+    own_client.stop().await;
 
     let quiet = Fake::new(json!({}));
-    let mut config = BridgeConfig::new(&quiet.bin);
+    let mut config = OwnClientConfig::new(&quiet.bin);
     config.extra_env = quiet.env();
     config.launch_daemon = false;
-    let bridge = OwnClientBridge::new(config);
-    bridge.start().await.unwrap();
-    bridge.stop().await;
+    let own_client = OwnClient::new(config);
+    own_client.start().await.unwrap();
+    own_client.stop().await;
     assert!(quiet.events("daemon", "start").is_empty());
 }
 
@@ -60,7 +60,7 @@ async fn mcp_1_start_launches_the_daemon_detached_and_ignores_its_failure() {
 async fn mcp_2_the_child_gets_the_preset_environment_and_the_working_directory() {
     let fake = Fake::new(json!({}));
     let cwd = tempfile::tempdir().unwrap();
-    let mut config = BridgeConfig::new(&fake.bin);
+    let mut config = OwnClientConfig::new(&fake.bin);
     config.extra_env = fake.env();
     config.extra_env.push(("GORTEX_TOOLS".into(), "nav".into()));
     config
@@ -68,8 +68,8 @@ async fn mcp_2_the_child_gets_the_preset_environment_and_the_working_directory()
         .push(("GORTEX_TOOLS_MODE".into(), "defer".into()));
     config.cwd = Some(cwd.path().to_path_buf());
     config.launch_daemon = false;
-    let bridge = OwnClientBridge::new(config);
-    bridge.start().await.unwrap();
+    let own_client = OwnClient::new(config);
+    own_client.start().await.unwrap();
     let start = &fake.events("mcp", "start")[0];
     assert_eq!(start["env"]["GORTEX_TOOLS"], "nav");
     assert_eq!(start["env"]["GORTEX_TOOLS_MODE"], "defer");
@@ -78,14 +78,14 @@ async fn mcp_2_the_child_gets_the_preset_environment_and_the_working_directory()
         std::fs::canonicalize(cwd.path()).unwrap()
     );
     assert_eq!(fake.live_mcp_pids().len(), 1, "exactly one live child");
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_21_24_a_stale_daemon_gets_one_warning_and_keeps_every_tool() {
     let fake = Fake::new(json!({"version": "0.60.0"}));
-    let bridge = bridge(&fake);
-    let report = bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    let report = own_client.start().await.unwrap();
     let skew = report.skew.expect("stale");
     assert_eq!(skew.kind, SkewKind::Stale);
     assert_eq!(
@@ -96,14 +96,14 @@ async fn mcp_21_24_a_stale_daemon_gets_one_warning_and_keeps_every_tool() {
         .model_text
         .starts_with("[Gortex] the daemon is gortex 0.60.0"));
     assert_eq!(report.catalogue_changes.register.len(), 21, "advisory only");
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_21_protocol_skew_and_no_skew() {
     let fake = Fake::new(json!({"version": null, "protocol": "2023-01-01"}));
-    let bridge = bridge(&fake);
-    let report = bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    let report = own_client.start().await.unwrap();
     assert_eq!(report.protocol, "2023-01-01");
     let skew = report.skew.expect("protocol skew");
     assert_eq!(
@@ -119,20 +119,20 @@ async fn mcp_21_protocol_skew_and_no_skew() {
     assert!(skew
         .user_text
         .starts_with("an unreported version answered the handshake"));
-    bridge.stop().await;
+    own_client.stop().await;
     for scenario in [json!({"version": "0.64.4"}), json!({"version": null})] {
         let fake = Fake::new(scenario);
-        let bridge = common::bridge(&fake);
-        assert_eq!(bridge.start().await.unwrap().skew, None);
-        bridge.stop().await;
+        let own_client = common::own_client(&fake);
+        assert_eq!(own_client.start().await.unwrap().skew, None);
+        own_client.stop().await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_6_an_aliased_tool_calls_its_bare_daemon_name() {
     let fake = Fake::new(json!({}));
-    let bridge = bridge(&fake);
-    let report = bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    let report = own_client.start().await.unwrap();
     let names: Vec<&str> = report
         .catalogue_changes
         .register
@@ -145,8 +145,8 @@ async fn tool_6_an_aliased_tool_calls_its_bare_daemon_name() {
             && names.contains(&"search")
     );
     assert!(!names.contains(&"read"));
-    assert_eq!(bridge.daemon_name("gortex_read"), "read");
-    let outcome = bridge
+    assert_eq!(own_client.daemon_name("gortex_read"), "read");
+    let outcome = own_client
         .call_tool(
             "gortex_read",
             json!({"operation": "summary", "target": {"file": "a.go"}}),
@@ -161,7 +161,7 @@ async fn tool_6_an_aliased_tool_calls_its_bare_daemon_name() {
     );
     assert!(!outcome.is_error);
     assert_eq!(outcome.catalogue_changes, None);
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,29 +171,38 @@ async fn tool_6_is_error_results_and_fallback_texts() {
         "trace": {"text": "", "is_error": true},
         "explore": {"text": "", "structured": {"k": 1}}
     }}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
-    let failed = bridge.call_tool("search", json!({}), None).await.unwrap();
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
+    let failed = own_client
+        .call_tool("search", json!({}), None)
+        .await
+        .unwrap();
     assert!(failed.is_error);
     assert_eq!(failed.text, "edit failed: match not found in a.go");
-    let empty = bridge.call_tool("trace", json!({}), None).await.unwrap();
+    let empty = own_client
+        .call_tool("trace", json!({}), None)
+        .await
+        .unwrap();
     assert!(empty.is_error);
     assert_eq!(empty.text, "gortex trace failed");
-    let structured = bridge.call_tool("explore", json!({}), None).await.unwrap();
+    let structured = own_client
+        .call_tool("explore", json!({}), None)
+        .await
+        .unwrap();
     assert_eq!(structured.text, r#"{"k":1}"#);
     assert_eq!(
         structured.raw_result.to_value()["structuredContent"],
         json!({"k": 1})
     );
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tool_6_a_transport_failure_reads_gortex_name_failed_message() {
     let fake = Fake::new(json!({"faults": [{"kind": "crash_on_call", "n": 1, "exit_code": 2}]}));
-    let bridge = bridge(&fake);
-    bridge.start().await.unwrap();
-    let error = bridge
+    let own_client = own_client(&fake);
+    own_client.start().await.unwrap();
+    let error = own_client
         .call_tool("search", json!({}), None)
         .await
         .unwrap_err();
@@ -203,12 +212,12 @@ async fn tool_6_a_transport_failure_reads_gortex_name_failed_message() {
             .starts_with("gortex search failed: gortex mcp exited with status 2"),
         "{error}"
     );
-    let again = bridge
+    let again = own_client
         .call_tool("search", json!({}), None)
         .await
         .expect("respawned");
     assert!(!again.is_error);
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -216,11 +225,11 @@ async fn tool_8_a_tools_search_call_returns_after_its_promoted_tools_are_registe
     let fake = Fake::new(
         json!({"promote_notify": {"count_per_tool": 1, "when": "after_reply", "spacing_ms": 0}}),
     );
-    let bridge = bridge_with_env(
+    let own_client = own_client_with_env(
         &fake,
         &[("GORTEX_TOOLS", "nav"), ("GORTEX_TOOLS_MODE", "defer")],
     );
-    let report = bridge.start().await.unwrap();
+    let report = own_client.start().await.unwrap();
     let first: Vec<String> = report
         .catalogue_changes
         .register
@@ -229,7 +238,7 @@ async fn tool_8_a_tools_search_call_returns_after_its_promoted_tools_are_registe
         .collect();
     assert!(first.contains(&"tools_search".to_string()));
     assert!(!first.contains(&"find_clones".to_string()));
-    let outcome = bridge
+    let outcome = own_client
         .call_tool("tools_search", json!({"query": "select:find_clones"}), None)
         .await
         .unwrap();
@@ -239,14 +248,14 @@ async fn tool_8_a_tools_search_call_returns_after_its_promoted_tools_are_registe
         .expect("re-synced before returning");
     let promoted: Vec<&str> = changes.register.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(promoted, ["find_clones"]);
-    assert_eq!(bridge.daemon_name("find_clones"), "find_clones");
-    bridge.stop().await;
+    assert_eq!(own_client.daemon_name("find_clones"), "find_clones");
+    own_client.stop().await;
 }
 
-fn collecting_listener(bridge: &OwnClientBridge) -> Arc<Mutex<Vec<CatalogueChanges>>> {
+fn collecting_listener(own_client: &OwnClient) -> Arc<Mutex<Vec<CatalogueChanges>>> {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
-    bridge.set_catalogue_listener(Some(Arc::new(move |changes| {
+    own_client.set_catalogue_listener(Some(Arc::new(move |changes| {
         sink.lock().unwrap().push(changes)
     })));
     seen
@@ -257,12 +266,12 @@ async fn tool_9_a_burst_of_list_changed_yields_one_relist_after_200_ms_of_quiet(
     let fake = Fake::new(
         json!({"faults": [{"kind": "list_changed_burst", "count": 8, "spacing_ms": 30, "after": "tools/list"}]}),
     );
-    let mut config = BridgeConfig::new(&fake.bin);
+    let mut config = OwnClientConfig::new(&fake.bin);
     config.extra_env = fake.env();
     config.timeouts = fast_timeouts();
     assert_eq!(config.sync_debounce, Duration::from_millis(200));
-    let bridge = OwnClientBridge::new(config);
-    bridge.start().await.unwrap();
+    let own_client = OwnClient::new(config);
+    own_client.start().await.unwrap();
     let count = || {
         fake.received_methods()
             .iter()
@@ -297,23 +306,23 @@ async fn tool_9_a_burst_of_list_changed_yields_one_relist_after_200_ms_of_quiet(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn tool_9_stopping_the_bridge_clears_a_pending_debounce_timer() {
-    // A burst arrives, and the bridge stops while its (long) debounce is
-    // still pending. Stop must clear the timer: every task the bridge spawned
+async fn tool_9_stopping_the_own_client_clears_a_pending_debounce_timer() {
+    // A burst arrives, and the own client stops while its (long) debounce is
+    // still pending. Stop must clear the timer: every task the own client spawned
     // is gone well before the debounce would have fired, and no re-list ran.
     let runtime = tokio::runtime::Handle::current();
     let baseline = runtime.metrics().num_alive_tasks();
     let fake = Fake::new(
         json!({"faults": [{"kind": "list_changed_burst", "count": 5, "spacing_ms": 0, "after": "tools/list"}]}),
     );
-    let mut config = BridgeConfig::new(&fake.bin);
+    let mut config = OwnClientConfig::new(&fake.bin);
     config.extra_env = fake.env();
     config.timeouts = fast_timeouts();
     config.launch_daemon = false;
     config.sync_debounce = Duration::from_secs(30);
-    let bridge = OwnClientBridge::new(config);
-    let seen = collecting_listener(&bridge);
-    bridge.start().await.unwrap();
+    let own_client = OwnClient::new(config);
+    let seen = collecting_listener(&own_client);
+    own_client.start().await.unwrap();
     let burst_sent = || {
         fake.records()
             .iter()
@@ -324,18 +333,18 @@ async fn tool_9_stopping_the_bridge_clears_a_pending_debounce_timer() {
     assert!(common::eventually(Duration::from_secs(20), burst_sent).await);
     // A reply read after the burst: the reader has handed every notification
     // of the burst to the debounce by now, so its timer is pending.
-    bridge
+    own_client
         .call_tool("search", json!({}), None)
         .await
         .expect("a call after the burst");
-    bridge.stop().await;
+    own_client.stop().await;
     assert!(
         common::eventually(Duration::from_secs(10), || runtime
             .metrics()
             .num_alive_tasks()
             <= baseline)
         .await,
-        "{} tasks still alive after stop (baseline {baseline}): the debounce timer outlived the bridge",
+        "{} tasks still alive after stop (baseline {baseline}): the debounce timer outlived the own client",
         runtime.metrics().num_alive_tasks()
     );
     let lists = fake
@@ -359,15 +368,15 @@ async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
         {"serve": [{"on": "tools/list", "replies": [r#"{"jsonrpc":"2.0","id":{id},"result":{"tools":[{"name":"search"}]}}"#]}]}
     ]}));
     let capture = fake.dir.path().join("stdin.jsonl");
-    let mut config = BridgeConfig::new(&fake.bin);
+    let mut config = OwnClientConfig::new(&fake.bin);
     config.launch_daemon = false;
     config.timeouts = fast_timeouts();
     config.extra_env = fake.env();
     config
         .extra_env
         .push(("CAPTURE".into(), capture.clone().into()));
-    let bridge = OwnClientBridge::new(config);
-    bridge.start().await.unwrap();
+    let own_client = OwnClient::new(config);
+    own_client.start().await.unwrap();
     // Proving an absence needs a window: five debounce periods.
     tokio::time::sleep(Duration::from_millis(1_000)).await;
     let lists = std::fs::read_to_string(&capture)
@@ -376,7 +385,7 @@ async fn tool_9_notifications_before_the_handshake_completes_are_ignored() {
         .filter(|l| l.contains("tools/list"))
         .count();
     assert_eq!(lists, 1, "only the first listing");
-    bridge.stop().await;
+    own_client.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -387,9 +396,9 @@ async fn tool_10_withdrawn_tools_are_deactivated_and_relisted_ones_come_back() {
         {"kind": "withdraw", "tools": ["trace"], "after_list": 1},
         {"kind": "relist", "tools": ["trace"], "after_list": 2}
     ]}));
-    let bridge = bridge(&fake);
-    let seen = collecting_listener(&bridge);
-    let report = bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    let seen = collecting_listener(&own_client);
+    let report = own_client.start().await.unwrap();
     assert!(report
         .catalogue_changes
         .register
@@ -409,8 +418,8 @@ async fn tool_10_withdrawn_tools_are_deactivated_and_relisted_ones_come_back() {
         ["trace"]
     );
     assert!(seen[1].deactivate.is_empty());
-    assert_eq!(bridge.daemon_name("trace"), "trace");
-    bridge.stop().await;
+    assert_eq!(own_client.daemon_name("trace"), "trace");
+    own_client.stop().await;
 }
 
 /// Panic messages seen by this test binary's panic hook (the forced re-sync
@@ -446,10 +455,10 @@ async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
         // A second burst, once the first tool call is answered.
         {"kind": "list_changed_burst", "count": 1, "spacing_ms": 0, "after": "tools/call"}
     ]}));
-    let bridge = bridge(&fake);
-    let seen = collecting_listener(&bridge);
-    bridge.debug_force_resync_panic();
-    bridge.start().await.unwrap();
+    let own_client = own_client(&fake);
+    let seen = collecting_listener(&own_client);
+    own_client.debug_force_resync_panic();
+    own_client.start().await.unwrap();
     let forced = || {
         PANICS
             .lock()
@@ -461,10 +470,14 @@ async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
         common::eventually(Duration::from_secs(10), forced).await,
         "the first burst's re-sync ran and panicked"
     );
-    assert_eq!(bridge.client().pending_count(), 0, "nothing left pending");
+    assert_eq!(
+        own_client.client().pending_count(),
+        0,
+        "nothing left pending"
+    );
     assert!(seen.lock().unwrap().is_empty(), "that re-sync is lost");
 
-    let outcome = bridge
+    let outcome = own_client
         .call_tool(
             "search",
             json!({"operation": "symbols", "query": "x"}),
@@ -478,5 +491,5 @@ async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
         "the next burst re-synced"
     );
     assert_eq!(seen.lock().unwrap()[0].deactivate, ["trace"]);
-    bridge.stop().await;
+    own_client.stop().await;
 }
