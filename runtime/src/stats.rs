@@ -123,11 +123,10 @@ pub fn parse(bytes: &[u8]) -> Records {
     let mut chunks = Vec::with_capacity(threads);
     let mut rest = bytes;
     for left in (1..=threads).rev() {
-        let cut = match left {
-            1 => rest.len(),
-            _ => memchr::memchr(b'\n', &rest[(rest.len() / left).min(rest.len())..])
-                .map_or(rest.len(), |at| rest.len() / left + at + 1),
-        };
+        // Each share ends at the first newline past its even part; the last one
+        // (left = 1) finds none past the end and takes the rest.
+        let from = rest.len() / left;
+        let cut = memchr::memchr(b'\n', &rest[from..]).map_or(rest.len(), |at| from + at + 1);
         let (chunk, tail) = rest.split_at(cut);
         chunks.push(chunk);
         rest = tail;
