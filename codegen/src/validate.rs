@@ -11,9 +11,9 @@ use std::io::Read;
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 
-/// One failure of one instance file, with the place of the offending value when it can be found.
+/// One failure of one validated file, with the place of the offending value when it can be found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct InstanceError {
+pub struct FileFailure {
     pub file: String,
     pub instance_pointer: String,
     pub schema_pointer: String,
@@ -43,7 +43,7 @@ pub struct FileResult {
     pub file: String,
     pub status: FileStatus,
     /// Every failure (empty unless `invalid`).
-    pub errors: Vec<InstanceError>,
+    pub errors: Vec<FileFailure>,
     /// Why the input is unreadable.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -133,11 +133,11 @@ impl TypeValidator {
     }
 
     /// Every failure of `value`, attributed to `file`, without source positions.
-    pub fn errors(&self, file: &str, value: &Value) -> Vec<InstanceError> {
+    pub fn errors(&self, file: &str, value: &Value) -> Vec<FileFailure> {
         self.compiled
             .failures(value)
             .into_iter()
-            .map(|f| instance_error(file, f, None))
+            .map(|f| file_failure(file, f, None))
             .collect()
     }
 
@@ -156,11 +156,11 @@ impl TypeValidator {
                 }
             }
         };
-        let errors: Vec<InstanceError> = self
+        let errors: Vec<FileFailure> = self
             .compiled
             .failures(&value)
             .into_iter()
-            .map(|f| instance_error(file, f, Some(text)))
+            .map(|f| file_failure(file, f, Some(text)))
             .collect();
         FileResult {
             file: file.to_string(),
@@ -177,9 +177,9 @@ impl TypeValidator {
     }
 }
 
-fn instance_error(file: &str, failure: Failure, text: Option<&str>) -> InstanceError {
+fn file_failure(file: &str, failure: Failure, text: Option<&str>) -> FileFailure {
     let position = text.and_then(|t| crate::position::locate(t, &failure.instance_pointer));
-    InstanceError {
+    FileFailure {
         file: file.to_string(),
         instance_pointer: failure.instance_pointer,
         schema_pointer: failure.schema_pointer,

@@ -102,17 +102,17 @@ impl<T> std::fmt::Debug for Answer<T> {
 #[derive(Clone)]
 pub struct Extension {
     module: Arc<ModuleState>,
-    instance: u32,
+    id: u32,
     state: Arc<OnceLock<Arc<InstanceState>>>,
 }
 
 impl Extension {
     /// A new instance of the import whose state is `module`.
     pub fn new(module: Arc<ModuleState>) -> Self {
-        let instance = module.next_instance_id();
+        let id = module.next_instance_id();
         Extension {
             module,
-            instance,
+            id,
             state: Arc::default(),
         }
     }
@@ -138,7 +138,7 @@ impl Extension {
 
     /// This instance's id among its import's instances.
     pub fn id(&self) -> u32 {
-        self.instance
+        self.id
     }
 
     /// This instance's state, once the factory resolved its configuration.
@@ -196,7 +196,7 @@ impl Extension {
                 "{}:{}:{}:{started}",
                 status.session_id.as_deref().unwrap_or("session"),
                 std::process::id(),
-                self.instance
+                self.id
             );
             crate::stats::record(&id, &me.cwd.to_string_lossy(), started, &status.savings)
         };
@@ -213,7 +213,7 @@ impl Extension {
     /// `session_shutdown`'s stop: the own client, if this instance holds
     /// the slot; a client another instance started is left alone.
     pub async fn stop_own_client(&self) {
-        let owned = self.module.lock().client.take_for(self.instance);
+        let owned = self.module.lock().client.take_for(self.id);
         if let Some(entry) = owned {
             entry.own_client.stop().await;
         }

@@ -103,7 +103,7 @@ impl Extension {
         &self,
         on_catalogue: impl Fn(CatalogueUpdate) + Send + Sync + 'static,
     ) -> OwnStartResult {
-        let (state, instance) = (self.module.clone(), self.instance);
+        let (state, instance_id) = (self.module.clone(), self.id);
         let Some(me) = self.instance() else {
             return start_failed(&state, NO_CONFIG.to_string());
         };
@@ -126,7 +126,7 @@ impl Extension {
         let own_client = OwnClient::new(client_config);
         // Occupy the slot and take out the previous
         // client in one locked step, before the first suspension point.
-        let (generation, previous) = state.lock().client.occupy(instance, own_client.clone());
+        let (generation, previous) = state.lock().client.occupy(instance_id, own_client.clone());
         if let Some(previous) = previous {
             previous.own_client.stop().await;
         }
