@@ -17,21 +17,15 @@ export declare class Extension {
   /**
    * `session_start`, in one call: `apply` receives each step the glue
    * applies in Pi (at once; for the own client also when it started, and
-   * at each later listing that changes the tools). The session's ticket
-   * on the readiness barrier goes back after the last step was applied,
-   * so a first turn parked on it sees the tools registered. `null` when
-   * no own client starts; else a promise of its start.
+   * at each later listing that changes the tools). `null` when no own
+   * client starts; else a promise of its start.
    */
   sessionStart(begin: host.SessionBegin, piTools: Array<string> | null, apply: (action: host.SessionAction) => void): Promise<void> | null
   /**
-   * `before_agent_start`, planned here before any await; `null` when the
-   * turn has nothing to do. Else a promise of its action: a first turn
-   * waits (capped, holding the loop only once that wait ended) for the
-   * `session_start` that registers the tools, on the native path for Pi's
-   * tools (`toolNames`), then runs the hook; `entries` is read only when
-   * the plan needs the context. While the daemon reports indexing, the
-   * session hook is asked again off the turn and `showFooter` (null
-   * without a UI) gets the new footer.
+   * `before_agent_start`: `null` when the turn has nothing to do, else a
+   * promise of its action. `entries` is read only when the plan needs the
+   * context, `toolNames` (Pi's tools) when the turn waits for them or
+   * words a footer; `showFooter` is null without a UI.
    */
   beforeAgentStart(event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null): Promise<host.TurnAction> | null
   /**
@@ -100,8 +94,8 @@ export declare function callLine(daemonName: string, args: unknown, expanded: bo
 
 /**
  * Test-only: panics inside the guard of a runtime call, so a test can show
- * that the extension fails open and reports once. `asynchronous` picks the
- * async guard.
+ * that the extension fails open and reports once. `asynchronous` panics in
+ * work spawned on the runtime.
  */
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 

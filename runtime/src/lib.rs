@@ -25,6 +25,7 @@
 //! - [`terminal_text`]: untrusted text escaped and cut before it is shown.
 //! - [`json_type`]: the JSON type name warnings and failure reasons use.
 //! - [`sync`]: the one poison-ignoring `lock`.
+//! - [`guard`]: the one panic guard: a panic is recorded and becomes a fail-open value.
 //! - `platform`: the OS mechanisms (process trees, pipes, file opening), each
 //!   with a Unix and a Windows side.
 
@@ -34,6 +35,7 @@ pub mod config;
 pub mod diff;
 pub mod doctor;
 pub mod extension;
+pub mod guard;
 pub mod hook;
 pub mod json_type;
 pub mod mcp;

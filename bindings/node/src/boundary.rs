@@ -1,25 +1,14 @@
 //! The boundary shapes of `schema/host.schema.json`, as generated into
-//! `pi_gortex_schema::host`, plus the two conversions every export uses.
-//! Nothing here declares a shape: the schema is the declaration.
+//! `pi_gortex_schema::host`, and the conversions the exports use. Nothing
+//! here declares a shape: the schema is the declaration.
 
+use napi::bindgen_prelude::{Function, JsObjectValue, Unknown};
+use napi::{Env, JSON};
 use serde_json::Value;
 
 pub use pi_gortex_schema::host::{
-    CatalogueUpdate, CliOutput, SessionAction, ToolCallAction, ToolCallEvent, ToolResultAction,
-    ToolResultEvent, TurnPlanTurn,
+    CatalogueUpdate, CliOutput, ContextEntry, ToolCallAction, ToolResultAction,
 };
-
-/// A synchronous export whose answer is a boundary value: `work` runs under
-/// the panic guard, `fallback` answers for a panic or an unreadable
-/// request, and whichever answers is serialised once, here.
-pub fn guarded_answer<T: serde::Serialize>(
-    fallback: impl Fn() -> T,
-    work: impl FnOnce() -> T,
-) -> Value {
-    to_js(&pi_gortex_runtime::extension::guard::guard_sync(
-        &fallback, work,
-    ))
-}
 
 /// Serializes a boundary answer; a failure (impossible for these types)
 /// fails open to `null`.
@@ -42,4 +31,16 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: Value) -> Option<T> {
             None
         }
     }
+}
+
+/// The global `JSON`: a nested value crosses in one call each way, not one per property.
+pub fn json(env: &Env) -> napi::Result<JSON<'_>> {
+    env.get_global()?.get_named_property_unchecked("JSON")
+}
+
+/// A boundary value made by one `JSON.parse` of its text.
+pub fn parsed<'env>(env: &'env Env, value: &impl serde::Serialize) -> napi::Result<Unknown<'env>> {
+    let json = json(env)?;
+    let parse: Function<String, Unknown> = json.get_named_property_unchecked("parse")?;
+    parse.apply(json, serde_json::to_string(value)?)
 }

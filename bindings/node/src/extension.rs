@@ -1,39 +1,27 @@
 //! The classes the glue holds: `Module`, one per import of the entry module,
 //! and `Extension`, one per factory call, with one method per Pi event, each
-//! a single crossing into `pi_gortex_runtime::extension`. A method reads only
-//! the event fields its decision needs and answers `null` when there is
-//! nothing to apply, so a call that needs nothing makes no promise.
+//! a single crossing into `pi_gortex_runtime::extension`: the method converts
+//! what Pi handed it and settles the runtime's answer (`settle::answer`).
 
 use std::ffi::CStr;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{
-    Array, FromNapiValue, Function, JsObjectValue, JsValue, Object, Unknown,
+    Array, FromNapiValue, Function, JsObjectValue, JsValue, JsValuesTupleIntoVec, Object, Unknown,
 };
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{Env, Status, ValueType, JSON};
+use napi::{Env, Status, ValueType};
 use napi_derive::napi;
-use pi_gortex_runtime::extension::{
-    self as core, Answer, ModuleState, PlannedCall, ResultIds, ToolCallIds,
-};
-use pi_gortex_runtime::sync::lock;
-use serde::Serialize;
-use serde_json::{json, Value};
+use pi_gortex_runtime::extension::{self as core, guard, Answer, ModuleState, PiObject, TurnReads};
+use serde_json::Value;
 
-use crate::boundary::{
-    from_js, guarded_answer, to_js, SessionAction, ToolCallAction, ToolCallEvent, ToolResultAction,
-    ToolResultEvent, TurnPlanTurn,
-};
-use crate::settle::{self, Promised};
-use pi_gortex_runtime::extension::guard;
+use crate::boundary::ToolResultAction;
+use crate::boundary::{from_js, json, to_js, ContextEntry, ToolCallAction};
+use crate::settle::{self, Answered};
 
 /// A weak thread-safe callback into JS (`T` in, `R` back): it never keeps Node alive.
 type Callback<T, R> = ThreadsafeFunction<T, R, T, Status, false, true>;
-type WeakCallback = Callback<Value, ()>;
-
-/// Pi's tool names, and the way to show a footer worded with them.
-type FooterCallbacks = (core::ToolNames, Callback<String, ()>);
+const NON_BLOCKING: ThreadsafeFunctionCallMode = ThreadsafeFunctionCallMode::NonBlocking;
 
 /// One import of the entry module: the state its instances share (the own
 /// client's slot, the tool registry, the edit tracking, the status record).
@@ -54,11 +42,6 @@ impl Module {
     }
 }
 
-/// A method's answer: `null`, or a promise of the action to apply; a tool
-/// event's may also be the action itself, known before the method returned.
-type Maybe<'env> = napi::Result<Option<Object<'env>>>;
-type Answered<'env> = napi::Result<Option<Unknown<'env>>>;
-
 #[napi]
 pub struct Extension {
     core: core::Extension,
@@ -77,12 +60,11 @@ impl Extension {
     /// Resolves the configuration the factory sees from `cwd` and keeps it
     /// with the instance; arms its readiness barrier.
     #[napi(ts_return_type = "Promise<host.HostConfig>")]
-    pub fn resolve_config<'env>(&self, env: &'env Env, cwd: String) -> Promised<'env> {
+    pub fn resolve_config<'env>(&self, env: &'env Env, cwd: String) -> Answered<'env> {
         let core = self.core.clone();
-        settle::spawn_promise(env, async move {
-            let failed = || to_js(&core::fallback_config());
-            guard::guard_async(failed, async { to_js(&core.resolve_config(cwd).await) }).await
-        })
+        let resolving = async move { core.resolve_config(cwd).await };
+        let failed = core::fallback_config;
+        settle::answer(env, failed, || Answer::spawn(failed, resolving), None)
     }
 
     /// The path at factory time: native or the own client.
@@ -90,9 +72,14 @@ impl Extension {
         ts_args_type = "request: host.PathRequest",
         ts_return_type = "host.PathChoice"
     )]
-    pub fn choose_path(&self, request: Value) -> Value {
-        let failed = || core::own_path("internal_error");
-        guarded_answer(failed, || self.core.choose_path(from_js(request)))
+    pub fn choose_path<'env>(&self, env: &'env Env, request: Value) -> Answered<'env> {
+        let choose = || Answer::Now(self.core.choose_path(from_js(request)));
+        settle::answer(
+            env,
+            || core::own_path("internal_error"),
+            choose,
+            Some(|_| false),
+        )
     }
 
     /// `registerMcpServer` threw `reason`.
@@ -103,10 +90,8 @@ impl Extension {
 
     /// `session_start`, in one call: `apply` receives each step the glue
     /// applies in Pi (at once; for the own client also when it started, and
-    /// at each later listing that changes the tools). The session's ticket
-    /// on the readiness barrier goes back after the last step was applied,
-    /// so a first turn parked on it sees the tools registered. `null` when
-    /// no own client starts; else a promise of its start.
+    /// at each later listing that changes the tools). `null` when no own
+    /// client starts; else a promise of its start.
     #[napi(
         ts_args_type = "begin: host.SessionBegin, piTools: Array<string> | null, apply: (action: host.SessionAction) => void",
         ts_return_type = "Promise<void> | null"
@@ -117,47 +102,20 @@ impl Extension {
         begin: Value,
         pi_tools: Option<Vec<String>>,
         apply: Function<'env, Value, ()>,
-    ) -> Maybe<'env> {
-        let core = self.core.clone();
-        let opening = core.session_opening(from_js(begin), pi_tools.as_deref());
-        let _ = apply.call(to_js(&opening.action));
-        let ticket = opening.ticket;
-        if !opening.start {
-            release(core.end_session(ticket));
-            return Ok(None);
-        }
-        let apply: Arc<WeakCallback> =
-            Arc::new(apply.build_threadsafe_function().weak::<true>().build()?);
-        let (settler, promise) = settle::promise_of(env, false)?;
-        settle::spawn(async move {
-            let listing = apply.clone();
-            let on_listing = move |action: SessionAction| {
-                listing.call(to_js(&action), ThreadsafeFunctionCallMode::NonBlocking);
-            };
-            let action = core.start_session(pi_tools.as_deref(), on_listing).await;
-            let ending = core.clone();
-            let applied = move |_: napi::Result<()>, env: Env| {
-                release(ending.end_session(ticket));
-                settler.resolve_now(&env, Value::Null);
-                Ok(())
-            };
-            let mode = ThreadsafeFunctionCallMode::NonBlocking;
-            if apply.call_with_return_value(to_js(&action), mode, applied) != Status::Ok {
-                // Pi is going away: the parked turns are answered off its thread.
-                release(core.end_session(ticket));
-            }
-        });
-        Ok(Some(promise))
+    ) -> Answered<'env> {
+        let applier = applier(&apply)?;
+        let now = |action| drop(apply.call(to_js(&action)));
+        let start = || {
+            self.core
+                .session_start(from_js(begin), pi_tools, now, applier)
+        };
+        settle::answer(env, || (), start, Some(|_| true))
     }
 
-    /// `before_agent_start`, planned here before any await; `null` when the
-    /// turn has nothing to do. Else a promise of its action: a first turn
-    /// waits (capped, holding the loop only once that wait ended) for the
-    /// `session_start` that registers the tools, on the native path for Pi's
-    /// tools (`toolNames`), then runs the hook; `entries` is read only when
-    /// the plan needs the context. While the daemon reports indexing, the
-    /// session hook is asked again off the turn and `showFooter` (null
-    /// without a UI) gets the new footer.
+    /// `before_agent_start`: `null` when the turn has nothing to do, else a
+    /// promise of its action. `entries` is read only when the plan needs the
+    /// context, `toolNames` (Pi's tools) when the turn waits for them or
+    /// words a footer; `showFooter` is null without a UI.
     #[napi(
         ts_args_type = "event: host.TurnEvent, place: [cwd: string, sessionId: string], entries: () => host.ContextEntry[] | undefined, toolNames: () => string[] | undefined, showFooter: ((footer: string) => void) | null",
         ts_return_type = "Promise<host.TurnAction> | null"
@@ -166,80 +124,14 @@ impl Extension {
         &self,
         env: &'env Env,
         event: Value,
-        place: Vec<String>,
+        place: (String, String),
         entries: Function<'env, (), Option<Value>>,
-        tool_names: Function<'env, (), Option<Vec<String>>>,
-        show_footer: Option<Function<'env, String, ()>>,
-    ) -> Maybe<'env> {
-        let core = self.core.clone();
-        let mut place = place.into_iter();
-        let cwd = place.next().unwrap_or_default();
-        let session_id = place.next().unwrap_or_default();
-        if guard::guard_sync(|| false, || core.refresh_due()) {
-            let show = match &show_footer {
-                Some(show) => Some((
-                    names_reader(&tool_names)?,
-                    show.build_threadsafe_function().weak::<true>().build()?,
-                )),
-                None => None,
-            };
-            refresh_footer(core.clone(), cwd.clone(), show);
-        }
-        let plan = guard::guard_sync(core::no_turn, || core.plan_turn(from_js(event)));
-        if plan.turn == TurnPlanTurn::None {
-            return Ok(None);
-        }
-        let context_entries = match plan.read_context {
-            true => entries.call(()).ok().flatten().and_then(from_js),
-            false => None,
-        };
-        let wait = plan.ready_wait_ms;
-        let turn = core::PlannedTurn {
-            plan,
-            cwd,
-            session_id,
-            context_entries,
-            has_ui: show_footer.is_some(),
-        };
-        // Weak while the turn waits for readiness, like the capped timer it replaces.
-        let (answer, promise) = settle::promise_of(env, wait.is_some())?;
-        let names = names_reader(&tool_names)?;
-        let (open, opened) = tokio::sync::oneshot::channel();
-        // Opened on Pi's thread (a release), the turn holds the loop at once.
-        let holder = answer.holder();
-        let gate = core::Parked::new(move |ready| {
-            holder.hold();
-            let _ = open.send(ready);
-        });
-        let parked = match wait {
-            Some(cap) => core
-                .park_turn(gate)
-                .map(|(me, id)| (me, id, Duration::from_millis(cap.into()))),
-            None => Err(gate),
-        };
-        let parked = match parked {
-            Ok(parked) => Some(parked),
-            // Not waiting: ready at once, on Pi's thread.
-            Err(gate) => {
-                gate.open(true);
-                None
-            }
-        };
-        settle::spawn(async move {
-            if let Some((me, id, cap)) = parked {
-                settle::spawn(async move {
-                    if let Some(gate) = core::Extension::expire_turn(me, id, cap).await {
-                        gate.open(false);
-                    }
-                });
-            }
-            let ready = opened.await.unwrap_or(false);
-            let failed = || to_js(&core::no_turn_action());
-            let finished = core.finish_turn(turn, ready, || names(), guard::take_recorded);
-            let action = guard::guard_async(failed, async { to_js(&finished.await) }).await;
-            answer.settle(action);
-        });
-        Ok(Some(promise))
+        tool_names: Callback<(), Option<Vec<String>>>,
+        show_footer: Option<Callback<String, ()>>,
+    ) -> Answered<'env> {
+        let reads = turn_reads(place, &entries, tool_names, show_footer);
+        let start = || self.core.before_agent_start(from_js(event), reads);
+        settle::answer(env, || None, start, Some(Option::is_none))
     }
 
     /// Executes one own-client tool call. Never rejects: a failure is
@@ -253,25 +145,12 @@ impl Extension {
         &self,
         env: &'env Env,
         request: Value,
-        on_progress: Option<WeakCallback>,
-    ) -> Promised<'env> {
+        on_progress: Option<Callback<String, ()>>,
+    ) -> Answered<'env> {
+        let on_progress = on_progress.map(|f| move |text| _ = f.call(text, NON_BLOCKING));
         let failed = || core::failed_execution("gortex: internal error".into());
-        let execution = guard::guard_sync(
-            || core::Execution::Done(failed()),
-            || {
-                let progress = on_progress.map(|on_progress| {
-                    core::progress_handler(move |text| {
-                        on_progress
-                            .call(Value::String(text), ThreadsafeFunctionCallMode::NonBlocking);
-                    })
-                });
-                self.core.begin_execution(from_js(request), progress)
-            },
-        );
-        settle::spawn_promise(env, async move {
-            let internal_error = || to_js(&failed());
-            guard::guard_async(internal_error, async { to_js(&execution.finish().await) }).await
-        })
+        let start = || self.core.execute_tool(from_js(request), on_progress);
+        settle::answer(env, failed, start, None)
     }
 
     /// The glue's locks: the candidate files of an own-client call, `[]`
@@ -309,36 +188,11 @@ impl Extension {
         &self,
         env: &'env Env,
         event: Object<'env>,
-        place: Function<'env, (), Vec<String>>,
+        place: Function<'env, (), (String, String)>,
     ) -> Answered<'env> {
-        let answer = guard::guard_sync(
-            || Answer::Now(ToolCallAction::None),
-            || {
-                let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                // Only a string is a parent id; anything else reads as none.
-                let parent = event
-                    .get_c_named_property_unchecked::<Option<String>>(c"parentToolCallId")
-                    .unwrap_or_default();
-                let ids = ToolCallIds {
-                    tool_call_id: &id,
-                    tool_name: &name,
-                    parent_tool_call_id: parent.as_deref(),
-                };
-                self.core.tool_call(ids, || {
-                    let mut place = place.call(()).ok()?.into_iter();
-                    let (cwd, session_id) = (place.next()?, place.next().unwrap_or_default());
-                    Some(ToolCallEvent {
-                        input: field(&event, c"input").ok()?.unwrap_or(json!({})),
-                        tool_call_id: id.clone(),
-                        tool_name: name.clone(),
-                        parent_tool_call_id: parent.clone(),
-                        cwd,
-                        session_id,
-                    })
-                })
-            },
-        );
-        answered(env, answer, |action| matches!(action, ToolCallAction::None))
+        let call = || self.core.pi_tool_call(&Pi(event), || place.call(()).ok());
+        let nothing = |a: &_| matches!(a, ToolCallAction::None);
+        settle::answer(env, || ToolCallAction::None, call, Some(nothing))
     }
 
     /// `tool_result`: a claimed edit's diff in `details`, or a
@@ -356,52 +210,27 @@ impl Extension {
         cwd: Function<'env, (), String>,
         tool_names: Function<'env, (), Option<Vec<String>>>,
     ) -> Answered<'env> {
-        let answer = guard::guard_sync(
-            || Answer::Now(ToolResultAction::default()),
-            || {
-                let (id, name) = (text(&event, c"toolCallId"), text(&event, c"toolName"));
-                let is_error = core::truthy(field(&event, c"isError").ok().flatten());
-                let ids = ResultIds {
-                    tool_call_id: &id,
-                    tool_name: &name,
-                    is_error,
-                };
-                let reads_text = self.core.reads_result_text(&name);
-                let event = || {
-                    Some(ToolResultEvent {
-                        details: field(&event, c"details").ok().flatten(),
-                        text: reads_text
-                            .then(|| core::result_text(field(&event, c"content").ok().flatten())),
-                        tool_call_id: id.clone(),
-                        tool_name: name.clone(),
-                        is_error,
-                        cwd: cwd.call(()).ok()?,
-                    })
-                };
-                self.core
-                    .tool_result(ids, event, || names_reader(&tool_names).ok())
-            },
-        );
-        let nothing = ToolResultAction::default();
-        answered(env, answer, |action| *action == nothing)
+        let names = || callback(&tool_names).ok().map(names_of);
+        let result = || {
+            self.core
+                .pi_tool_result(&Pi(event), || cwd.call(()).ok(), names)
+        };
+        let nothing = |a: &_| *a == ToolResultAction::default();
+        settle::answer(env, ToolResultAction::default, result, Some(nothing))
     }
 
     /// `message_end`: an assistant message's planned native edits are read
     /// ahead; only an edit's arguments are read from the message.
     #[napi(ts_args_type = "event: object, cwd: string")]
-    pub fn message_end(&self, event: Object<'_>, cwd: String) {
-        let read_ahead = || {
-            let calls = planned_calls(&self.core, &event).unwrap_or_default();
-            let within = |start: Box<dyn FnOnce() + '_>| settle::within_runtime(start);
-            self.core.message_end(calls, cwd).start(within, |()| ());
-        };
-        guard::guard_sync(|| (), read_ahead)
+    pub fn message_end(&self, env: &Env, event: Object<'_>, cwd: String) {
+        let read_ahead = || self.core.pi_message_end(&Pi(event), cwd);
+        let _ = settle::answer(env, || (), read_ahead, Some(|_| true));
     }
 
     /// `tool_execution_end`.
     #[napi(ts_args_type = "event: object")]
     pub fn tool_execution_end(&self, event: Object<'_>) {
-        let ended = || self.core.tool_execution_end(&text(&event, c"toolCallId"));
+        let ended = || self.core.tool_execution_end(&Pi(event).text(c"toolCallId"));
         guard::guard_sync(|| (), ended)
     }
 
@@ -422,163 +251,108 @@ impl Extension {
         ts_args_type = "command: host.GortexCommand",
         ts_return_type = "Promise<host.CommandReply>"
     )]
-    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> Promised<'env> {
+    pub fn gortex_command<'env>(&self, env: &'env Env, command: Value) -> Answered<'env> {
         let core = self.core.clone();
-        let command = from_js(command);
-        settle::spawn_promise(env, async move {
-            let failed = || {
-                to_js(&pi_gortex_runtime::extension::status::status_reply(
-                    core::unavailable(),
-                ))
-            };
-            let Some(command) = command else {
-                return failed();
-            };
-            guard::guard_async(failed, async { to_js(&core.gortex_command(command).await) }).await
-        })
+        let failed = || pi_gortex_runtime::extension::status::status_reply(core::unavailable());
+        let reply =
+            |command| Answer::spawn(failed, async move { core.gortex_command(command).await });
+        let start = || from_js(command).map_or(Answer::Now(failed()), reply);
+        settle::answer(env, failed, start, None)
     }
 
     /// `session_shutdown`: the calls cleared, the hook's spare ended, and this
     /// instance's own client stopped if it holds the slot (another's is not).
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn session_shutdown<'env>(&self, env: &'env Env) -> Promised<'env> {
+    pub fn session_shutdown<'env>(&self, env: &'env Env) -> Answered<'env> {
         guard::guard_sync(|| (), || self.core.clear_calls());
         let core = self.core.clone();
-        settle::spawn_promise(env, async move {
-            guard::guard_async(|| (), core.session_shutdown()).await;
-            Value::Null
-        })
+        let stopping = async move { core.session_shutdown().await };
+        settle::answer(env, || (), || Answer::spawn(|| (), stopping), None)
     }
 }
 
-/// The readiness refresh of a turn: when the readiness changed, the new
-/// footer, worded with Pi's tool names, goes to `show`.
-fn refresh_footer(core: core::Extension, cwd: String, show: Option<FooterCallbacks>) {
-    settle::spawn(async move {
-        let (names, show) = show.unzip();
-        let names = names.map(|names| names());
-        if let (Some(footer), Some(show)) = (core.refresh_footer(&cwd, names).await, show) {
-            show.call(footer, ThreadsafeFunctionCallMode::NonBlocking);
-        }
-    });
+/// A JavaScript function as a weak thread-safe callback: it never keeps Node alive.
+fn callback<T: JsValuesTupleIntoVec + 'static, R: FromNapiValue + 'static>(
+    f: &Function<'_, T, R>,
+) -> napi::Result<Callback<T, R>> {
+    f.build_threadsafe_function().weak::<true>().build()
 }
 
-/// Pi's tool names, read on Pi's thread from any thread; the callback never
-/// keeps Node alive.
-fn names_reader(
-    tool_names: &Function<'_, (), Option<Vec<String>>>,
-) -> napi::Result<core::ToolNames> {
-    let names = Arc::new(
-        tool_names
-            .build_threadsafe_function()
-            .weak::<true>()
-            .build()?,
-    );
-    Ok(Arc::new(move || {
+/// Pi's tool names, read on Pi's thread from any thread.
+fn names_of(names: Callback<(), Option<Vec<String>>>) -> core::ToolNames {
+    let names = Arc::new(names);
+    Arc::new(move || {
         let names = names.clone();
         Box::pin(async move { names.call_async(()).await.ok().flatten() })
+    })
+}
+
+/// What a turn reads of Pi besides its event.
+fn turn_reads<'a>(
+    (cwd, session_id): (String, String),
+    entries: &'a Function<'_, (), Option<Value>>,
+    tool_names: Callback<(), Option<Vec<String>>>,
+    show_footer: Option<Callback<String, ()>>,
+) -> TurnReads<impl FnOnce() -> Option<Vec<ContextEntry>> + 'a> {
+    let show = |f: Callback<String, ()>| Arc::new(move |text| _ = f.call(text, NON_BLOCKING));
+    TurnReads {
+        cwd,
+        session_id,
+        entries: || entries.call(()).ok().flatten().and_then(from_js),
+        tool_names: names_of(tool_names),
+        show_footer: show_footer.map(|f| show(f) as core::ShowFooter),
+    }
+}
+
+/// A session step applied in Pi from any thread, then `then` on Pi's thread.
+fn applier(apply: &Function<'_, Value, ()>) -> napi::Result<core::Applier> {
+    let apply = callback(apply)?;
+    Ok(Arc::new(move |action, then| {
+        let (action, mode) = (to_js(&action), NON_BLOCKING);
+        let status = match then {
+            None => apply.call(action, mode),
+            Some(then) => apply.call_with_return_value(action, mode, |_, _| {
+                then();
+                Ok(())
+            }),
+        };
+        status == Status::Ok
     }))
 }
 
-/// Releases the first turns parked on a ticket.
-fn release(turns: Vec<core::Parked>) {
-    guard::guard_sync(|| (), || turns.into_iter().for_each(|t| t.open(true)))
-}
+/// One of Pi's objects, read one field at a time.
+struct Pi<'env>(Object<'env>);
 
-/// `null` for an answer that says to do nothing; the value itself when it is known before
-/// the method returns (no promise, no hop); else a promise of it, settled when the work replies.
-fn answered<'env, T: Serialize + Send + 'static>(
-    env: &'env Env,
-    answer: Answer<T>,
-    nothing: impl Fn(&T) -> bool,
-) -> Answered<'env> {
-    // The promise once it is made (`Ok`), or a reply that came before it.
-    let slot: Arc<Mutex<Result<settle::PromiseSettler, Option<T>>>> =
-        Arc::new(Mutex::new(Err(None)));
-    let replying = slot.clone();
-    let later = move |value: T| {
-        let mut slot = lock(&replying);
-        match std::mem::replace(&mut *slot, Err(None)) {
-            Ok(settler) => settler.settle(to_js(&value)),
-            Err(_) => *slot = Err(Some(value)),
-        }
-    };
-    let within = |start: Box<dyn FnOnce() + '_>| {
-        settle::within_runtime(|| guard::guard_sync(|| (), start));
-    };
-    match answer.start(within, later) {
-        Some(value) if nothing(&value) => return Ok(None),
-        Some(value) => return parsed(env, &value).map(Some),
-        None => {}
+impl PiObject for Pi<'_> {
+    fn string(&self, name: &CStr) -> Option<String> {
+        self.0.get_c_named_property_unchecked(name).ok()?
     }
-    let (settler, promise) = settle::promise_of(env, false)?;
-    let mut slot = lock(&slot);
-    match std::mem::replace(&mut *slot, Err(None)) {
-        Err(Some(value)) => settler.resolve_now(env, to_js(&value)),
-        _ => *slot = Ok(settler),
+
+    /// An object via one `JSON.stringify`, not one crossing per property.
+    fn read(&self, name: &CStr) -> Option<Option<Value>> {
+        let value: Unknown = self.0.get_c_named_property_unchecked(name).ok()?;
+        let value = match value.get_type().ok()? {
+            ValueType::Object => {
+                let env = Env::from(self.0.value().env);
+                serde_json::from_str(&json(&env).ok()?.stringify(value).ok()?).ok()?
+            }
+            _ => Value::from_unknown(value).ok()?,
+        };
+        Some((!value.is_null()).then_some(value))
     }
-    Ok(Some(promise.to_unknown()))
-}
 
-/// The global `JSON`: a nested value crosses in one call each way, not one per property.
-fn json(env: &Env) -> napi::Result<JSON<'_>> {
-    env.get_global()?.get_named_property_unchecked("JSON")
-}
-
-/// A boundary value made by one `JSON.parse` of its text.
-fn parsed<'env>(env: &'env Env, value: &impl Serialize) -> napi::Result<Unknown<'env>> {
-    let json = json(env)?;
-    let parse: Function<String, Unknown> = json.get_named_property_unchecked("parse")?;
-    parse.apply(json, serde_json::to_string(value)?)
-}
-
-/// A field of a Pi object as JSON (an object via `JSON.stringify`): `None` if absent, an error
-/// if it cannot be read (it throws).
-fn field(object: &Object<'_>, name: &CStr) -> napi::Result<Option<Value>> {
-    let value: Unknown = object.get_c_named_property_unchecked(name)?;
-    let value = if value.get_type()? == ValueType::Object {
-        let env = Env::from(object.value().env);
-        serde_json::from_str(&json(&env)?.stringify(value)?)?
-    } else {
-        Value::from_unknown(value)?
-    };
-    Ok((!value.is_null()).then_some(value))
-}
-
-/// A field as JavaScript's `String(value ?? "")` reads an id.
-fn text(object: &Object<'_>, name: &CStr) -> String {
-    // The common case, a string, without building a JSON value first.
-    if let Ok(Some(text)) = object.get_c_named_property_unchecked::<Option<String>>(name) {
-        return text;
+    fn object(&self, name: &CStr) -> Option<Self> {
+        self.0
+            .get_c_named_property::<Option<Object>>(name)
+            .ok()?
+            .map(Pi)
     }
-    match field(object, name).ok().flatten() {
-        Some(Value::String(text)) => text,
-        Some(value @ (Value::Number(_) | Value::Bool(_))) => value.to_string(),
-        _ => String::new(),
-    }
-}
 
-/// The tool calls of an assistant message that the read-ahead wants and that carry arguments.
-fn planned_calls(core: &core::Extension, event: &Object<'_>) -> Option<Vec<PlannedCall>> {
-    let message = event
-        .get_c_named_property::<Option<Object>>(c"message")
-        .ok()??;
-    if text(&message, c"role") != "assistant" {
-        return None;
+    fn objects(&self, name: &CStr) -> Vec<Self> {
+        let Ok(items) = self.0.get_c_named_property::<Array>(name) else {
+            return Vec::new();
+        };
+        let item = |index| items.get::<Object>(index).ok().flatten().map(Pi);
+        (0..items.len()).filter_map(item).collect()
     }
-    let content = message.get_c_named_property::<Array>(c"content").ok()?;
-    let calls = (0..content.len())
-        .filter_map(|index| content.get::<Object>(index).ok().flatten())
-        .filter(|block| text(block, c"type") == "toolCall")
-        .map(|block| (text(&block, c"name"), block))
-        .filter(|(tool_name, _)| core.reads_ahead(tool_name))
-        .filter_map(|(tool_name, block)| {
-            Some(PlannedCall {
-                tool_call_id: text(&block, c"id"),
-                tool_name,
-                arguments: field(&block, c"arguments").ok()??,
-            })
-        })
-        .collect();
-    Some(calls)
 }

@@ -12,23 +12,24 @@ mod boundary;
 mod extension;
 mod settle;
 
+use napi::Env;
 use napi_derive::napi;
 use pi_gortex_runtime::catalogue::CatalogueChanges;
-use pi_gortex_runtime::extension::guard;
+use pi_gortex_runtime::extension::{guard, Answer};
 use serde_json::Value;
 
-use boundary::{from_js, guarded_answer, to_js, CatalogueUpdate, CliOutput};
+use boundary::{from_js, CatalogueUpdate, CliOutput};
+use settle::Answered;
 
 /// The call line of a tool's call in Pi's interface.
 #[napi(
     ts_args_type = "daemonName: string, args: unknown, expanded: boolean",
     ts_return_type = "host.CallLine"
 )]
-pub fn call_line(daemon_name: String, args: Value, expanded: bool) -> Value {
+pub fn call_line(env: &Env, daemon_name: String, args: Value, expanded: bool) -> Answered<'_> {
     use pi_gortex_runtime::extension::call_line as line;
-    guarded_answer(line::empty_line, || {
-        line::call_line_of(&daemon_name, &args, expanded)
-    })
+    let call_line = || Answer::Now(line::call_line_of(&daemon_name, &args, expanded));
+    settle::answer(env, line::empty_line, call_line, Some(|_| false))
 }
 
 /// Pi's active tools after a listing's withdrawals and returns, order kept.
@@ -49,30 +50,26 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
 /// Runs one `pi-gortex` command line (`args[0]` is the program name) and
 /// returns what to print and the exit code, exactly as the Rust binary would.
 #[napi(ts_return_type = "Promise<host.CliOutput>")]
-pub async fn run_cli(args: Vec<String>) -> Value {
-    let failed = || {
-        to_js(&CliOutput {
-            stdout: String::new(),
-            stderr: "pi-gortex: internal error\n".into(),
-            exit_code: 2,
-        })
+pub fn run_cli(env: &Env, args: Vec<String>) -> Answered<'_> {
+    let failed = || CliOutput {
+        stdout: String::new(),
+        stderr: "pi-gortex: internal error\n".into(),
+        exit_code: 2,
     };
-    guard::guard_async(failed, async move {
-        to_js(&pi_gortex_runtime::cli::run(args).await)
-    })
-    .await
+    let running = pi_gortex_runtime::cli::run(args);
+    settle::answer(env, failed, || Answer::spawn(failed, running), None)
 }
 
 /// Test-only: panics inside the guard of a runtime call, so a test can show
-/// that the extension fails open and reports once. `asynchronous` picks the
-/// async guard.
-#[napi]
-pub async fn debug_force_panic(asynchronous: bool) -> bool {
-    if asynchronous {
-        guard::guard_async(|| false, async { panic!("forced by debugForcePanic") }).await
-    } else {
-        guard::guard_sync(|| false, || panic!("forced by debugForcePanic"))
-    }
+/// that the extension fails open and reports once. `asynchronous` panics in
+/// work spawned on the runtime.
+#[napi(ts_return_type = "Promise<boolean>")]
+pub fn debug_force_panic(env: &Env, asynchronous: bool) -> Answered<'_> {
+    let answer = || match asynchronous {
+        true => Answer::spawn(|| false, async { panic!("forced by debugForcePanic") }),
+        false => panic!("forced by debugForcePanic"),
+    };
+    settle::answer(env, || false, answer, None)
 }
 
 /// napi's shared tokio runtime, built when the addon loads (napi-rs's

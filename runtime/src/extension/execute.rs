@@ -12,7 +12,7 @@ use pi_gortex_schema::host::{ToolExecuteRequest, ToolExecuteResult};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{catalogue_update, Extension, ModuleState};
+use super::{catalogue_update, Answer, Extension, ModuleState};
 use crate::diff;
 use crate::mcp::client::ProgressHandler;
 use crate::mcp::own_client::{throttled, OwnClient, SentCall, PROGRESS_GAP};
@@ -78,6 +78,19 @@ fn call_args(args: &Value) -> Value {
 }
 
 impl Extension {
+    /// Executes one own-client tool call: its result, never a failure (a
+    /// failure is `ok: false` with the text for the glue to throw).
+    /// `on_progress` gets the text of each (throttled) progress notification.
+    pub fn execute_tool(
+        &self,
+        request: Option<ToolExecuteRequest>,
+        on_progress: Option<impl Fn(String) + Send + Sync + 'static>,
+    ) -> Answer<ToolExecuteResult> {
+        let execution = self.begin_execution(request, on_progress.map(progress_handler));
+        let failed = || failed_execution("gortex: internal error".into());
+        Answer::spawn(failed, execution.finish())
+    }
+
     /// The synchronous half: checks, the abort token, and the eager send.
     pub fn begin_execution(
         &self,

@@ -14,10 +14,11 @@
 
 pub mod call_line;
 mod execute;
-pub mod guard;
 mod own_client;
+mod pi_events;
 mod report;
 pub mod session;
+mod session_events;
 mod state;
 pub mod status;
 mod tool_events;
@@ -25,15 +26,18 @@ mod tool_events;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::ResolvedConfig;
+pub use crate::guard;
 use crate::sync::lock;
 
 pub use execute::{failed_execution, progress_handler, Execution};
 pub use own_client::catalogue_update;
+pub use pi_events::PiObject;
 pub use report::unavailable;
 pub use session::{
     catalogue_action, fallback_config, no_action, no_result, no_session, no_turn, no_turn_action,
     own_path, PlannedTurn, SessionOpening,
 };
+pub use session_events::{Applier, ShowFooter, TurnReads};
 pub use state::{
     ClientSlot, InstanceLocked, InstanceState, ModuleLocked, ModuleState, OwnWindow, Parked,
     SlotEntry, StatusRecord,
@@ -44,6 +48,14 @@ pub use tool_events::{result_text, truthy, PlannedCall, ResultIds, ToolCallIds, 
 /// Dropped uncalled, the binding answers its fail-open value.
 pub type Reply<T> = Box<dyn FnOnce(T) + Send>;
 
+/// Makes a parked answer hold the host open from now on; called at most
+/// once, from any thread.
+pub type Hold = Box<dyn FnOnce() + Send>;
+
+/// How a binding settles an answer given after its start returned: the
+/// reply, and the hold of a parked answer.
+pub type Settler<T> = (Reply<T>, Hold);
+
 /// An event's answer: known now, or started later with the way back.
 pub enum Answer<T> {
     /// Decided on the caller's thread.
@@ -52,38 +64,85 @@ pub enum Answer<T> {
     /// tokio runtime (it may spawn there) and passes the reply; the closure
     /// may also reply before it returns.
     Later(Box<dyn FnOnce(Reply<T>) + Send>),
+    /// Like [`Answer::Later`], for a wait that must not keep the host alive
+    /// (a first turn parked on readiness, a capped wait like an unref'd
+    /// timer) until the closure calls its [`Hold`].
+    Parked(Box<dyn FnOnce(Reply<T>, Hold) + Send>),
+}
+
+/// An answer while it starts: a reply or hold given before the binding's
+/// settler exists is kept for it.
+struct Starting<T> {
+    starting: bool,
+    value: Option<T>,
+    held: bool,
+    settler: Option<Settler<T>>,
 }
 
 impl<T: Send + 'static> Answer<T> {
+    /// The value of `work`, run on the binding's runtime under the panic
+    /// guard; `fallback` answers a panic.
+    pub fn spawn(
+        fallback: impl FnOnce() -> T + Send + 'static,
+        work: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Self {
+        Answer::Later(Box::new(move |reply| {
+            tokio::spawn(async move { reply(guard::guard_async(fallback, work).await) });
+        }))
+    }
+
     /// Starts the answer; `within` runs the start (the binding's runtime
     /// context, its panic guard). A value known before this returns is
-    /// returned, for the caller to apply on its own thread with no hop;
-    /// one that comes later goes to `later`, from any thread.
+    /// returned, for the caller to apply on its own thread with no hop.
+    /// Else `settler` makes the way back (on the caller's thread, before any
+    /// later reply can arrive), told whether the answer is parked and not
+    /// yet held.
     pub fn start(
         self,
         within: impl FnOnce(Box<dyn FnOnce() + '_>),
-        later: impl FnOnce(T) + Send + 'static,
+        settler: impl FnOnce(bool) -> Option<Settler<T>>,
     ) -> Option<T> {
-        let start = match self {
+        type Start<T> = Box<dyn FnOnce(Reply<T>, Hold) + Send>;
+        let (start, parked): (Start<T>, bool) = match self {
             Answer::Now(value) => return Some(value),
-            Answer::Later(start) => start,
+            Answer::Later(start) => (Box::new(move |reply, _| start(reply)), false),
+            Answer::Parked(start) => (start, true),
         };
-        // While starting, a reply is kept for the caller; after, it goes on.
-        let slot = Arc::new(Mutex::new((true, None, Some(later))));
-        let replying = slot.clone();
+        let slot = Arc::new(Mutex::new(Starting {
+            starting: true,
+            value: None,
+            held: false,
+            settler: None,
+        }));
+        let (replying, holding) = (slot.clone(), slot.clone());
         let reply: Reply<T> = Box::new(move |value| {
             let mut slot = lock(&replying);
-            if slot.0 {
-                slot.1 = Some(value);
-            } else if let Some(later) = slot.2.take() {
-                drop(slot);
-                later(value);
+            match slot.settler.take() {
+                Some((reply, _)) => {
+                    drop(slot);
+                    reply(value);
+                }
+                None if slot.starting => slot.value = Some(value),
+                None => {}
             }
         });
-        within(Box::new(move || start(reply)));
+        let hold: Hold = Box::new(move || {
+            let mut slot = lock(&holding);
+            slot.held = true;
+            if let Some((reply, hold)) = slot.settler.take() {
+                slot.settler = Some((reply, Box::new(|| ())));
+                drop(slot);
+                hold();
+            }
+        });
+        within(Box::new(move || start(reply, hold)));
         let mut slot = lock(&slot);
-        slot.0 = false;
-        slot.1.take()
+        slot.starting = false;
+        if let Some(value) = slot.value.take() {
+            return Some(value);
+        }
+        slot.settler = settler(parked && !slot.held);
+        None
     }
 }
 
@@ -92,6 +151,7 @@ impl<T> std::fmt::Debug for Answer<T> {
         f.write_str(match self {
             Answer::Now(_) => "Answer::Now",
             Answer::Later(_) => "Answer::Later",
+            Answer::Parked(_) => "Answer::Parked",
         })
     }
 }
@@ -161,7 +221,7 @@ impl Extension {
             let this = self.clone();
             let _ = tokio::task::spawn_blocking(move || {
                 slot.close();
-                caught(|| (), || this.record_stats(0));
+                guard::guard_sync(|| (), || this.record_stats(0));
             })
             .await;
         }
@@ -225,12 +285,6 @@ impl Extension {
     }
 }
 
-/// Runs `work`, answering `fallback()` if it panics. The binding's panic
-/// hook records the message; here it only must not cross a thread's edge.
-fn caught<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> T {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| fallback())
-}
-
 /// An instance of a fresh import resolved in `dir` from `env`, its resolution then changed by
 /// `adjust`, with the latches of the native path or of the own client: the tests' one way to
 /// make the object a factory call makes.
@@ -270,27 +324,78 @@ pub(crate) fn test_instance(
 mod tests {
     use super::*;
 
-    fn later_to(sent: &Arc<Mutex<Vec<u8>>>) -> impl FnOnce(u8) + Send + 'static {
-        let sent = sent.clone();
-        move |value| lock(&sent).push(value)
+    /// A settler that records the replies in `sent` and whether it was
+    /// made weak, and counts its holds.
+    fn settler_to(
+        sent: &Arc<Mutex<Vec<u8>>>,
+        weak: &Arc<Mutex<Vec<bool>>>,
+    ) -> impl FnOnce(bool) -> Option<Settler<u8>> {
+        let (sent, weak) = (sent.clone(), weak.clone());
+        move |made_weak| {
+            lock(&weak).push(made_weak);
+            let held = weak.clone();
+            let reply: Reply<u8> = Box::new(move |value| lock(&sent).push(value));
+            let hold: Hold = Box::new(move || lock(&held).push(false));
+            Some((reply, hold))
+        }
+    }
+
+    fn run(start: Box<dyn FnOnce() + '_>) {
+        start()
     }
 
     #[test]
-    fn a_reply_given_while_starting_is_returned_one_given_after_goes_on() {
-        let sent = Arc::new(Mutex::new(Vec::new()));
-        let run = |start: Box<dyn FnOnce() + '_>| start();
-        assert_eq!(Answer::Now(1).start(run, later_to(&sent)), Some(1));
+    fn a_reply_given_while_starting_is_returned_one_given_after_goes_to_the_settler() {
+        let (sent, weak) = (Arc::default(), Arc::default());
+        assert_eq!(Answer::Now(1).start(run, settler_to(&sent, &weak)), Some(1));
         let early = Answer::Later(Box::new(|reply: Reply<u8>| reply(2)));
-        assert_eq!(early.start(run, later_to(&sent)), Some(2));
+        assert_eq!(early.start(run, settler_to(&sent, &weak)), Some(2));
         assert!(lock(&sent).is_empty(), "an early reply is the caller's");
+        assert!(lock(&weak).is_empty(), "no settler is made for it");
         let kept = Arc::new(Mutex::new(None));
         let keeping = kept.clone();
         let late = Answer::Later(Box::new(move |reply: Reply<u8>| {
             *lock(&keeping) = Some(reply)
         }));
-        assert_eq!(late.start(run, later_to(&sent)), None);
+        assert_eq!(late.start(run, settler_to(&sent, &weak)), None);
         let reply = lock(&kept).take().expect("the start kept its reply");
         reply(3);
         assert_eq!(*lock(&sent), vec![3]);
+        assert_eq!(*lock(&weak), vec![false], "a later answer holds at once");
+    }
+
+    #[test]
+    fn a_parked_answer_is_weak_until_held_and_a_hold_while_starting_makes_it_strong() {
+        let (sent, weak) = (Arc::default(), Arc::default());
+        let kept = Arc::new(Mutex::new(None));
+        let keeping = kept.clone();
+        let parked = Answer::Parked(Box::new(move |reply: Reply<u8>, hold: Hold| {
+            *lock(&keeping) = Some((reply, hold))
+        }));
+        assert_eq!(parked.start(run, settler_to(&sent, &weak)), None);
+        assert_eq!(*lock(&weak), vec![true], "made weak");
+        let (reply, hold) = lock(&kept).take().expect("the start kept both");
+        hold();
+        assert_eq!(
+            *lock(&weak),
+            vec![true, false],
+            "the hold reached the settler"
+        );
+        reply(4);
+        assert_eq!(*lock(&sent), vec![4]);
+
+        let (sent, weak) = (Arc::default(), Arc::default());
+        let kept = Arc::new(Mutex::new(None));
+        let keeping = kept.clone();
+        let held = Answer::Parked(Box::new(move |reply: Reply<u8>, hold: Hold| {
+            hold();
+            *lock(&keeping) = Some(reply)
+        }));
+        assert_eq!(held.start(run, settler_to(&sent, &weak)), None);
+        assert_eq!(
+            *lock(&weak),
+            vec![false],
+            "held before the settler: made strong"
+        );
     }
 }

@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use super::session::latches;
 use super::state::HookTally;
-use super::{caught, Answer, Extension, ModuleState, Reply};
+use super::{guard, Answer, Extension, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
 use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
@@ -102,7 +102,7 @@ impl Extension {
         event: ToolCallEvent,
         reply: Reply<ToolCallAction>,
     ) {
-        let action = caught(|| ToolCallAction::None, || self.enforce(config, &event));
+        let action = guard::guard_sync(|| ToolCallAction::None, || self.enforce(config, &event));
         let blocked = match action {
             ToolCallAction::Block { .. } => Some(true),
             ToolCallAction::Steer { .. } => Some(false),
@@ -111,15 +111,15 @@ impl Extension {
         // Counted before the answer, so `/gortex` after the call includes it; only a
         // blocked or guided read is sized, which most calls are not.
         if let Some(blocked) = blocked.filter(|_| config.stats) {
-            caught(|| (), || self.count_raw_read(&event, blocked));
+            guard::guard_sync(|| (), || self.count_raw_read(&event, blocked));
         }
         self.answer_then_claim(action, &event, reply);
         // The next spare starts after the answer is on its way to Pi.
         if let Some(me) = self.instance() {
-            caught(|| (), || me.refill_hook_spare(config));
+            guard::guard_sync(|| (), || me.refill_hook_spare(config));
         }
         // The crash-safe interval's record, also after the answer.
-        caught(|| (), || self.record_stats(STATS_INTERVAL_MS));
+        guard::guard_sync(|| (), || self.record_stats(STATS_INTERVAL_MS));
     }
 
     fn answer_then_claim(
@@ -302,8 +302,8 @@ impl Extension {
         if !self.counts_savings() {
             return answer;
         }
-        let footer = caught(|| None, || self.footer_update());
-        let notice = caught(|| None, || self.module.lock().status.take_stats_notice());
+        let footer = guard::guard_sync(|| None, || self.footer_update());
+        let notice = guard::guard_sync(|| None, || self.module.lock().status.take_stats_notice());
         if footer.is_none() && notice.is_none() {
             return answer;
         }
@@ -316,6 +316,9 @@ impl Extension {
             Answer::Now(action) => Answer::Now(with_savings(action)),
             Answer::Later(start) => Answer::Later(Box::new(move |reply| {
                 start(Box::new(move |action| reply(with_savings(action))))
+            })),
+            Answer::Parked(start) => Answer::Parked(Box::new(move |reply, hold| {
+                start(Box::new(move |action| reply(with_savings(action))), hold)
             })),
         }
     }
@@ -388,7 +391,7 @@ impl Extension {
                 read,
                 move |read| {
                     let after = read_or_skipped(read, |reason| pending.after_skipped(reason));
-                    let finished = caught(ToolResultAction::default, || {
+                    let finished = guard::guard_sync(ToolResultAction::default, || {
                         finish_result(&module, action, pending, event, &after)
                     });
                     reply(finished);
@@ -443,7 +446,7 @@ fn read_files(
     let cwd = diff::paths::normalize(cwd);
     let local = module.local_dir(&cwd);
     let now = local.and_then(|local| {
-        caught(
+        guard::guard_sync(
             || None,
             || diff::snapshot::snapshot_all_local(paths, &local),
         )
@@ -453,8 +456,8 @@ fn read_files(
     }
     let learner = module.clone();
     let work = move || {
-        let read = caught(|| None, || Some(read()));
-        caught(|| (), || learner.learn_local_dir(&cwd));
+        let read = guard::guard_sync(|| None, || Some(read()));
+        guard::guard_sync(|| (), || learner.learn_local_dir(&cwd));
         read
     };
     race_time_limit(diff::SNAPSHOT_TIME_LIMIT, work, done);
@@ -465,7 +468,7 @@ fn read_before(module: Arc<ModuleState>, ticket: ClaimTicket, done: Done) {
     let read = ticket.before_reader();
     let (cwd, paths) = (ticket.cwd().to_path_buf(), ticket.paths().to_vec());
     read_files(&module.clone(), &cwd, &paths, read, move |read| {
-        caught(
+        guard::guard_sync(
             || (),
             || {
                 let before = read_or_skipped(read, |reason| ticket.before_skipped(reason));
@@ -500,7 +503,7 @@ fn read_ahead(module: &Arc<ModuleState>, call: PlannedCall, cwd: &Path) {
         let before = read_or_skipped(read, |reason| {
             diff::snapshot::skipped_all(paths.clone(), reason)
         });
-        let waiter = caught(
+        let waiter = guard::guard_sync(
             || None,
             || {
                 module

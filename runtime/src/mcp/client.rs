@@ -825,7 +825,7 @@ impl Shared {
         if let Some((rearm, handler)) = sink {
             rearm.notify_one();
             // A panicking callback must not take the reader down.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler(params)));
+            crate::guard::guard_sync(|| (), || handler(params));
         }
     }
 
@@ -833,7 +833,7 @@ impl Shared {
         let handler = lock(&self.list_changed).clone();
         if let Some(handler) = handler {
             // A panicking callback must not take the reader down.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handler()));
+            crate::guard::guard_sync(|| (), || handler());
         }
     }
 }

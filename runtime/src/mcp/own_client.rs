@@ -507,7 +507,7 @@ async fn resync_and_tell(inner: Arc<Inner>) {
     }
     let listener = lock(&inner.listener).clone();
     if let Some(listener) = listener {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| listener(changes)));
+        crate::guard::guard_sync(|| (), || listener(changes));
     }
 }
 

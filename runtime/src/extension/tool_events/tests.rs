@@ -223,6 +223,7 @@ async fn answer<T: Send + 'static>(answer: Answer<T>) -> Option<T> {
             }));
             rx.await.ok()
         }
+        Answer::Parked(_) => panic!("a tool event is never parked"),
     }
 }
 
@@ -510,7 +511,7 @@ fn promoted_names_are_read_from_the_result_text() {
 #[cfg(unix)]
 /// The answer when it is given before `start` returns (on the caller's thread), else `None`.
 fn answered_now<T: Send + 'static>(answer: Answer<T>) -> Option<T> {
-    answer.start(|run| run(), |_| ())
+    answer.start(|run| run(), |_| None)
 }
 
 #[cfg(target_os = "linux")]

@@ -1,10 +1,11 @@
-//! Panic containment at the binding's edge.
+//! Panic containment: the one place a panic is caught.
 //!
 //! A Rust panic must never reach the host and must never print: Pi is a TUI
 //! and its print/JSON output is machine-read. The panic hook therefore only
-//! records the message, and every binding method runs inside [`guard_sync`]
-//! or [`guard_async`], which turn an unwinding panic into the method's
-//! fail-open value. The recorded messages are drained into the end of a
+//! records the message, and every binding method, and every callback the
+//! runtime runs for another room, runs inside [`guard_sync`] (or
+//! [`guard_async`], which is [`guard_sync`] at each poll), which turns an
+//! unwinding panic into the fail-open value. The recorded messages are drained into the end of a
 //! session start or a first turn, which reports the first one once per
 //! session.
 
@@ -70,13 +71,9 @@ pub fn guard_sync<T>(fallback: impl FnOnce() -> T, work: impl FnOnce() -> T) -> 
 
 /// Awaits `work`, answering `fallback` when it panics at any poll.
 pub async fn guard_async<T>(fallback: impl FnOnce() -> T, work: impl Future<Output = T>) -> T {
-    install_panic_hook();
     let mut work = Box::pin(work);
     let polled = std::future::poll_fn(|cx| {
-        match panic::catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
-            Ok(poll) => poll.map(Some),
-            Err(_) => Poll::Ready(None),
-        }
+        guard_sync(|| Poll::Ready(None), || work.as_mut().poll(cx).map(Some))
     });
     polled.await.unwrap_or_else(fallback)
 }
