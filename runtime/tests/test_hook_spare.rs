@@ -17,8 +17,8 @@ use std::time::Duration;
 use common_config::{fake_gortex, scenario, temp_dir, write_file};
 use pi_gortex_runtime::config::{hook_argv, HookMode};
 use pi_gortex_runtime::hook::{
-    envelope_for_tool_call, outcome, run_blocking, EnvelopeContext, HookEvent, HookOutcome,
-    SpareSlot,
+    envelope_for_tool_call, outcome, run_blocking, EnvelopeContext, HookEvent, HookLimits,
+    HookOutcome, SpareSlot,
 };
 use serde_json::{json, Value};
 
@@ -229,6 +229,132 @@ fn a_closed_slot_ends_its_spare_and_starts_none() {
     let spare = dropped.spare_id().expect("a spare waits");
     drop(dropped);
     assert!(!alive(spare));
+}
+
+/// Waits until the simulator's log in `dir` has the hook record of `pid` (the envelope it read
+/// and the decision it wrote), at most 20 s.
+fn wait_for_hook_record(dir: &Path, pid: u32) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = log_records(&dir.join("log.jsonl"))
+            .into_iter()
+            .find(|r| r["ev"] == "hook" && r["pid"] == pid);
+        if let Some(record) = found {
+            return record;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the spare {pid} never decided"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+#[test]
+fn the_spare_decides_once_the_exchange_begins_before_any_thread_waits_for_it() {
+    let dir = temp_dir();
+    let argv = simulator_argv(dir.path(), HookMode::Deny, json!([]));
+    let slot = SpareSlot::default();
+    slot.refill(&argv);
+    let spare = slot.spare_id().expect("a spare waits");
+    let call = &session_calls("/repo", "s-begin", "src/a.go")[0];
+    let begun = slot.begin(true, &argv, call, HookLimits::default());
+    // Nobody finishes the exchange yet: the envelope was handed over by `begin` itself.
+    let record = wait_for_hook_record(dir.path(), spare);
+    assert_eq!(
+        record["envelope"],
+        serde_json::to_value(call).expect("envelope")
+    );
+    let run = slot.finish(begun);
+    assert_eq!(run.failure, None);
+    assert!(matches!(outcome(&run.decision), HookOutcome::Block { .. }));
+    assert_eq!(serde_json::to_value(&run.decision).expect("decision"), {
+        let decision: Value = serde_json::from_str(record["decision"].as_str().expect("text"))
+            .expect("the decision the spare wrote");
+        decision
+    });
+    assert_eq!(slot.counts().used, 1);
+}
+
+#[test]
+fn an_envelope_larger_than_the_pipe_reaches_the_spare_whole() {
+    let dir = temp_dir();
+    let argv = simulator_argv(dir.path(), HookMode::Deny, json!([]));
+    let slot = SpareSlot::default();
+    slot.refill(&argv);
+    let spare = slot.spare_id().expect("a spare waits");
+    // 256 KiB: more than a pipe takes at once, so the finishing thread writes the rest.
+    let text = "x".repeat(256 * 1024);
+    let call = envelope_for_tool_call(
+        "bash",
+        &json!({ "command": format!("echo {text}") }),
+        &context("/repo", "s-large"),
+        |_| None,
+    );
+    let run = slot.run_blocking(&argv, &call);
+    assert_eq!(run.failure, None);
+    let record = wait_for_hook_record(dir.path(), spare);
+    assert_eq!(
+        record["envelope"],
+        serde_json::to_value(&call).expect("envelope")
+    );
+    assert_eq!(slot.counts().used, 1);
+}
+
+#[test]
+fn a_call_that_may_not_use_the_spare_spawns_fresh_and_ends_the_spare() {
+    let dir = temp_dir();
+    let argv = simulator_argv(dir.path(), HookMode::Deny, json!([]));
+    let slot = SpareSlot::default();
+    slot.refill(&argv);
+    let spare = slot.spare_id().expect("a spare waits");
+    let call = &session_calls("/repo", "s-off", "src/a.go")[0];
+    let run = slot.finish(slot.begin(false, &argv, call, HookLimits::default()));
+    assert_eq!(run.failure, None);
+    assert!(matches!(outcome(&run.decision), HookOutcome::Block { .. }));
+    let counts = slot.counts();
+    assert_eq!((counts.used, counts.ended, counts.alive), (0, 1, 0));
+    assert!(!alive(spare), "the spare was killed and reaped");
+    assert_eq!(slot.spare_id(), None);
+    let hooks: Vec<Value> = log_records(&dir.path().join("log.jsonl"))
+        .into_iter()
+        .filter(|r| r["ev"] == "hook")
+        .collect();
+    assert_eq!(hooks.len(), 1, "{hooks:?}");
+    assert_ne!(hooks[0]["pid"], spare, "a fresh spawn answered");
+}
+
+#[test]
+fn a_spare_that_closed_its_stdin_gives_way_to_a_fresh_spawn_within_the_call() {
+    let dir = temp_dir();
+    let closed = dir.path().join("closed");
+    // The first process (the spare) closes its stdin, says so, and lingers without answering;
+    // every later one answers.
+    let script = format!(
+        "if [ -e '{0}' ]; then cat >/dev/null; echo '{{}}'; else exec 0<&-; : > '{0}'; sleep 1; fi",
+        closed.display()
+    );
+    let argv = vec!["/bin/sh".to_string(), "-c".to_string(), script];
+    let slot = SpareSlot::default();
+    slot.refill(&argv);
+    let spare = slot.spare_id().expect("a spare waits");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !closed.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the spare never closed its stdin"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let call = &session_calls("/repo", "s-refused", "src/a.go")[0];
+    let run = slot.run_blocking(&argv, call);
+    assert_eq!(run.failure, None, "a fresh spawn answered: {run:?}");
+    assert_eq!(
+        serde_json::to_value(&run.decision).expect("decision"),
+        json!({})
+    );
+    assert_eq!(slot.counts().used, 1);
+    assert!(!alive(spare), "the spare was killed and reaped");
 }
 
 /// Waits until the child `pid` has exited, leaving it to be reaped by its owner.

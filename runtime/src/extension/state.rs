@@ -18,7 +18,7 @@ use super::session::readiness::ReadinessBarrier;
 use super::status::ConnectionState;
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditClaims, EditDetails, PendingCompare};
-use crate::hook::{HookEvent, HookRun, SpareSlot};
+use crate::hook::{HookEvent, HookLimits, HookRun, SpareCall, SpareSlot};
 use crate::mcp::own_client::OwnClient;
 use crate::platform::local_dir::LocalDir;
 use crate::version::{readiness_from_briefing, Readiness};
@@ -172,19 +172,26 @@ impl InstanceState {
         chosen
     }
 
-    /// Runs the hook for one event, on the session's spare when HOOK-18
-    /// applies under `config` (any spare is ended when it does not).
-    /// Blocks the calling thread for the exchange.
-    pub fn run_hook_blocking(&self, config: &ResolvedConfig, event: &HookEvent) -> HookRun {
-        run_hook_on(&self.hook_spare, config, event)
+    /// Begins the hook's exchange for one event without blocking, on the
+    /// session's spare when HOOK-18 applies under `config` (a spare that
+    /// does not is ended after the answer).
+    pub fn begin_hook(&self, config: &ResolvedConfig, event: &HookEvent) -> SpareCall {
+        begin_on(&self.hook_spare, config, event)
     }
 
-    /// [`InstanceState::run_hook_blocking`] on tokio's blocking pool, with
-    /// the spare's refill started there after the answer.
+    /// Ends [`InstanceState::begin_hook`]'s exchange, blocking the calling
+    /// thread.
+    pub fn finish_hook(&self, call: SpareCall) -> HookRun {
+        self.hook_spare.finish(call)
+    }
+
+    /// The hook's exchange for one event, finished on tokio's blocking
+    /// pool, with the spare's refill started there after the answer.
     pub async fn run_hook(&self, config: &Arc<ResolvedConfig>, event: HookEvent) -> HookRun {
+        let call = self.begin_hook(config, &event);
         let (slot, config) = (self.hook_spare.clone(), config.clone());
         let run = tokio::task::spawn_blocking(move || {
-            let run = run_hook_on(&slot, &config, &event);
+            let run = slot.finish(call);
             (run, slot, config)
         })
         .await;
@@ -210,12 +217,9 @@ impl InstanceState {
     }
 }
 
-fn run_hook_on(slot: &SpareSlot, config: &ResolvedConfig, event: &HookEvent) -> HookRun {
-    if spare_applies(config) {
-        return slot.run_blocking(&config.hook_argv, event);
-    }
-    slot.clear();
-    crate::hook::run_blocking(&config.hook_argv, event)
+fn begin_on(slot: &SpareSlot, config: &ResolvedConfig, event: &HookEvent) -> SpareCall {
+    let limits = HookLimits::default();
+    slot.begin(spare_applies(config), &config.hook_argv, event, limits)
 }
 
 fn refill_on(slot: &SpareSlot, config: &ResolvedConfig) {

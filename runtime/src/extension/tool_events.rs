@@ -24,11 +24,11 @@ use serde_json::Value;
 
 use super::session::latches;
 use super::state::HookTally;
-use super::{guard, Answer, Extension, ModuleState, Reply};
+use super::{guard, Answer, Extension, InstanceState, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};
 use crate::diff::{self, ClaimTicket, PrefetchUse, PrefetchWaiter, Snapshots, ToolCall};
-use crate::hook::{self, EnvelopeContext};
+use crate::hook::{self, EnvelopeContext, SpareCall};
 use crate::native;
 use crate::savings::{self, ReadKind};
 
@@ -64,6 +64,12 @@ pub struct PlannedCall {
 /// Called once a claim's before side is stored (or was never needed).
 type Done = Box<dyn FnOnce() + Send>;
 
+/// A call's hook exchange under way, and when it began.
+struct Judging {
+    started: Instant,
+    call: SpareCall,
+}
+
 impl Extension {
     /// `tool_call`. `event` (the whole event with its session context) is
     /// read only when the hook judges the call or the call claims files.
@@ -72,8 +78,8 @@ impl Extension {
         ids: ToolCallIds<'_>,
         event: impl FnOnce() -> Option<ToolCallEvent>,
     ) -> Answer<ToolCallAction> {
-        let enforcing = self.instance().map(|me| me.config()).filter(|c| c.enforce);
-        let Some(config) = enforcing else {
+        let enforcing = self.instance().map(|me| (me.config(), me));
+        let Some((config, me)) = enforcing.filter(|(config, _)| config.enforce) else {
             if !self.may_claim(ids) {
                 return Answer::Now(ToolCallAction::None);
             }
@@ -89,20 +95,29 @@ impl Extension {
             return Answer::Now(ToolCallAction::None);
         };
         let this = self.clone();
-        // The hook's exchange blocks a pool thread, never Pi's; the claim
-        // follows on the same thread, so the answer wakes Pi once.
+        // The envelope goes to the hook from Pi's thread (a warm spare
+        // decides while the pool thread that waits for its answer wakes);
+        // the wait blocks a pool thread, never Pi's. The claim follows on
+        // that thread, so the answer wakes Pi once.
         Answer::Later(Box::new(move |reply| {
-            tokio::task::spawn_blocking(move || this.judge_then_claim(&config, event, reply));
+            let judging =
+                guard::guard_sync(|| None, || Some(this.begin_judging(&me, &config, &event)));
+            tokio::task::spawn_blocking(move || {
+                this.judge_then_claim(&me, &config, event, judging, reply);
+            });
         }))
     }
 
     fn judge_then_claim(
         &self,
+        me: &InstanceState,
         config: &ResolvedConfig,
         event: ToolCallEvent,
+        judging: Option<Judging>,
         reply: Reply<ToolCallAction>,
     ) {
-        let action = guard::guard_sync(|| ToolCallAction::None, || self.enforce(config, &event));
+        let judge = || judging.map_or(ToolCallAction::None, |judging| self.judge(me, judging));
+        let action = guard::guard_sync(|| ToolCallAction::None, judge);
         let blocked = match action {
             ToolCallAction::Block { .. } => Some(true),
             ToolCallAction::Steer { .. } => Some(false),
@@ -115,9 +130,7 @@ impl Extension {
         }
         self.answer_then_claim(action, &event, reply);
         // The next spare starts after the answer is on its way to Pi.
-        if let Some(me) = self.instance() {
-            guard::guard_sync(|| (), || me.refill_hook_spare(config));
-        }
+        guard::guard_sync(|| (), || me.refill_hook_spare(config));
         // The crash-safe interval's record, also after the answer.
         guard::guard_sync(|| (), || self.record_stats(STATS_INTERVAL_MS));
     }
@@ -142,8 +155,14 @@ impl Extension {
         self.claim(event, Box::new(move || reply(action)));
     }
 
-    /// The hook's answer for one call, recorded for `/gortex`.
-    fn enforce(&self, config: &ResolvedConfig, event: &ToolCallEvent) -> ToolCallAction {
+    /// Begins the hook's exchange for one call: its envelope, handed over.
+    fn begin_judging(
+        &self,
+        me: &InstanceState,
+        config: &ResolvedConfig,
+        event: &ToolCallEvent,
+    ) -> Judging {
+        let started = Instant::now();
         let context = EnvelopeContext {
             cwd: event.cwd.clone(),
             session_id: event.session_id.clone(),
@@ -154,11 +173,15 @@ impl Extension {
             hook::envelope_for_tool_call(&event.tool_name, &event.input, &context, |_| {
                 daemon_name.as_deref()
             });
-        let started = Instant::now();
-        let run = match self.instance() {
-            Some(me) => me.run_hook_blocking(config, &envelope),
-            None => hook::run_blocking(&config.hook_argv, &envelope),
-        };
+        Judging {
+            started,
+            call: me.begin_hook(config, &envelope),
+        }
+    }
+
+    /// The hook's answer for one call, recorded for `/gortex`.
+    fn judge(&self, me: &InstanceState, judging: Judging) -> ToolCallAction {
+        let run = me.finish_hook(judging.call);
         let action = hook::tool_call_action(&run.decision);
         let tally = match action {
             ToolCallAction::Block { .. } => HookTally::Block,
@@ -168,7 +191,7 @@ impl Extension {
         self.module
             .lock()
             .status
-            .record_hook(tally, started.elapsed());
+            .record_hook(tally, judging.started.elapsed());
         action
     }
 

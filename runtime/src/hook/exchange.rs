@@ -1,25 +1,29 @@
-//! Running the hook asynchronously (HOOK-1..HOOK-3).
+//! One run of the hook (HOOK-1..HOOK-3, HOOK-18).
 //!
 //! `<bin> hook --agent=pi [--mode=<m>]` gets one envelope on stdin and
-//! answers one decision on stdout. The run never blocks the caller's thread,
-//! is killed after 5 s or 16 MiB of stdout, discards stderr (it must never
-//! reach Pi's terminal), and fails open: every failure is the empty decision
-//! plus a recorded [`HookFailure`].
+//! answers one decision on stdout. A run is killed after 5 s or 16 MiB of
+//! stdout, discards stderr (it must never reach Pi's terminal), and fails
+//! open: every failure is the empty decision plus a recorded [`HookFailure`].
 //!
-//! The hook runs on every Pi tool call, so its cost is the spawn-and-wait of
-//! the binary and as little else as possible (measured by `make
-//! bench-session` against a bare spawn-and-wait of the same binary).
-//! On Unix the whole exchange runs on one thread of tokio's blocking pool:
+//! A run is one exchange in two steps. [`begin`] never blocks: on Unix it
+//! writes the envelope to a warm spare's stdin with one non-blocking write,
+//! so the spare decides while the thread that waits for its answer wakes.
+//! [`Begun::finish`] blocks the thread it runs on until the answer, the
+//! exit or the deadline, and spawns a fresh child when there was no spare,
+//! or it died or refused the envelope. [`run`], [`run_with_limits`] and
+//! [`run_blocking`] are that pair without a spare.
+//!
+//! The hook runs on every Pi tool call, so its cost is the spawn-and-wait
+//! of the binary and as little else as possible (`hook_spawn_floor`
+//! measures it against a bare spawn-and-wait of the same binary). On Unix
 //! `std::process::Command` spawns with `posix_spawn` (vfork semantics on
-//! Linux and macOS: the host's address space is never copied), no shell, the
-//! argv as configured and the environment untouched (so it is passed as it
-//! is, not rebuilt), in its own process group; then one `poll(2)` loop feeds
-//! stdin, drains stdout and (on Linux) watches a pidfd for the exit, with the
-//! deadline as poll's timeout. Tokio's async process would register each
-//! pipe and the exit with the reactor and wake the task once per readiness
-//! event, each a hand-off between threads; here there is one hand-off in and
-//! one out. Windows uses tokio's process and pipes, with the child in a
-//! kill-on-close job object so nothing it starts outlives the exchange.
+//! Linux and macOS: the host's address space is never copied), no shell,
+//! the argv as configured and the environment passed as it is, in its own
+//! process group; then one `poll(2)` loop feeds stdin, drains stdout and (on
+//! Linux) watches a pidfd for the exit, with the deadline as poll's timeout:
+//! one thread, no hand-off per readiness event. Windows drives the pipes
+//! with tokio's process, the child in a kill-on-close job object so nothing
+//! it starts outlives the exchange (docs/decisions/015 says why two drivers).
 
 use std::time::{Duration, Instant};
 
@@ -65,51 +69,27 @@ pub async fn run(argv: &[String], event: &HookEvent) -> HookRun {
     run_with_limits(argv, event, HookLimits::default()).await
 }
 
-/// Runs the hook with explicit limits.
+/// Runs the hook with explicit limits, on a thread of tokio's blocking
+/// pool (the exchange blocks the thread it finishes on).
 pub async fn run_with_limits(argv: &[String], event: &HookEvent, limits: HookLimits) -> HookRun {
-    let started = Instant::now();
-    let result = match serde_json::to_vec(event) {
-        Ok(envelope) => exchange(argv, &envelope, limits).await,
-        Err(error) => Err(HookFailure::Io {
-            error: error.to_string(),
-        }),
-    };
-    hook_run(started, result)
+    let begun = begin(None, argv, event, limits);
+    let started = begun.started;
+    tokio::task::spawn_blocking(move || begun.finish())
+        .await
+        .unwrap_or_else(|error| {
+            hook_run(
+                started,
+                Err(HookFailure::Io {
+                    error: error.to_string(),
+                }),
+            )
+        })
 }
 
 /// [`run`] on the calling thread, which it blocks for the exchange (at most
-/// the default limits). For a caller already on a blocking thread: the addon
-/// runs a `tool_call`'s hook this way, straight from Pi's thread to one
-/// blocking thread and back, without a runtime worker in between.
-#[cfg(unix)]
+/// the default limits): for a caller already on a blocking thread.
 pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
-    let started = Instant::now();
-    let result = match serde_json::to_vec(event) {
-        Ok(envelope) => blocking::exchange(argv, &envelope, HookLimits::default()),
-        Err(error) => Err(HookFailure::Io {
-            error: error.to_string(),
-        }),
-    };
-    hook_run(started, result)
-}
-
-/// [`run`] on the calling thread, which it blocks for the exchange (at most
-/// the default limits), through a runtime of its own for the one exchange.
-#[cfg(not(unix))]
-pub fn run_blocking(argv: &[String], event: &HookEvent) -> HookRun {
-    let started = Instant::now();
-    match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime.block_on(run(argv, event)),
-        Err(error) => hook_run(
-            started,
-            Err(HookFailure::Io {
-                error: error.to_string(),
-            }),
-        ),
-    }
+    begin(None, argv, event, HookLimits::default()).finish()
 }
 
 /// A hook process started ahead of its call and waiting on stdin (HOOK-18):
@@ -175,40 +155,129 @@ impl Drop for Warm {
     }
 }
 
-/// [`run_blocking`] on `warm` when there is one (a fresh child when it has
-/// died or refuses the envelope), with explicit limits.
-pub fn run_blocking_with(
-    warm: Option<Warm>,
-    argv: &[String],
-    event: &HookEvent,
+/// One exchange begun by [`begin`] and ended by [`Begun::finish`]: the
+/// envelope is handed to a warm spare on the caller's thread, so the hook
+/// decides while the thread that finishes the exchange wakes up.
+#[derive(Debug)]
+pub struct Begun {
+    started: Instant,
+    argv: Vec<String>,
     limits: HookLimits,
-) -> HookRun {
-    let started = Instant::now();
-    let envelope = match serde_json::to_vec(event) {
-        Ok(envelope) => envelope,
-        Err(error) => {
-            return hook_run(
-                started,
-                Err(HookFailure::Io {
-                    error: error.to_string(),
-                }),
-            )
-        }
-    };
-    let warm = warm.and_then(Warm::take);
+    envelope: Result<Vec<u8>, HookFailure>,
+    handed: Option<Handed>,
+}
+
+/// A spare given the envelope: on Unix as much of it as its pipe took
+/// without blocking, and whether its stdin was closed before it took a
+/// byte; on Windows the write is left to [`Begun::finish`].
+#[derive(Debug)]
+struct Handed {
+    warm: Warm,
     #[cfg(unix)]
-    let result = blocking::exchange_with(warm, argv, &envelope, limits);
-    #[cfg(not(unix))]
-    let result = match tokio::runtime::Builder::new_current_thread()
+    written: usize,
+    #[cfg(unix)]
+    refused: bool,
+}
+
+/// Begins the exchange for `event` on `warm` when there is one (else a
+/// fresh child is spawned by [`Begun::finish`]). Never blocks: on Unix the
+/// envelope goes to the spare's stdin with one non-blocking write, and the
+/// pipe is closed when it took everything.
+pub fn begin(warm: Option<Warm>, argv: &[String], event: &HookEvent, limits: HookLimits) -> Begun {
+    let started = Instant::now();
+    let envelope = serde_json::to_vec(event).map_err(|error| HookFailure::Io {
+        error: error.to_string(),
+    });
+    let handed = match &envelope {
+        Ok(envelope) => warm.and_then(|warm| hand(warm, envelope)),
+        Err(_) => None,
+    };
+    Begun {
+        started,
+        argv: argv.to_vec(),
+        limits,
+        envelope,
+        handed,
+    }
+}
+
+/// The spare with the envelope handed over; `None` when it has exited (it
+/// is reaped as the `Warm` drops), so a fresh child answers instead.
+#[cfg(unix)]
+fn hand(mut warm: Warm, envelope: &[u8]) -> Option<Handed> {
+    let child = warm.0.as_mut()?;
+    let (written, refused) = blocking::hand(child, envelope)?;
+    Some(Handed {
+        warm,
+        written,
+        refused,
+    })
+}
+
+#[cfg(not(unix))]
+fn hand(warm: Warm, _envelope: &[u8]) -> Option<Handed> {
+    Some(Handed { warm })
+}
+
+impl Begun {
+    /// Ends the exchange on the calling thread, which it blocks (at most
+    /// the limits from [`begin`], counted from then): the spare's answer,
+    /// or a fresh child's when the spare died or refused the envelope.
+    pub fn finish(self) -> HookRun {
+        let Begun {
+            started,
+            argv,
+            limits,
+            envelope,
+            handed,
+        } = self;
+        let deadline = started + limits.timeout;
+        let result =
+            envelope.and_then(|envelope| finish_on(handed, &argv, &envelope, limits, deadline));
+        hook_run(started, result)
+    }
+}
+
+#[cfg(unix)]
+fn finish_on(
+    handed: Option<Handed>,
+    argv: &[String],
+    envelope: &[u8],
+    limits: HookLimits,
+    deadline: Instant,
+) -> Result<Vec<u8>, HookFailure> {
+    let spare = handed.and_then(|handed| {
+        let Handed {
+            warm,
+            written,
+            refused,
+        } = handed;
+        warm.take().map(|child| (child, written, refused))
+    });
+    blocking::exchange_with(spare, argv, envelope, limits, deadline)
+}
+
+#[cfg(not(unix))]
+fn finish_on(
+    handed: Option<Handed>,
+    argv: &[String],
+    envelope: &[u8],
+    limits: HookLimits,
+    deadline: Instant,
+) -> Result<Vec<u8>, HookFailure> {
+    let warm = handed.and_then(|handed| handed.warm.take());
+    let deadline = tokio::time::Instant::from_std(deadline);
+    match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(portable::exchange_with(warm, argv, &envelope, limits)),
+        Ok(runtime) => runtime.block_on(portable::exchange_with(
+            warm, argv, envelope, limits, deadline,
+        )),
         Err(error) => Err(HookFailure::Io {
             error: error.to_string(),
         }),
-    };
-    hook_run(started, result)
+    }
 }
 
 /// The run from an exchange's outcome (any failure is no decision).
@@ -227,28 +296,6 @@ fn hook_run(started: Instant, result: Result<Vec<u8>, HookFailure>) -> HookRun {
         },
     }
 }
-
-/// Spawns the child, feeds it the envelope and collects its stdout, within
-/// the limits, on a blocking thread. A child that outlives the exchange is
-/// killed with its process group and reaped.
-#[cfg(unix)]
-async fn exchange(
-    argv: &[String],
-    envelope: &[u8],
-    limits: HookLimits,
-) -> Result<Vec<u8>, HookFailure> {
-    let (argv, envelope) = (argv.to_vec(), envelope.to_vec());
-    tokio::task::spawn_blocking(move || blocking::exchange(&argv, &envelope, limits))
-        .await
-        .unwrap_or_else(|error| {
-            Err(HookFailure::Io {
-                error: error.to_string(),
-            })
-        })
-}
-
-#[cfg(not(unix))]
-use portable::exchange;
 
 fn limit_ms(limits: HookLimits) -> u64 {
     u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX)
@@ -275,37 +322,62 @@ mod blocking {
 
     use super::{limit_ms, HookFailure, HookLimits};
 
-    pub(super) fn exchange(
-        argv: &[String],
-        envelope: &[u8],
-        limits: HookLimits,
-    ) -> Result<Vec<u8>, HookFailure> {
-        exchange_with(None, argv, envelope, limits)
+    /// Hands `envelope` to a waiting spare with one non-blocking write and
+    /// closes its stdin once it took everything: how many bytes it took,
+    /// and whether its stdin was closed before it took one. `None` when it
+    /// has exited.
+    pub(super) fn hand(child: &mut Child, envelope: &[u8]) -> Option<(usize, bool)> {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return None;
+        }
+        let Some(pipe) = child.stdin.as_mut() else {
+            return Some((0, false));
+        };
+        if set_nonblocking(pipe.as_raw_fd()).is_err() {
+            return Some((0, false));
+        }
+        let (written, refused) = match pipe.write(envelope) {
+            Ok(n) => (n, false),
+            // A full pipe (EAGAIN): the finishing thread's loop writes on.
+            Err(error) if error.kind() == ErrorKind::WouldBlock => (0, false),
+            // A spare that closed its stdin (EPIPE) never read the envelope.
+            Err(_) => (0, true),
+        };
+        if refused || written >= envelope.len() {
+            // Dropping the pipe closes it: the child sees EOF.
+            child.stdin = None;
+        }
+        Some((written, refused))
     }
 
-    /// The exchange on `warm` when there is one; a spare that has exited,
-    /// or whose stdin is closed before it took a byte, never read the
-    /// envelope, so a fresh child gets it within the same deadline.
+    /// The exchange on `spare` (a child handed `written` bytes of the
+    /// envelope, `refused` when it closed its stdin first) when there is
+    /// one; a spare that refused the envelope and gave no answer never read
+    /// it, so a fresh child gets it within the same deadline.
     pub(super) fn exchange_with(
-        warm: Option<Child>,
+        spare: Option<(Child, usize, bool)>,
         argv: &[String],
         envelope: &[u8],
         limits: HookLimits,
+        deadline: Instant,
     ) -> Result<Vec<u8>, HookFailure> {
-        let deadline = Instant::now() + limits.timeout;
-        if let Some(mut child) = warm {
-            if matches!(child.try_wait(), Ok(None)) {
-                let mut refused = false;
-                let result = converse(&mut child, envelope, limits, deadline, &mut refused);
-                let answered = matches!(&result, Ok(stdout) if !stdout.is_empty());
-                if !refused || answered {
-                    return result;
-                }
+        if let Some((mut child, written, mut refused)) = spare {
+            let result = converse(
+                &mut child,
+                envelope,
+                written,
+                limits,
+                deadline,
+                &mut refused,
+            );
+            let answered = matches!(&result, Ok(stdout) if !stdout.is_empty());
+            if !refused || answered {
+                return result;
             }
             kill_and_reap(&mut child);
         }
         let mut child = spawn(argv)?;
-        converse(&mut child, envelope, limits, deadline, &mut false)
+        converse(&mut child, envelope, 0, limits, deadline, &mut false)
     }
 
     /// Starts `argv` with piped stdin and stdout, stderr discarded.
@@ -326,21 +398,24 @@ mod blocking {
             })
     }
 
-    /// Feeds `child` the envelope and collects its answer; `refused` is set
-    /// when its stdin was closed before it took a byte.
+    /// Feeds `child` the envelope from byte `written` on and collects its
+    /// answer; `refused` is set when its stdin was closed before it took a
+    /// byte.
     fn converse(
         child: &mut Child,
         envelope: &[u8],
+        written: usize,
         limits: HookLimits,
         deadline: Instant,
         refused: &mut bool,
     ) -> Result<Vec<u8>, HookFailure> {
-        let finished = talk(child, envelope, limits, deadline, refused).and_then(|stdout| {
-            match wait_until(child, deadline)? {
-                Some(status) => Ok((stdout, status)),
-                None => Err(timed_out(limits)),
-            }
-        });
+        let finished =
+            talk(child, envelope, written, limits, deadline, refused).and_then(|stdout| {
+                match wait_until(child, deadline)? {
+                    Some(status) => Ok((stdout, status)),
+                    None => Err(timed_out(limits)),
+                }
+            });
         match finished {
             Ok((stdout, status)) if status.success() => Ok(stdout),
             Ok((_, status)) => Err(HookFailure::ExitStatus {
@@ -426,6 +501,7 @@ mod blocking {
     fn talk(
         child: &mut Child,
         envelope: &[u8],
+        mut written: usize,
         limits: HookLimits,
         deadline: Instant,
         refused: &mut bool,
@@ -439,7 +515,6 @@ mod blocking {
         if let Some(pipe) = &stdin {
             set_nonblocking(pipe.as_raw_fd())?;
         }
-        let mut written = 0;
         let mut out = Vec::with_capacity(4096);
         let mut chunk = [0u8; 16_384];
         loop {
@@ -586,14 +661,6 @@ mod portable {
     use super::{limit_ms, HookFailure, HookLimits};
     use crate::platform::process_tree::ChildTree;
 
-    pub(super) async fn exchange(
-        argv: &[String],
-        envelope: &[u8],
-        limits: HookLimits,
-    ) -> Result<Vec<u8>, HookFailure> {
-        exchange_with(None, argv, envelope, limits).await
-    }
-
     /// As the Unix one: a spare that has exited or refused its stdin hands
     /// the envelope to a fresh child, within the same deadline.
     pub(super) async fn exchange_with(
@@ -601,8 +668,8 @@ mod portable {
         argv: &[String],
         envelope: &[u8],
         limits: HookLimits,
+        deadline: tokio::time::Instant,
     ) -> Result<Vec<u8>, HookFailure> {
-        let deadline = tokio::time::Instant::now() + limits.timeout;
         if let Some(mut child) = warm {
             if matches!(child.try_wait(), Ok(None)) {
                 let mut refused = false;

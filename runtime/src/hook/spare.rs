@@ -4,8 +4,10 @@
 //! Gortex's hook does nothing that depends on the call before it has read
 //! all of stdin, so a process started early answers as one started at the
 //! call, and the call no longer waits for the binary's start-up. An event
-//! takes the spare and runs the ordinary exchange on it (same limits); a new
-//! spare is started after the answer, off the critical path.
+//! takes the spare and hands it the envelope on the caller's thread
+//! ([`SpareSlot::begin`]); the answer is waited for elsewhere under the
+//! ordinary limits ([`SpareSlot::finish`]); a new spare is started after the
+//! answer, off the critical path.
 //!
 //! A spare is used only while what it was started with still holds: the
 //! argv (binary and posture), the binary's file on disk, the environment and
@@ -21,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::exchange::{run_blocking_with, Warm};
+use super::exchange::{begin, Begun, Warm};
 use super::{HookEvent, HookLimits, HookRun};
 use crate::sync::lock;
 
@@ -75,6 +77,8 @@ enum State {
     /// A spare is being started outside the lock; nobody else starts one.
     Starting,
     Ready(Box<Spare>),
+    /// A spare that did not fit its call waits to be ended; nobody starts one.
+    Ending,
     /// The session ended: no spare is started again.
     Closed,
 }
@@ -92,6 +96,14 @@ pub struct SpareCounts {
     pub alive: usize,
     /// The most spare processes alive at once.
     pub peak: usize,
+}
+
+/// A hook event's exchange begun on a slot ([`SpareSlot::begin`]), ended by
+/// [`SpareSlot::finish`].
+#[derive(Debug)]
+pub struct SpareCall {
+    begun: Begun,
+    unfit: Option<Box<Spare>>,
 }
 
 /// One session's spare slot.
@@ -129,42 +141,60 @@ impl SpareSlot {
     /// Runs the hook for `event` on the spare when it fits `argv` (else a
     /// fresh spawn), blocking the calling thread; the default limits.
     pub fn run_blocking(&self, argv: &[String], event: &HookEvent) -> HookRun {
-        self.run_blocking_with_limits(argv, event, HookLimits::default())
+        self.finish(self.begin(true, argv, event, HookLimits::default()))
     }
 
-    /// [`SpareSlot::run_blocking`] with explicit limits.
-    pub fn run_blocking_with_limits(
+    /// Begins the hook's exchange for `event` without blocking: on the
+    /// spare when `spare` is allowed and it fits `argv`, else (by
+    /// [`SpareSlot::finish`]) on a fresh spawn. A spare that does not fit
+    /// is ended by [`SpareSlot::finish`], after the answer; until then no
+    /// other is started.
+    pub fn begin(
         &self,
+        spare: bool,
         argv: &[String],
         event: &HookEvent,
         limits: HookLimits,
-    ) -> HookRun {
-        let key = SpareKey::now(argv);
-        let spare = {
-            let mut state = lock(&self.state);
-            if matches!(*state, State::Ready(_)) {
-                match std::mem::take(&mut *state) {
-                    State::Ready(spare) => Some(spare),
-                    _ => None,
-                }
-            } else {
-                None
-            }
-        };
-        let (warm, unfit) = match spare {
-            Some(spare) if spare.key == key && spare.born.elapsed() < self.max_age => {
-                self.used.fetch_add(1, Ordering::Relaxed);
-                self.gone();
-                (Some(spare.warm), None)
-            }
-            other => (None, other),
-        };
-        let run = run_blocking_with(warm, argv, event, limits);
-        // Ended after the answer, so its kill is not on the call's path.
-        if let Some(unfit) = unfit {
+    ) -> SpareCall {
+        let (warm, unfit) = self.take(spare, argv);
+        SpareCall {
+            begun: begin(warm, argv, event, limits),
+            unfit,
+        }
+    }
+
+    /// Ends what [`SpareSlot::begin`] began, blocking the calling thread for
+    /// the exchange; then ends a spare that did not fit.
+    pub fn finish(&self, call: SpareCall) -> HookRun {
+        let run = call.begun.finish();
+        if let Some(unfit) = call.unfit {
             self.end(unfit);
+            let mut state = lock(&self.state);
+            if matches!(*state, State::Ending) {
+                *state = State::Empty;
+            }
         }
         run
+    }
+
+    /// Takes the waiting spare for a call of `argv`: its process when
+    /// `spare` is allowed and it fits (counted as used under the lock, so a
+    /// refill never sees two alive), else the spare itself, to be ended.
+    fn take(&self, spare: bool, argv: &[String]) -> (Option<Warm>, Option<Box<Spare>>) {
+        let mut state = lock(&self.state);
+        if !matches!(*state, State::Ready(_)) {
+            return (None, None);
+        }
+        let State::Ready(taken) = std::mem::replace(&mut *state, State::Ending) else {
+            return (None, None);
+        };
+        if spare && taken.key == SpareKey::now(argv) && taken.born.elapsed() < self.max_age {
+            *state = State::Empty;
+            self.used.fetch_add(1, Ordering::Relaxed);
+            self.gone();
+            return (Some(taken.warm), None);
+        }
+        (None, Some(taken))
     }
 
     /// Starts a spare for `argv` when the slot has none (and is not ended).
@@ -200,27 +230,9 @@ impl SpareSlot {
             *state = State::Ready(Box::new(spare));
             return;
         }
-        // Closed or cleared while it started.
+        // Closed while it started.
         drop(state);
         self.end(spare);
-    }
-
-    /// Ends the spare, if any; a later [`SpareSlot::refill`] starts another.
-    pub fn clear(&self) {
-        let taken = {
-            let mut state = lock(&self.state);
-            match std::mem::take(&mut *state) {
-                State::Ready(spare) => Some(spare),
-                State::Closed => {
-                    *state = State::Closed;
-                    None
-                }
-                State::Empty | State::Starting => None,
-            }
-        };
-        if let Some(spare) = taken {
-            self.end(spare);
-        }
     }
 
     /// Ends the spare and starts none again: the session is over.

@@ -36,6 +36,10 @@
 // `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
 // bare spawn-and-wait of that hook binary (and of the relay). The hook child inherits the
 // variables of the workspace started last, the `enforce on` one (not with BENCH_BEFORE_PKG_DIR).
+// BENCH_UPSTREAM_HOOK=direct: the same workspaces, but `gortex` is a `sh` script that `exec`s
+// Gortex's own hook for `hook` (with the workspace's HOME and daemon socket) and the simulator
+// otherwise, so the process spawned, and kept as the spare, is the hook itself, as in an
+// installation; the relay and its log are out of the path.
 // The hook configurations are `enforce on` with the session's warm spare (HOOK-18) and without it
 // (GORTEX_HOOK_PRESPAWN=0); each of their calls follows an untimed pause of BENCH_HOOK_GAP_MS
 // (default 100), the model's turn in a session, in which a spare gets past its start-up, and
@@ -60,7 +64,8 @@ const HOOK_TOOL_MS = Number(process.env.BENCH_HOOK_TOOL_MS ?? 0);
 const FLOOR_SAMPLES = Number(process.env.BENCH_FLOOR_SAMPLES ?? 20);
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 15);
 const RETAINED_CALLS = Number(process.env.BENCH_RETAINED_CALLS ?? 5000);
-const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1";
+const UPSTREAM_DIRECT = process.env.BENCH_UPSTREAM_HOOK === "direct";
+const UPSTREAM = process.env.BENCH_UPSTREAM_HOOK === "1" || UPSTREAM_DIRECT;
 const IN_PLACE = process.env.BENCH_EDIT_WRITE === "in-place";
 // A full collection on demand, for the heap a call leaves behind.
 setFlagsFromString("--expose-gc");
@@ -169,8 +174,26 @@ function rewrite(path, text) {
   }
 }
 
+/** `gortex` for BENCH_UPSTREAM_HOOK=direct: Gortex's own hook for `hook`, the simulator otherwise. */
+function directHook(ws) {
+  const script = join(ws.dir, "gortex");
+  const quoted = (text) => `'${text.replaceAll("'", "'\\''")}'`;
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      `if [ "$1" = hook ]; then shift; HOME=${quoted(ws.env.FAKE_GORTEX_HOOK_HOME)} GORTEX_DAEMON_SOCKET=${quoted(ws.env.GORTEX_DAEMON_SOCKET)} exec ${quoted(UPSTREAM_HOOK)} hook "$@"; fi`,
+      `exec ${quoted(FAKE)} "$@"`,
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  return script;
+}
+
 async function configuration(name, { hookOnly = false, floor = false, withAddon = true, ...options }) {
   const ws = UPSTREAM ? await upstreamWorkspace() : workspace();
+  if (UPSTREAM_DIRECT) ws.env.GORTEX_BIN = directHook(ws);
   writeFileSync(join(ws.cwd, "main.go"), MAIN_GO("hello"));
   const extraFactories = floor ? [connector, floorHandlers(ws.cwd, withAddon)] : [connector];
   const s = await start(ws, { ...options, extraFactories });
@@ -205,7 +228,9 @@ async function assertDiffed(config) {
   if (IS_NATIVE_HOST && diffs !== 1) throw new Error(`${config.name}: an edit got ${diffs} diffs, not 1`);
 }
 
-const enforced = (env) => ({ ...env, GORTEX_ENFORCE: "1" });
+// The spare is named on, as `enforce on, no spare` names it off: a variable a start sets stays in
+// the process for the configurations started after it.
+const enforced = (env) => ({ GORTEX_HOOK_PRESPAWN: "1", ...env, GORTEX_ENFORCE: "1" });
 const before = process.env.BENCH_BEFORE_PKG_DIR;
 const configs = [
   await configuration("Pi's own MCP", { pkgDir: NONE }),
@@ -285,7 +310,7 @@ const hookWs = configs.find((c) => c.name === "pi-gortex, enforce on").ws;
 for (let b = 0; b < BLOCKS; b += 1) {
   // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
   floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, FLOOR_SAMPLES));
-  if (UPSTREAM) {
+  if (UPSTREAM && !UPSTREAM_DIRECT) {
     relayFloors.push(spawnFloor(FAKE, hookWs, FLOOR_SAMPLES));
     decisions.pop();
     spares.pop();
@@ -348,7 +373,7 @@ const rows = configs.map((c) => {
   };
 });
 // The hook configuration's calls really reached Gortex's own hook (the relay logs each one).
-const upstreamRuns = UPSTREAM ? hookWs.log().filter((r) => r.ev === "hook" && r.upstream === true) : [];
+const upstreamRuns = UPSTREAM && !UPSTREAM_DIRECT ? hookWs.log().filter((r) => r.ev === "hook" && r.upstream === true) : [];
 for (const c of configs) await c.s.shutdown();
 for (const c of configs) await c.ws.stopDaemon?.();
 console.log(
@@ -359,7 +384,7 @@ console.log(
       callsPerBlock: CALLS,
       hookCallsPerBlock: HOOK_CALLS,
       blocks: BLOCKS,
-      hook: UPSTREAM ? "Gortex's own (fake-gortex relay)" : "fake-gortex",
+      hook: UPSTREAM_DIRECT ? "Gortex's own (spawned as `gortex hook`)" : UPSTREAM ? "Gortex's own (fake-gortex relay)" : "fake-gortex",
       editWrite: IN_PLACE ? "in place" : "truncate and write",
       bareHookSpawnP50Us: floorUs,
       bareRelaySpawnP50Us: relayFloorUs,
@@ -367,8 +392,8 @@ console.log(
       spareExchangeP50Us: spares.length ? median(spares) : undefined,
       hookGapMs: HOOK_GAP_MS,
       hookStartupMs: Number(process.env.FAKE_GORTEX_HOOK_STARTUP_MS ?? 0),
-      upstreamHookRuns: UPSTREAM ? upstreamRuns.length : undefined,
-      upstreamHookDecisions: UPSTREAM
+      upstreamHookRuns: UPSTREAM && !UPSTREAM_DIRECT ? upstreamRuns.length : undefined,
+      upstreamHookDecisions: UPSTREAM && !UPSTREAM_DIRECT
         ? [...new Set(upstreamRuns.map((r) => String(r.decision).slice(0, 60)))]
         : undefined,
       note: "us per call on Pi's thread, medians of blocks; *Over* = minus Pi's own MCP; the tool's execution is not included; hookUs = enforce on minus off (a search call the hook allows)",
