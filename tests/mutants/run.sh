@@ -43,7 +43,8 @@ GROUPS_TABLE=(
   "extension-events|extension/state.rs extension/tool_events.rs extension/execute.rs|lib"
   "extension-session|extension/session.rs extension/call_line.rs extension/report.rs extension/own_client.rs extension/guard.rs|lib"
   "savings|savings.rs stats.rs|test_save_counts test_save_stats_file"
-  "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events"
+  "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events test_hook_spare"
+  "hook-spare|hook/spare.rs|test_hook_spare test_hook_spare_leaks"
 )
 
 # A fresh copy of the sources (never of target/ or node_modules), then the fake
