@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::session::latches::InstanceLatches;
 use super::session::readiness::ReadinessBarrier;
-use super::status::ConnectionState;
+use super::status::{ConnectionState, HookStats, HookTally};
 use crate::config::ResolvedConfig;
 use crate::diff::{self, Boundary, EditClaims, EditDetails, PendingCompare};
 use crate::hook::{HookEvent, HookLimits, HookRun, SpareCall, SpareSlot};
@@ -575,55 +575,6 @@ impl StatusRecord {
     /// One hook call for a tool call, with its outcome and duration.
     pub fn record_hook(&mut self, tally: HookTally, elapsed: std::time::Duration) {
         self.hook.record(tally, elapsed);
-    }
-}
-
-/// The hook calls of one session: how many, how many blocked or steered,
-/// and how long each took.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct HookStats {
-    /// Hook round trips for tool calls.
-    pub calls: u64,
-    /// Calls the hook blocked.
-    pub blocks: u64,
-    /// Calls the hook attached guidance to.
-    pub steers: u64,
-    latencies: Vec<std::time::Duration>,
-}
-
-/// What one hook call decided, as far as the tally cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookTally {
-    /// Blocked with a reason.
-    Block,
-    /// Guidance attached.
-    Steer,
-    /// Nothing (including every failure, HOOK-3).
-    None,
-}
-
-impl HookStats {
-    /// Counts one call.
-    pub fn record(&mut self, tally: HookTally, elapsed: std::time::Duration) {
-        self.calls += 1;
-        match tally {
-            HookTally::Block => self.blocks += 1,
-            HookTally::Steer => self.steers += 1,
-            HookTally::None => {}
-        }
-        self.latencies.push(elapsed);
-    }
-
-    /// The median latency (the mean of the middle two for an even count).
-    pub fn median(&self) -> Option<std::time::Duration> {
-        let mut sorted = self.latencies.clone();
-        sorted.sort_unstable();
-        let n = sorted.len();
-        match n {
-            0 => None,
-            _ if n % 2 == 1 => Some(sorted[n / 2]),
-            _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
-        }
     }
 }
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use pi_gortex_schema::host::{CliOutput, CommandReply, CommandReplyLevel, StatusView};
 
-use super::state::HookStats;
 use crate::config::{Layer, ResolvedConfig};
 use crate::native::OwnClientReason;
 use crate::savings::{ReadKind, Savings};
@@ -72,6 +71,55 @@ fn daemon_owner_text(daemon_autostart: bool) -> &'static str {
         "pi-gortex starts the daemon when none runs (daemon_autostart)"
     } else {
         "someone else: daemon_autostart is off, so pi-gortex and gortex mcp start none"
+    }
+}
+
+/// The hook calls of one session: how many, how many blocked or steered,
+/// and how long each took.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookStats {
+    /// Hook round trips for tool calls.
+    pub calls: u64,
+    /// Calls the hook blocked.
+    pub blocks: u64,
+    /// Calls the hook attached guidance to.
+    pub steers: u64,
+    latencies: Vec<std::time::Duration>,
+}
+
+/// What one hook call decided, as far as the tally cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookTally {
+    /// Blocked with a reason.
+    Block,
+    /// Guidance attached.
+    Steer,
+    /// Nothing (including every failure, HOOK-3).
+    None,
+}
+
+impl HookStats {
+    /// Counts one call.
+    pub fn record(&mut self, tally: HookTally, elapsed: std::time::Duration) {
+        self.calls += 1;
+        match tally {
+            HookTally::Block => self.blocks += 1,
+            HookTally::Steer => self.steers += 1,
+            HookTally::None => {}
+        }
+        self.latencies.push(elapsed);
+    }
+
+    /// The median latency (the mean of the middle two for an even count).
+    pub fn median(&self) -> Option<std::time::Duration> {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        match n {
+            0 => None,
+            _ if n % 2 == 1 => Some(sorted[n / 2]),
+            _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2),
+        }
     }
 }
 
@@ -499,7 +547,6 @@ pub fn status_reply(view: StatusView) -> CommandReply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extension::state::HookTally;
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)

@@ -23,7 +23,7 @@ use pi_gortex_schema::mcp::ToolsSearchResult;
 use serde_json::Value;
 
 use super::session::latches;
-use super::state::HookTally;
+use super::status::HookTally;
 use super::{guard, Answer, Extension, InstanceState, ModuleState, Reply};
 use crate::config::ResolvedConfig;
 use crate::diff::snapshot::{race_time_limit, SkipReason};

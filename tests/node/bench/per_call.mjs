@@ -373,7 +373,8 @@ const rows = configs.map((c) => {
   };
 });
 // The hook configuration's calls really reached Gortex's own hook (the relay logs each one).
-const upstreamRuns = UPSTREAM && !UPSTREAM_DIRECT ? hookWs.log().filter((r) => r.ev === "hook" && r.upstream === true) : [];
+const upstreamRuns =
+  UPSTREAM && !UPSTREAM_DIRECT ? hookWs.log().filter((r) => r.ev === "hook" && r.upstream === true) : [];
 for (const c of configs) await c.s.shutdown();
 for (const c of configs) await c.ws.stopDaemon?.();
 console.log(
@@ -384,7 +385,11 @@ console.log(
       callsPerBlock: CALLS,
       hookCallsPerBlock: HOOK_CALLS,
       blocks: BLOCKS,
-      hook: UPSTREAM_DIRECT ? "Gortex's own (spawned as `gortex hook`)" : UPSTREAM ? "Gortex's own (fake-gortex relay)" : "fake-gortex",
+      hook: UPSTREAM_DIRECT
+        ? "Gortex's own (spawned as `gortex hook`)"
+        : UPSTREAM
+          ? "Gortex's own (fake-gortex relay)"
+          : "fake-gortex",
       editWrite: IN_PLACE ? "in place" : "truncate and write",
       bareHookSpawnP50Us: floorUs,
       bareRelaySpawnP50Us: relayFloorUs,
@@ -393,9 +398,10 @@ console.log(
       hookGapMs: HOOK_GAP_MS,
       hookStartupMs: Number(process.env.FAKE_GORTEX_HOOK_STARTUP_MS ?? 0),
       upstreamHookRuns: UPSTREAM && !UPSTREAM_DIRECT ? upstreamRuns.length : undefined,
-      upstreamHookDecisions: UPSTREAM && !UPSTREAM_DIRECT
-        ? [...new Set(upstreamRuns.map((r) => String(r.decision).slice(0, 60)))]
-        : undefined,
+      upstreamHookDecisions:
+        UPSTREAM && !UPSTREAM_DIRECT
+          ? [...new Set(upstreamRuns.map((r) => String(r.decision).slice(0, 60)))]
+          : undefined,
       note: "us per call on Pi's thread, medians of blocks; *Over* = minus Pi's own MCP; the tool's execution is not included; hookUs = enforce on minus off (a search call the hook allows)",
       rows,
     },
