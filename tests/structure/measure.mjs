@@ -215,7 +215,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const checks = [
     [`bindings/node/src lines`, m.adapterLines, `≤ ${LIMITS.adapterLines}`, m.adapterLines <= LIMITS.adapterLines],
     [`bindings/node/src unsafe`, m.adapterUnsafe, `≤ ${LIMITS.adapterUnsafe}`, m.adapterUnsafe <= LIMITS.adapterUnsafe],
-    [`longest napi export`, `${m.longest.lines} (${m.longest.name})`, `≤ ${LIMITS.exportLines}`, m.longest.lines <= LIMITS.exportLines],
+    [
+      `longest napi export`,
+      `${m.longest.lines} (${m.longest.name})`,
+      `≤ ${LIMITS.exportLines}`,
+      m.longest.lines <= LIMITS.exportLines,
+    ],
     [
       `product lines per rule ID in comments`,
       `${perId.toFixed(0)} (${m.ruleIds} IDs, ${m.productLines} lines)`,
