@@ -422,33 +422,14 @@ async fn tool_10_withdrawn_tools_are_deactivated_and_relisted_ones_come_back() {
     own_client.stop().await;
 }
 
-/// Panic messages seen by this test binary's panic hook (the forced re-sync
-/// panic happens in a task the runtime contains; this is how a test sees it).
-static PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-fn record_panics() {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let message = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            PANICS.lock().unwrap().push(message);
-            previous(info);
-        }));
-    });
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
     // The debounce runs each re-sync in its own task. A
     // panic there loses that re-sync and leaves nothing pending; the client
     // keeps serving calls and the next burst still re-syncs.
-    record_panics();
+    // The runtime's panic guard records the re-sync's panic (and prints nothing).
+    pi_gortex_runtime::guard::install_panic_hook();
+    let mut recorded = Vec::new();
     let fake = Fake::new(json!({"faults": [
         // list_changed after the first listing, which hides `trace` from the second.
         {"kind": "withdraw", "tools": ["trace"], "after_list": 1},
@@ -459,12 +440,11 @@ async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
     let seen = collecting_listener(&own_client);
     own_client.debug_force_resync_panic();
     own_client.start().await.unwrap();
-    let forced = || {
-        PANICS
-            .lock()
-            .unwrap()
+    let mut forced = || {
+        recorded.extend(pi_gortex_runtime::guard::take_recorded());
+        recorded
             .iter()
-            .any(|m| m.contains("debug_force_resync_panic"))
+            .any(|m: &String| m.contains("debug_force_resync_panic"))
     };
     assert!(
         common::eventually(Duration::from_secs(10), forced).await,
