@@ -440,7 +440,7 @@ async fn mcp_32_a_panic_in_a_debounced_resync_costs_that_resync_only() {
     let seen = collecting_listener(&own_client);
     own_client.debug_force_resync_panic();
     own_client.start().await.unwrap();
-    let mut forced = || {
+    let forced = || {
         recorded.extend(pi_gortex_runtime::guard::take_recorded());
         recorded
             .iter()
