@@ -18,7 +18,7 @@ use pi_gortex_runtime::catalogue::CatalogueChanges;
 use pi_gortex_runtime::extension::{guard, Answer};
 use serde_json::Value;
 
-use boundary::{from_js, CatalogueUpdate, CliOutput};
+use boundary::{from_js, to_js, CatalogueUpdate, CliOutput};
 use settle::Answered;
 
 /// The call line of a tool's call in Pi's interface.
@@ -47,17 +47,16 @@ pub fn active_tools(active: Vec<String>, update: Value) -> Vec<String> {
     )
 }
 
-/// Runs one `pi-gortex` command line (`args[0]` is the program name) and
-/// returns what to print and the exit code, exactly as the Rust binary would.
+/// Runs one `pi-gortex` command line (`args[0]` is the program name), as the Rust binary does.
 #[napi(ts_return_type = "Promise<host.CliOutput>")]
-pub fn run_cli(env: &Env, args: Vec<String>) -> Answered<'_> {
-    let failed = || CliOutput {
+pub async fn run_cli(args: Vec<String>) -> Value {
+    let failed = CliOutput {
         stdout: String::new(),
         stderr: "pi-gortex: internal error\n".into(),
         exit_code: 2,
     };
-    let running = pi_gortex_runtime::cli::run(args);
-    settle::answer(env, failed, || Answer::spawn(failed, running), None)
+    let running = async move { to_js(&pi_gortex_runtime::cli::run(args).await) };
+    guard::guard_async(|| to_js(&failed), running).await
 }
 
 /// Test-only: panics inside the guard of a runtime call, so a test can show
