@@ -108,7 +108,7 @@ test-windows-e2e: pi-hosts ## test: the real Pi CLI in Node for Windows under wi
 # Per-call and startup cost in Node for Windows under wine against linux-x64, in one run
 # (docs/benchmarks.md, "make bench-windows"); not a test, and wine is not a benchmark.
 bench-windows: node22 pi-hosts ## bench: per-call and startup cost under wine against linux-x64
-	tests/platforms/windows/bench.sh
+	bench/windows/run.sh
 
 
 # The core and its tests must type-check for every declared target (PKG-9): std comes from
@@ -298,11 +298,11 @@ mutants-ts: node22 pi-hosts $(STRYKER) pack ## test: mutation testing of the Typ
 bench-session: node22 pi-hosts pack $(SDK_PEER) ## bench: the extension inside the real Pi CLI
 	cargo build -q --release -p fake-gortex
 	cargo build -q --release -p pi-gortex-runtime --example hook_spawn_floor
-	$(NODE22) tests/bench/session.mjs
+	$(NODE22) bench/node/session.mjs
 
 bench-startup: node22 pi-hosts pack ## bench: Pi's start-up with and without the extension
 	cargo build -q --release -p fake-gortex
-	$(NODE22) tests/bench/startup.mjs
+	$(NODE22) bench/node/startup.mjs
 
 # ---------------------------------------------------------------- platforms
 # Every target built here as the release builds it, and run where an emulator can

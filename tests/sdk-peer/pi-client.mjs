@@ -3,7 +3,7 @@
  * TypeScript SDK: it connects to the server named by `PI_BENCH_SDK_SERVER` (`<bin> mcp`), lists
  * its tools once and registers each as a Pi tool whose execute is one `callTool`. Pi 0.87.1 has
  * no built-in MCP, so this is the session benchmark's stand-in there for "the same server in
- * Pi's own MCP" (tests/bench/lib.mjs, `0.87.1 SDK client`): the same results in the session,
+ * Pi's own MCP" (bench/node/lib.mjs, `0.87.1 SDK client`): the same results in the session,
  * so its time and memory can be set against the extension's own client. It lives here to
  * resolve the SDK from this directory's node_modules. Tool names Pi already has (`read`,
  * `edit`, ...) get the `gortex_` prefix, as the extension's own client does.

@@ -8,14 +8,14 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { NODE22, PI, REPO, TARBALL } from "../e2e/lib/hosts.mjs";
-import { runEnv, sandbox } from "../e2e/lib/run.mjs";
-import { SOURCE_FILES } from "../e2e/lib/workspace.mjs";
+import { NODE22, PI, REPO, TARBALL } from "../../tests/e2e/lib/hosts.mjs";
+import { runEnv, sandbox } from "../../tests/e2e/lib/run.mjs";
+import { SOURCE_FILES } from "../../tests/e2e/lib/workspace.mjs";
 
 export const FAKE_RELEASE = process.env.BENCH_FAKE_GORTEX || join(REPO, "target/release/fake-gortex");
-const PRELOAD = pathToFileURL(join(REPO, "tests/bench/preload.mjs")).href;
-const FAUX_BENCH = join(REPO, "tests/bench/faux-bench.ts");
-const NOOP_HANDLERS = join(REPO, "tests/bench/noop-handlers.ts");
+const PRELOAD = pathToFileURL(join(REPO, "bench/node/preload.mjs")).href;
+const FAUX_BENCH = join(REPO, "bench/node/faux-bench.ts");
+const NOOP_HANDLERS = join(REPO, "bench/node/noop-handlers.ts");
 const SDK_CLIENT = join(REPO, "tests/sdk-peer/pi-client.mjs");
 
 const NATIVE_TOOLS = { search: "mcp__gortex__search", edit: "mcp__gortex__edit", read: "read" };

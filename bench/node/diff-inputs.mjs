@@ -1,4 +1,4 @@
-// Benchmark inputs shared by bench.mjs (Pi's timing) and the Rust criterion
+// Benchmark inputs shared by diff.mjs (Pi's timing) and the Rust criterion
 // bench `diff_engine` (ours): four before/after pairs, built from a seeded
 // generator so every run and both sides diff the same bytes.
 //

@@ -2,7 +2,7 @@
 //! writes under target/bench/) and prints the medians and the start-up ratios over all of them. On a
 //! noisy machine one run's medians move by several percent; the median over every interleaved
 //! sample of the same trees is the steadier figure (docs/benchmarks.md).
-//!   $NODE22 tests/bench/pool-startup.mjs target/bench/startup-*.json
+//!   $NODE22 bench/node/pool-startup.mjs target/bench/startup-*.json
 import { readFileSync } from "node:fs";
 import { fmt, median } from "./lib.mjs";
 

@@ -4,7 +4,7 @@
 // the wall time of each whole process (Node's start included) as a JSON report. A benchmark, not
 // a timed test: the budget is 0.5 s.
 //
-// Run: $NODE22 tests/node/bench/stats.mjs   (after `make pack`)
+// Run: $NODE22 bench/node/stats.mjs   (after `make pack`)
 // Knobs: BENCH_RECORDS (default 100000), BENCH_RUNS (default 7).
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), "../../..");
+const REPO = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const RECORDS = Number(process.env.BENCH_RECORDS || 100_000);
 const RUNS = Number(process.env.BENCH_RUNS || 7);
 const agent = mkdtempSync(join(tmpdir(), "pi-gortex-stats-bench-"));

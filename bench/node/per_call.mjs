@@ -21,7 +21,7 @@
 // The session benchmark (`make bench-session`) measures the same in a whole Pi session, where
 // its noise on this machine is ten times the 0.1 ms target; this one is the precise figure.
 //
-// Run: PI_HOST_DIR=tests/hosts/pi-1.6.0 $NODE22 tests/node/bench/per_call.mjs
+// Run: PI_HOST_DIR=tests/hosts/pi-1.6.0 $NODE22 bench/node/per_call.mjs
 // Knobs: BENCH_CALLS (per block, default 500), BENCH_BLOCKS (default 15), BENCH_BEFORE_PKG_DIR (an
 // unpacked older package, run as a fourth configuration; BENCH_BEFORE_FIRST=1 starts it first).
 // Prints a JSON report.
@@ -30,7 +30,7 @@
 // (auto_da_alloc); that disk write's completion interrupts land in whatever runs next, the
 // extension's read of the file included (docs/benchmarks.md).
 // The hook's floor is a bare spawn-and-wait of the hook binary with the variables and cwd of the
-// `enforce on` workspace, by runtime/examples/hook_spawn_floor (release if built, else debug), so
+// `enforce on` workspace, by bench/rust/examples/hook_spawn_floor (release if built, else debug), so
 // it does the same work (the fake's log and session state) as the configuration's hook.
 // BENCH_UPSTREAM_HOOK=1: every workspace is tests/node/lib/upstream.mjs's (Gortex's own hook from
 // `make gortex-hook`, relayed by fake-gortex, asking a `daemon serve` socket), and the floor is a
@@ -54,8 +54,17 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { ADDON_FILE, FAKE, IS_NATIVE_HOST, PI_VERSION, PKG_DIR, ROOT, start, workspace } from "../lib/pi.mjs";
-import { UPSTREAM_HOOK, upstreamWorkspace } from "../lib/upstream.mjs";
+import {
+  ADDON_FILE,
+  FAKE,
+  IS_NATIVE_HOST,
+  PI_VERSION,
+  PKG_DIR,
+  ROOT,
+  start,
+  workspace,
+} from "../../tests/node/lib/pi.mjs";
+import { UPSTREAM_HOOK, upstreamWorkspace } from "../../tests/node/lib/upstream.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);
 const HOOK_CALLS = Number(process.env.BENCH_HOOK_CALLS ?? 100);
@@ -70,8 +79,8 @@ const IN_PLACE = process.env.BENCH_EDIT_WRITE === "in-place";
 // A full collection on demand, for the heap a call leaves behind.
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
-const NOOP = join(ROOT, "tests/bench/noop-handlers.ts");
-const NONE = join(ROOT, "tests/bench/no-handlers.ts");
+const NOOP = join(ROOT, "bench/node/noop-handlers.ts");
+const NONE = join(ROOT, "bench/node/no-handlers.ts");
 const prefix = IS_NATIVE_HOST ? "mcp__gortex__" : "";
 const SEARCH = { name: `${prefix}search`, input: { operation: "symbols", query: "Hello" } };
 const EDIT = {
@@ -274,7 +283,7 @@ function spawnFloor(bin, ws, samples) {
   const example = ["release", "debug"]
     .map((profile) => join(process.env.CARGO_TARGET_DIR || join(ROOT, "target"), profile, "examples/hook_spawn_floor"))
     .find(existsSync);
-  if (!example) throw new Error("build runtime/examples/hook_spawn_floor (cargo build --example hook_spawn_floor)");
+  if (!example) throw new Error("build bench/rust/examples/hook_spawn_floor (cargo build --example hook_spawn_floor)");
   // The relay hands the hook this HOME; spawned directly, the hook needs it set.
   // Its own log, so the workspace's log counts only the configuration's hook runs.
   // Each of its timed runs follows the same pause as a hook configuration's call.
@@ -308,7 +317,7 @@ const decisions = [];
 const spares = [];
 const hookWs = configs.find((c) => c.name === "pi-gortex, enforce on").ws;
 for (let b = 0; b < BLOCKS; b += 1) {
-  // The bare spawn-and-wait of the hook binary, between rounds (runtime/examples/hook_spawn_floor.rs).
+  // The bare spawn-and-wait of the hook binary, between rounds (bench/rust/examples/hook_spawn_floor.rs).
   floors.push(spawnFloor(UPSTREAM ? UPSTREAM_HOOK : FAKE, hookWs, FLOOR_SAMPLES));
   if (UPSTREAM && !UPSTREAM_DIRECT) {
     relayFloors.push(spawnFloor(FAKE, hookWs, FLOOR_SAMPLES));

@@ -9,7 +9,7 @@ use pi_gortex_runtime::mcp::framing::FrameDecoder;
 use pi_gortex_runtime::mcp::routing::{route, Routed};
 use pi_gortex_runtime::mcp::tools::model_text;
 
-#[path = "../tests/support/counting_alloc.rs"]
+#[path = "../../../runtime/tests/support/counting_alloc.rs"]
 mod counting_alloc;
 use counting_alloc::{Counting, LIVE, PEAK};
 

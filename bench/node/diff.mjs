@@ -1,20 +1,20 @@
 // Side-by-side timing of Pi 1.6.0's generateDiffString and ours, on the same
-// four inputs (bench-inputs.mjs), in one run. Prints median ms per call and
+// four inputs (diff-inputs.mjs), in one run. Prints median ms per call and
 // the ratio.
 //
 // Pi is timed here under Node 22; ours by the bench binary of
-// `runtime/benches/diff_engine.rs` in its plain-timing mode
+// `bench/rust/benches/diff_engine.rs` in its plain-timing mode
 // (DIFF_BENCH_RAW), reading the same input files (DIFF_BENCH_INPUTS).
 // Rounds of both alternate, so a shared, busy machine loads both sides
 // alike. Criterion figures for ours: `cargo bench --bench diff_engine`.
 //
-// Usage (from the repo root): $NODE22 tests/diff-parity/bench.mjs [rounds]
+// Usage (from the repo root): $NODE22 bench/node/diff.mjs [rounds]
 
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { benchCases } from "./bench-inputs.mjs";
+import { benchCases } from "./diff-inputs.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, "..", "..");

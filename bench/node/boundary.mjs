@@ -2,13 +2,13 @@
 // addon's async hook, against the 0.4.0 approach (execFileSync of the same hook), and the cost
 // of one tool_call decision through the addon with enforcement off. Prints a JSON report.
 //
-// Run: $NODE22 tests/node/bench/boundary.mjs   (needs fake-gortex and the built addon)
+// Run: $NODE22 bench/node/boundary.mjs   (needs fake-gortex and the built addon)
 import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { FAKE, PKG_DIR, start, workspace } from "../lib/pi.mjs";
+import { FAKE, PKG_DIR, start, workspace } from "../../tests/node/lib/pi.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 200);
 const HOOK_MS = 20;

@@ -9,7 +9,7 @@
 //! BENCH_CPU_PROF=<dir> passes --cpu-prof to every Pi process (profiles land in <dir>).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "../e2e/lib/hosts.mjs";
+import { REPO } from "../../tests/e2e/lib/hosts.mjs";
 import { CONFIGS, fmt, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
 
 const STARTUP_CONFIGS = [

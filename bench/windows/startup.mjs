@@ -8,9 +8,9 @@
 // Knobs: BENCH_RUNS (default 5), PI_GORTEX_TEST_PKG_DIR (the package with this platform's core).
 import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { FAKE_GORTEX } from "../../../e2e/lib/hosts.mjs";
-import { piArgs, runEnv, sandbox, spawnCollect } from "../../../e2e/lib/run.mjs";
-import { PKG_DIR } from "../../../node/lib/pi.mjs";
+import { FAKE_GORTEX } from "../../tests/e2e/lib/hosts.mjs";
+import { piArgs, runEnv, sandbox, spawnCollect } from "../../tests/e2e/lib/run.mjs";
+import { PKG_DIR } from "../../tests/node/lib/pi.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const CONFIGS = {

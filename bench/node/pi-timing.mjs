@@ -2,14 +2,14 @@
 //! the extension's "module import" and "factory" times and Pi's createAgentSessionRuntime, one
 //! line per run (the first run fills jiti's transpile cache and is printed too). Used to find
 //! where the extension's start goes (docs/benchmarks.md, decision 007).
-//!   $NODE22 tests/bench/pi-timing.mjs "1.6.0 native, enforce on" [runs]
+//!   $NODE22 bench/node/pi-timing.mjs "1.6.0 native, enforce on" [runs]
 //! `BUNDLE=<file>` replaces the installed package's entry module with that file first.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { NODE22, PI, REPO } from "../e2e/lib/hosts.mjs";
-import { runEnv, sandbox } from "../e2e/lib/run.mjs";
+import { NODE22, PI, REPO } from "../../tests/e2e/lib/hosts.mjs";
+import { runEnv, sandbox } from "../../tests/e2e/lib/run.mjs";
 import { CONFIGS, FAKE_RELEASE } from "./lib.mjs";
 
 const [name, runsArg] = process.argv.slice(2);
@@ -40,8 +40,8 @@ const env = runEnv(box, {
     ...(config.env ?? {}),
   },
 });
-const preload = pathToFileURL(join(REPO, "tests/bench/preload.mjs")).href;
-const faux = join(REPO, "tests/bench/faux-bench.ts");
+const preload = pathToFileURL(join(REPO, "bench/node/preload.mjs")).href;
+const faux = join(REPO, "bench/node/faux-bench.ts");
 const argv = ["--import", preload, PI[config.pi].cli, "-e", faux, "--model", "faux/faux-1", "--no-session", "-p", "go"];
 for (let run = 0; run < Number(runsArg ?? 3); run++) {
   const { stderr } = spawnSync(NODE22, argv, { cwd: box.work, env, encoding: "utf8" });

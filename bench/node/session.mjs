@@ -11,7 +11,7 @@
 //! (semicolon-separated configuration names or substrings, since names hold commas; default all), BENCH_MIX (default "6,2,2").
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "../e2e/lib/hosts.mjs";
+import { REPO } from "../../tests/e2e/lib/hosts.mjs";
 import { CONFIGS, fmt, hookFloor, median, requireBuilt, runOnce, warmUp } from "./lib.mjs";
 
 requireBuilt();

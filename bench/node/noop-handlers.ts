@@ -2,7 +2,7 @@
  * noop-handlers.ts - an extension that subscribes to the same per-call events as pi-gortex's glue
  * on the native path (`tool_call`, `tool_result`, `tool_execution_end`, `turn_start`, `agent_end`,
  * `message_end`) and does nothing in them. The benchmark configurations `1.6.0 mcp.json + no-op
- * handlers` (tests/bench/lib.mjs) and per_call.mjs's `no-op handlers` load it next to Pi's own
+ * handlers` (bench/node/lib.mjs) and per_call.mjs's `no-op handlers` load it next to Pi's own
  * MCP, so the share of the extension's per-call overhead that is Pi's own cost of dispatching
  * these events to an extension can be told apart from the extension's work.
  * `PI_BENCH_NOOP_EVENTS` (comma-separated) replaces the list: per_call.mjs drops `message_end` on

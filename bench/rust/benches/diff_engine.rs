@@ -3,12 +3,12 @@
 //! search that runs into `MAX_DIFF_STEPS` (the most a refused diff costs).
 //!
 //! With `DIFF_BENCH_INPUTS=<dir>` the inputs are read from `<id>.old` /
-//! `<id>.new` there (the files `tests/diff-parity/bench.mjs` timed Pi on);
+//! `<id>.new` there (the files `bench/node/diff.mjs` timed Pi on);
 //! without it, inputs of the same shapes are generated here.
 //!
 //! With `DIFF_BENCH_RAW=<runs>` the binary skips criterion and prints one
 //! JSON object `{case: [ms, ...]}` of `<runs>` plain timings per case:
-//! bench.mjs interleaves such rounds with Pi's, so both sides see the same
+//! diff.mjs interleaves such rounds with Pi's, so both sides see the same
 //! machine load (the development machine is shared).
 
 use std::hint::black_box;

@@ -6,7 +6,7 @@
 // own work is part of every call. Prints a JSON report. Enforcement is off and the call is not an
 // edit, so only the call path itself is measured.
 //
-// Run: FAKE_GORTEX_BIN=target/release/fake-gortex $NODE22 tests/node/bench/call_path.mjs
+// Run: FAKE_GORTEX_BIN=target/release/fake-gortex $NODE22 bench/node/call_path.mjs
 // Knobs: BENCH_CALLS (default 2000), BENCH_BLOCK (default 100). BENCH_CPU_PROF=1 runs only the
 // Pi execute loop (for --cpu-prof).
 import { spawn } from "node:child_process";
@@ -14,7 +14,7 @@ import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { FAKE, PKG_DIR, start, workspace } from "../lib/pi.mjs";
+import { FAKE, PKG_DIR, start, workspace } from "../../tests/node/lib/pi.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const BLOCK = Number(process.env.BENCH_BLOCK ?? 100);

@@ -1,5 +1,5 @@
 /**
- * faux-bench.ts - the scripted model of the benchmarks (tests/bench/session.mjs, startup.mjs).
+ * faux-bench.ts - the scripted model of the benchmarks (bench/node/session.mjs, startup.mjs).
  *
  * Like tests/e2e/faux-model.ts it registers Pi's faux provider as `faux/faux-1`, but it logs
  * nothing per request (the e2e model's per-request log grows with the session and would dominate
