@@ -6,7 +6,8 @@
 // own work is part of every call. Prints a JSON report. Enforcement is off and the call is not an
 // edit, so only the call path itself is measured.
 //
-// Run: FAKE_GORTEX_BIN=target/release/fake-gortex $NODE22 bench/node/call_path.mjs
+// Run: FAKE_GORTEX_BIN=$PWD/target/release/fake-gortex $NODE22 bench/node/call_path.mjs (an absolute path:
+// the simulator is spawned from the workspace directory)
 // Knobs: BENCH_CALLS (default 2000), BENCH_BLOCK (default 100). BENCH_CPU_PROF=1 runs only the
 // Pi execute loop (for --cpu-prof).
 import { spawn } from "node:child_process";
