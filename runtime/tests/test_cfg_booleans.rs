@@ -59,3 +59,15 @@ fn sidecar_string_boolean_is_skipped() {
     assert!(config.native_mcp, "default true kept");
     assert_eq!(config.provenance.native_mcp, Layer::Default);
 }
+
+#[test]
+fn hook_18_env_prespawn_off_overrides_the_sidecar_and_the_default_is_on() {
+    let root = temp_dir();
+    let cwd = root.path().join("repo");
+    let default = resolve(&inputs(&[], &cwd, root.path()));
+    assert!(default.hook_prespawn, "the spare is on by default");
+    write_file(&cwd.join(".pi/gortex.json"), r#"{"hook_prespawn":true}"#);
+    let config = resolve(&inputs(&[("GORTEX_HOOK_PRESPAWN", "0")], &cwd, root.path()));
+    assert!(!config.hook_prespawn);
+    assert_eq!(config.provenance.hook_prespawn, Layer::Env);
+}

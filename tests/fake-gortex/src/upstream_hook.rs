@@ -42,6 +42,8 @@ pub fn relay(bin: &std::ffi::OsStr, argv: &[String], flags: &[String]) -> i32 {
         .unwrap_or("deny");
     let mut input = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut input);
+    // As the simulator's runs: a process fed an envelope logs its size before it is relayed.
+    log::record("input", json!({"bytes": input.len()}));
     let home = std::env::var_os("FAKE_GORTEX_HOOK_HOME");
     let command = hook_command(bin, flags, home.clone(), Stdio::inherit());
     let twin = twin_command(flags, home.as_deref());

@@ -767,6 +767,28 @@ fn runs(pid: u32, program: &Path) -> bool {
         .is_ok_and(|stat| stat.contains(") Z "))
 }
 
+#[cfg(unix)]
+#[test]
+fn hook_18_a_spare_is_started_only_when_prespawn_is_on() {
+    for prespawn in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let extension = crate::extension::test_instance(dir.path(), &[], false, |config| {
+            config.enforce = true;
+            config.hook_prespawn = prespawn;
+            config.hook_argv = vec!["/bin/cat".into()];
+        });
+        let me = extension.instance().unwrap();
+        let config = me.lock().config.clone();
+        me.refill_hook_spare(&config);
+        assert_eq!(
+            me.hook_spare.counts().started,
+            usize::from(prespawn),
+            "hook_prespawn {prespawn}"
+        );
+        me.hook_spare.close();
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hook_18_a_thousand_calls_and_the_sessions_end_leave_no_hook_process_and_one_spare_at_most()
