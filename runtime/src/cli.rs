@@ -126,14 +126,13 @@ fn stats(days: u32, json: bool) -> CliOutput {
     let inputs = ConfigInputs::from_process();
     let agent_dir = crate::config::agent_dir(&inputs.env, &inputs.home);
     let path = crate::stats::file_path(&agent_dir);
-    let records = match crate::stats::read(&path) {
-        Ok(records) => records,
+    let report = match crate::stats::read_report(&path, days, crate::stats::now_ms()) {
+        Ok(report) => report,
         Err(error) => {
             let text = format!("pi-gortex stats: cannot read {}: {error}\n", path.display());
             return output(String::new(), crate::terminal_text::shown(&text), 2);
         }
     };
-    let report = crate::stats::report(&path, records, days, crate::stats::now_ms());
     if !json {
         let tty = std::io::IsTerminal::is_terminal(&std::io::stdout());
         return output(crate::stats::render(&report, tty), String::new(), 0);

@@ -10,6 +10,8 @@
 //! blocking, must be a regular file, and is read through a byte cap; a line
 //! that is not a record is skipped and counted.
 
+use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
@@ -17,12 +19,18 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use foldhash::quality::RandomState;
+
 use pi_gortex_schema::stats::{
     StatsByKind, StatsDay, StatsProject, StatsRecord, StatsReport, StatsTotal,
 };
 
 use crate::platform::no_follow::open_no_follow;
 use crate::savings::Savings;
+
+mod line;
+
+use line::Line;
 
 /// The file's name under Pi's global agent dir.
 pub const FILE_NAME: &str = "gortex-stats.jsonl";
@@ -89,34 +97,46 @@ pub struct Records {
     pub skipped: u64,
 }
 
-/// A record as the schema allows it: format 1, no negative count.
-fn well_formed(r: &StatsRecord) -> bool {
-    let k = &r.redirected;
-    r.v.get() == 1
-        && [
-            r.started_ms,
-            r.ended_ms,
-            k.read,
-            k.grep,
-            k.find,
-            k.ls,
-            k.bash,
-            r.kept_out_bytes,
-            r.kept_out_tokens,
-            r.not_sized,
-            r.graph_answers,
-            r.graph_chars,
-            r.graph_tokens,
-            r.allowed,
-            r.allowed_bytes,
-        ]
-        .iter()
-        .all(|&v| v >= 0)
+/// A file's records, a share of its lines per thread, shares in file order,
+/// with the number of lines skipped as corrupt or foreign.
+struct Decoded<'a> {
+    shares: Vec<Vec<Line<'a>>>,
+    skipped: u64,
 }
 
-/// Parses the lines of `bytes`, a share of them per core (the JSON decoding
-/// is the report's cost), then keeps the last record per id in file order.
+impl<'a> Decoded<'a> {
+    /// The last record per id, in the order the ids first appear.
+    fn last_per_id(&self) -> Vec<&Line<'a>> {
+        let count = self.shares.iter().map(Vec::len).sum();
+        let mut kept: Vec<&Line> = Vec::with_capacity(count);
+        let mut at: HashMap<&str, usize, RandomState> =
+            HashMap::with_capacity_and_hasher(count, RandomState::default());
+        for line in self.shares.iter().flatten() {
+            match at.entry(&line.id) {
+                Entry::Occupied(seen) => kept[*seen.get()] = line,
+                Entry::Vacant(new) => {
+                    new.insert(kept.len());
+                    kept.push(line);
+                }
+            }
+        }
+        kept
+    }
+}
+
+/// Parses the lines of `bytes` (see [`decode`]) into owned records.
 pub fn parse(bytes: &[u8]) -> Records {
+    let decoded = decode(bytes);
+    let records = decoded.last_per_id();
+    Records {
+        records: records.into_iter().map(Line::to_record).collect(),
+        skipped: decoded.skipped,
+    }
+}
+
+/// Decodes the lines of `bytes`, a share of them per core (the JSON decoding
+/// is the report's cost).
+fn decode(bytes: &[u8]) -> Decoded<'_> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(8);
@@ -131,45 +151,42 @@ pub fn parse(bytes: &[u8]) -> Records {
         chunks.push(chunk);
         rest = tail;
     }
-    let parsed: Vec<Vec<Option<StatsRecord>>> = std::thread::scope(|scope| {
+    let parsed: Vec<(Vec<Line>, u64)> = std::thread::scope(|scope| {
         let workers: Vec<_> = chunks
             .into_iter()
-            .map(|chunk| scope.spawn(move || parse_lines(chunk)))
+            .map(|chunk| scope.spawn(move || decode_lines(chunk)))
             .collect();
         workers
             .into_iter()
             .map(|worker| worker.join().unwrap_or_default())
             .collect()
     });
-    let mut out = Records::default();
-    let mut at: HashMap<String, usize> = HashMap::new();
-    for record in parsed.into_iter().flatten() {
-        let Some(record) = record else {
-            out.skipped += 1;
-            continue;
-        };
-        match at.get(&record.id) {
-            Some(&i) => out.records[i] = record,
-            None => {
-                at.insert(record.id.clone(), out.records.len());
-                out.records.push(record);
-            }
-        }
+    let skipped = parsed.iter().map(|&(_, skipped)| skipped).sum();
+    Decoded {
+        shares: parsed.into_iter().map(|(lines, _)| lines).collect(),
+        skipped,
     }
-    out
 }
 
-/// Each non-blank line of `bytes`: its record, or `None` when it is not one.
-fn parse_lines(bytes: &[u8]) -> Vec<Option<StatsRecord>> {
-    bytes
-        .split(|&b| b == b'\n')
-        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
-        .map(|line| {
-            serde_json::from_slice::<StatsRecord>(line)
-                .ok()
-                .filter(well_formed)
-        })
-        .collect()
+/// The records of the non-blank lines of `bytes`, and how many were none.
+fn decode_lines(bytes: &[u8]) -> (Vec<Line<'_>>, u64) {
+    // A record line of the writer's is some 300 bytes; the guess saves the regrowth.
+    let mut lines = Vec::with_capacity(bytes.len() / 256);
+    let mut skipped = 0;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let end = memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = &rest[..end];
+        rest = rest.get(end + 1..).unwrap_or_default();
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match line::decode(line) {
+            Some(record) => lines.push(record),
+            None => skipped += 1,
+        }
+    }
+    (lines, skipped)
 }
 
 /// Opens the file for reading the untrusted way: no final link, no blocking,
@@ -186,18 +203,34 @@ fn open_regular(path: &Path) -> io::Result<File> {
 
 /// Reads at most `cap` bytes of an opened file.
 fn read_capped(file: &File, cap: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    // Sized once from the file's length: regrowing tens of MiB copies them again.
+    let size = file.metadata().map_or(0, |meta| meta.len().min(cap));
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
     file.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
-/// Reads the file; a missing file has no records.
-pub fn read(path: &Path) -> io::Result<Records> {
+/// The file's bytes, up to the cap; a missing file has none.
+fn read_bytes(path: &Path) -> io::Result<Vec<u8>> {
     match open_regular(path) {
-        Ok(file) => Ok(parse(&read_capped(&file, MAX_READ_BYTES)?)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Records::default()),
+        Ok(file) => read_capped(&file, MAX_READ_BYTES),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(e) => Err(e),
     }
+}
+
+/// Reads the file; a missing file has no records.
+pub fn read(path: &Path) -> io::Result<Records> {
+    Ok(parse(&read_bytes(path)?))
+}
+
+/// Reads the file and reports on it (see [`report`]), each line decoded once
+/// and nothing copied out of it but what the report shows.
+pub fn read_report(path: &Path, days: u32, now_ms: i64) -> io::Result<StatsReport> {
+    let bytes = read_bytes(path)?;
+    let decoded = decode(&bytes);
+    let records = decoded.last_per_id();
+    Ok(report_of(path, &records, decoded.skipped, days, now_ms))
 }
 
 /// Appends `record` (see [`append_bounded`]) with the default bound.
@@ -304,7 +337,7 @@ pub fn day_of(ms: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-fn add(total: &mut StatsTotal, r: &StatsRecord) {
+fn add(total: &mut StatsTotal, r: &Line) {
     let k = &r.redirected;
     total.sessions += 1;
     total.redirected += k.read + k.grep + k.find + k.ls + k.bash;
@@ -323,58 +356,76 @@ fn empty_total() -> StatsTotal {
     }
 }
 
+/// How many of the largest savings a report names.
+const TOP_SESSIONS: usize = 5;
+
+const DAY_MS: i64 = 86_400_000;
+
+/// The order of the largest savings: net tokens, then the latest end, first.
+fn ranked(a: &Line, b: &Line) -> Ordering {
+    b.net_tokens
+        .cmp(&a.net_tokens)
+        .then(b.ended_ms.cmp(&a.ended_ms))
+}
+
 /// The report over the records that ended in the last `days` days before `now_ms`.
 pub fn report(file: &Path, records: Records, days: u32, now_ms: i64) -> StatsReport {
-    let since = now_ms - i64::from(days.max(1)) * 86_400_000;
+    let lines: Vec<Line> = records.records.iter().map(Line::from).collect();
+    let lines: Vec<&Line> = lines.iter().collect();
+    report_of(file, &lines, records.skipped, days, now_ms)
+}
+
+fn report_of(file: &Path, records: &[&Line], skipped: u64, days: u32, now_ms: i64) -> StatsReport {
+    let since = now_ms - i64::from(days.max(1)) * DAY_MS;
     let mut total = empty_total();
-    let mut projects: HashMap<String, StatsTotal> = HashMap::new();
-    let mut per_day: HashMap<String, StatsTotal> = HashMap::new();
-    let mut top: Vec<StatsRecord> = Vec::new();
-    for r in records.records {
-        if r.ended_ms <= since || r.ended_ms > now_ms + 86_400_000 {
+    let mut projects: HashMap<&str, StatsTotal, RandomState> = HashMap::default();
+    let mut per_day: HashMap<i64, StatsTotal> = HashMap::new();
+    let mut top: Vec<&Line> = Vec::with_capacity(TOP_SESSIONS + 1);
+    for &r in records {
+        if r.ended_ms <= since || r.ended_ms > now_ms + DAY_MS {
             continue;
         }
-        add(&mut total, &r);
-        add(
-            projects
-                .entry(r.project.clone())
-                .or_insert_with(empty_total),
-            &r,
-        );
+        add(&mut total, r);
+        add(projects.entry(&r.project).or_insert_with(empty_total), r);
         add(
             per_day
-                .entry(day_of(r.ended_ms))
+                .entry(r.ended_ms.div_euclid(DAY_MS))
                 .or_insert_with(empty_total),
-            &r,
+            r,
         );
-        top.push(r);
+        // After every session already kept that ranks the same, as a stable sort puts it.
+        let at = top.partition_point(|kept| ranked(kept, r) != Ordering::Greater);
+        if at < TOP_SESSIONS {
+            top.insert(at, r);
+            top.truncate(TOP_SESSIONS);
+        }
     }
-    top.sort_by(|a, b| {
-        b.net_tokens
-            .cmp(&a.net_tokens)
-            .then(b.ended_ms.cmp(&a.ended_ms))
-    });
-    top.truncate(5);
     let mut projects: Vec<StatsProject> = projects
         .into_iter()
-        .map(|(project, total)| StatsProject { project, total })
+        .map(|(project, total)| StatsProject {
+            project: project.to_string(),
+            total,
+        })
         .collect();
     projects.sort_by(|a, b| {
         (b.total.net_tokens.cmp(&a.total.net_tokens)).then(a.project.cmp(&b.project))
     });
     let mut per_day: Vec<StatsDay> = per_day
         .into_iter()
-        .map(|(day, total)| StatsDay { day, total })
+        .map(|(day, total)| StatsDay {
+            day: day_of(day * DAY_MS),
+            total,
+        })
         .collect();
     per_day.sort_by(|a, b| a.day.cmp(&b.day));
     StatsReport {
         file: file.display().to_string(),
         days: std::num::NonZeroU32::new(days.max(1)).unwrap_or(std::num::NonZeroU32::MIN),
-        skipped: records.skipped as i64,
+        skipped: skipped as i64,
         total,
         projects,
         per_day,
-        top_sessions: top,
+        top_sessions: top.into_iter().map(Line::to_record).collect(),
     }
 }
 

@@ -545,6 +545,20 @@ fn save_5_the_report_ranks_projects_and_sessions_and_orders_days() {
     assert_eq!(names, ["/other", "/same"], "a tie goes by name");
 }
 
+// SAVE-5: sessions that tie on net and end rank in file order, and a larger one read later
+// still takes the lead.
+#[test]
+fn save_5_the_largest_sessions_tied_in_full_keep_file_order() {
+    let mut list: Vec<StatsRecord> = ["a", "b", "c", "d", "e", "f", "g"]
+        .into_iter()
+        .map(|id| ended(id, "/p", 10, NOW - 1))
+        .collect();
+    list.push(ended("larger", "/p", 11, NOW - 1));
+    let report = stats::report(Path::new("f"), records(list, 0), 30, NOW);
+    let top: Vec<&str> = report.top_sessions.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(top, ["larger", "a", "b", "c", "d"]);
+}
+
 // SAVE-5: the chart's bars are proportional to the widest day (rounded up), `█`/`░` on a terminal
 // and `#`/`-` otherwise, a negative day drawn with the second; skipped lines and an empty window
 // are said.
