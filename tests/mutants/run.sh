@@ -43,7 +43,7 @@ GROUPS_TABLE=(
   "extension-events|extension/state.rs extension/status.rs extension/tool_events.rs extension/execute.rs|lib"
   "extension-session|extension/session.rs extension/session_events.rs extension/pi_events.rs extension/call_line.rs extension/report.rs extension/own_client.rs guard.rs|lib"
   "savings|savings.rs|test_save_counts test_save_stats_file"
-  "stats|stats.rs|test_save_counts test_save_stats_file"
+  "stats|stats.rs stats/line.rs|lib test_save_counts test_save_stats_file"
   "hook-exchange|hook/exchange.rs|test_hook_faults test_hook_live_events test_hook_spare test_hook_spare_refused"
   "hook-spare|hook/spare.rs|test_hook_spare test_hook_spare_refused test_hook_spare_leaks"
 )
