@@ -28,6 +28,15 @@ function records(box) {
     .map((line) => JSON.parse(line));
 }
 
+/** A sandbox holding the 40,000-byte indexed file, whose graph answers a search with ANSWER. */
+function savingsBox(pi) {
+  return sandbox({
+    pi,
+    files: { ...SOURCE_FILES, "big.go": BIG_GO },
+    scenario: { calls: { search: { text: ANSWER } } },
+  });
+}
+
 /** `pi-gortex stats` through the npm package's Node entry, on the sandbox's agent dir. */
 function stats(box, args = []) {
   return spawnCollect(NODE22, [join(REPO, "bindings/node/bin/pi-gortex.mjs"), "stats", ...args], {
@@ -43,11 +52,7 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
       { both: path === "own", path },
       async ({ pi }) => {
         assert.equal(BIG_GO.length, 40_000);
-        const box = sandbox({
-          pi,
-          files: { ...SOURCE_FILES, "big.go": BIG_GO },
-          scenario: { calls: { search: { text: ANSWER } } },
-        });
+        const box = savingsBox(pi);
         const search = toolName(path, "search");
         const env = path === "own" && pi === "1.6.0" ? { GORTEX_NATIVE_MCP: "0" } : {};
         const rpc = startRpc(box, {
@@ -116,11 +121,7 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
     "SAVE-4: a stats file that cannot be written warns the user once, and /gortex says why",
     { both: false },
     async ({ pi }) => {
-      const box = sandbox({
-        pi,
-        files: { ...SOURCE_FILES, "big.go": BIG_GO },
-        scenario: { calls: { search: { text: ANSWER } } },
-      });
+      const box = savingsBox(pi);
       // A directory where the file should be: every write fails (EISDIR), as an unwritable dir would.
       mkdirSync(join(box.agent, STATS_FILE));
       const search = toolName("native", "search");
@@ -147,11 +148,7 @@ describe("what the graph saved, in Pi", { concurrency: CONCURRENCY }, () => {
     "SAVE-4: eight Pi processes ending their sessions at once append eight intact records",
     { both: false },
     async ({ pi }) => {
-      const box = sandbox({
-        pi,
-        files: { ...SOURCE_FILES, "big.go": BIG_GO },
-        scenario: { calls: { search: { text: ANSWER } } },
-      });
+      const box = savingsBox(pi);
       // The graph answer comes after the last tool call's interval write: only the session's end
       // records it.
       const search = toolName("native", "search");

@@ -121,6 +121,8 @@ export function runEnv(box, { script = [], env = {} } = {}) {
     FAKE_GORTEX_LOG: box.fakeLog,
     ...(box.scenarioPath ? { FAKE_GORTEX_SCENARIO: box.scenarioPath } : {}),
     ...(box.upstream ? upstreamEnv(box) : {}),
+    // The suite's own knob: the hook-channel suites run with the warm spare on and off.
+    ...(process.env.GORTEX_HOOK_PRESPAWN ? { GORTEX_HOOK_PRESPAWN: process.env.GORTEX_HOOK_PRESPAWN } : {}),
     ...env,
   };
   // `env: {NAME: undefined}` removes a variable (e.g. GORTEX_BIN for the sidecar scenarios).
