@@ -17,8 +17,8 @@ use std::time::Duration;
 use common_config::{fake_gortex, scenario, temp_dir, write_file};
 use pi_gortex_runtime::config::{hook_argv, HookMode};
 use pi_gortex_runtime::hook::{
-    envelope_for_tool_call, outcome, run_blocking, EnvelopeContext, HookEvent, HookLimits,
-    HookOutcome, SpareSlot,
+    envelope_for_tool_call, outcome, run_blocking, EnvelopeContext, HookEvent, HookFailure,
+    HookLimits, HookOutcome, SpareSlot,
 };
 use serde_json::{json, Value};
 
@@ -229,6 +229,29 @@ fn a_closed_slot_ends_its_spare_and_starts_none() {
     let spare = dropped.spare_id().expect("a spare waits");
     drop(dropped);
     assert!(!alive(spare));
+}
+
+#[test]
+fn a_spare_that_cannot_start_is_counted_with_its_error_and_the_next_event_spawns_fresh() {
+    let dir = temp_dir();
+    let argv = simulator_argv(dir.path(), HookMode::Deny, json!([]));
+    let missing = vec![dir.path().join("no-such-gortex").display().to_string()];
+    let slot = SpareSlot::default();
+    slot.refill(&missing);
+    assert_eq!(slot.spare_id(), None);
+    let counts = slot.counts();
+    assert_eq!((counts.failed, counts.alive), (1, 0), "{counts:?}");
+    assert!(
+        matches!(slot.last_failure(), Some(HookFailure::Spawn { .. })),
+        "{:?}",
+        slot.last_failure()
+    );
+    let run = slot.run_blocking(&argv, &session_calls("/repo", "s-spare", "src/a.go")[0]);
+    assert_eq!(run.failure, None);
+    assert_eq!(slot.counts().used, 0, "answered by a fresh spawn");
+    // The slot is not closed by a failed start: the next refill starts a spare.
+    slot.refill(&argv);
+    assert!(slot.spare_id().is_some());
 }
 
 /// Waits until the simulator's log in `dir` has the hook record of `pid` (the envelope it read

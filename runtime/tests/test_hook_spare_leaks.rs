@@ -26,6 +26,17 @@ fn read_call() -> HookEvent {
     envelope_for_tool_call("read", &json!({"path": "src/a.go"}), &context, |_| None)
 }
 
+/// The waiting spare's pid; when there is none, the panic says why its start failed.
+fn waiting(slot: &SpareSlot, call: usize) -> u32 {
+    slot.spare_id().unwrap_or_else(|| {
+        panic!(
+            "no spare waits at call {call}: {:?}, last start failure {:?}",
+            slot.counts(),
+            slot.last_failure()
+        )
+    })
+}
+
 /// The processes whose parent is this test process, zombies included (not yet reaped).
 #[cfg(target_os = "linux")]
 fn children() -> Vec<u32> {
@@ -68,15 +79,21 @@ fn a_thousand_events_leave_no_hook_process_after_the_sessions_end_and_never_two_
         // Between the answer and the refill, no process of ours is left.
         assert_eq!(children(), Vec::<u32>::new(), "after call {i}");
         slot.refill(&argv);
-        let spare = slot.spare_id().expect("a spare waits");
+        let spare = waiting(&slot, i);
         assert_eq!(children(), vec![spare], "after refill {i}: the spare alone");
     }
     slot.close();
     assert_eq!(children(), Vec::<u32>::new(), "after the session's end");
     let counts = slot.counts();
     assert_eq!(
-        (counts.started, counts.used, counts.alive, counts.peak),
-        (EVENTS + 1, EVENTS, 0, 1)
+        (
+            counts.started,
+            counts.used,
+            counts.alive,
+            counts.peak,
+            counts.failed
+        ),
+        (EVENTS + 1, EVENTS, 0, 1, 0)
     );
 }
 
@@ -97,7 +114,7 @@ fn a_thousand_events_leave_no_hook_process_after_the_sessions_end_and_never_two_
     let slot = SpareSlot::default();
     slot.refill(&argv);
     for i in 0..EVENTS {
-        let used = slot.spare_id().expect("a spare waits");
+        let used = waiting(&slot, i);
         let run = slot.run_blocking(&argv, &call);
         assert_eq!(run.failure, None, "call {i}");
         assert!(
@@ -105,7 +122,7 @@ fn a_thousand_events_leave_no_hook_process_after_the_sessions_end_and_never_two_
             "the spare {used} outlived call {i}"
         );
         slot.refill(&argv);
-        let spare = slot.spare_id().expect("a spare waits");
+        let spare = waiting(&slot, i);
         assert!(common::is_alive(spare), "the spare {spare} after call {i}");
     }
     slot.close();
@@ -133,7 +150,13 @@ fn a_thousand_events_leave_no_hook_process_after_the_sessions_end_and_never_two_
     );
     let counts = slot.counts();
     assert_eq!(
-        (counts.started, counts.used, counts.alive, counts.peak),
-        (EVENTS + 1, EVENTS, 0, 1)
+        (
+            counts.started,
+            counts.used,
+            counts.alive,
+            counts.peak,
+            counts.failed
+        ),
+        (EVENTS + 1, EVENTS, 0, 1, 0)
     );
 }

@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::exchange::{begin, Begun, Warm};
-use super::{HookEvent, HookLimits, HookRun};
+use super::{HookEvent, HookFailure, HookLimits, HookRun};
 use crate::sync::lock;
 
 /// How long a spare may wait before it is replaced: a bound on whatever
@@ -96,6 +96,8 @@ pub struct SpareCounts {
     pub alive: usize,
     /// The most spare processes alive at once.
     pub peak: usize,
+    /// Spares that could not be started (the events went on without).
+    pub failed: usize,
 }
 
 /// A hook event's exchange begun on a slot ([`SpareSlot::begin`]), ended by
@@ -116,6 +118,8 @@ pub struct SpareSlot {
     ended: AtomicUsize,
     alive: AtomicUsize,
     peak: AtomicUsize,
+    failed: AtomicUsize,
+    last_failure: Mutex<Option<HookFailure>>,
 }
 
 impl Default for SpareSlot {
@@ -135,6 +139,8 @@ impl SpareSlot {
             ended: AtomicUsize::new(0),
             alive: AtomicUsize::new(0),
             peak: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+            last_failure: Mutex::new(None),
         }
     }
 
@@ -215,8 +221,10 @@ impl SpareSlot {
                 born: Instant::now(),
                 warm,
             },
-            Err(_) => {
+            Err(failure) => {
                 // Fail open: no spare; the next event spawns as it would without.
+                self.failed.fetch_add(1, Ordering::Relaxed);
+                *lock(&self.last_failure) = Some(failure);
                 self.gone();
                 let mut state = lock(&self.state);
                 if matches!(*state, State::Starting) {
@@ -259,7 +267,13 @@ impl SpareSlot {
             ended: self.ended.load(Ordering::Relaxed),
             alive: self.alive.load(Ordering::Relaxed),
             peak: self.peak.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
         }
+    }
+
+    /// Why the last spare that could not be started failed, if one did.
+    pub fn last_failure(&self) -> Option<HookFailure> {
+        lock(&self.last_failure).clone()
     }
 
     fn born(&self) {

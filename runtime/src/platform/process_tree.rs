@@ -140,7 +140,7 @@ mod imp {
         /// object, then lets it run, so nothing it starts escapes the job.
         pub fn spawn(mut command: Command) -> io::Result<Self> {
             // The job first: when it cannot be made, nothing is started.
-            let job = Job::kill_on_close()?;
+            let job = Job::kill_on_close().map_err(step("job object"))?;
             command.creation_flags((CREATE_NEW_PROCESS_GROUP | CREATE_SUSPENDED).0);
             command.kill_on_drop(true);
             let mut child = command.spawn()?;
@@ -148,7 +148,7 @@ mod imp {
             let started = child
                 .raw_handle()
                 .ok_or_else(|| io::Error::other("the child has no process handle"))
-                .and_then(|process| job.assign(HANDLE(process)))
+                .and_then(|process| job.assign(HANDLE(process)).map_err(step("job assignment")))
                 .and_then(|()| resume(id));
             if let Err(error) = started {
                 let _ = child.start_kill();
@@ -176,6 +176,11 @@ mod imp {
             self.job.terminate();
             let _ = self.child.start_kill();
         }
+    }
+
+    /// Names the step of a spawn an error came from, keeping its kind.
+    fn step(what: &'static str) -> impl Fn(io::Error) -> io::Error {
+        move |error| io::Error::new(error.kind(), format!("{what}: {error}"))
     }
 
     /// A job object handle; closing it (drop) kills what is in the job.
@@ -224,39 +229,50 @@ mod imp {
     fn resume(pid: Option<u32>) -> io::Result<()> {
         let pid = pid.ok_or_else(|| io::Error::other("the child has no process id"))?;
         // SAFETY: a snapshot of the system's threads, closed below.
-        let snapshot =
-            unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) }.map_err(io::Error::other)?;
+        let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) }
+            .map_err(|error| step("thread snapshot")(io::Error::other(error)))?;
         let mut entry = THREADENTRY32 {
             dwSize: std::mem::size_of::<THREADENTRY32>() as u32,
             ..Default::default()
         };
         let mut result = Ok(());
+        let mut resumed = 0usize;
         // SAFETY: `entry` is a THREADENTRY32 with its size set, as the API asks.
         let mut next = unsafe { Thread32First(snapshot, &mut entry) };
         while next.is_ok() && result.is_ok() {
             if entry.th32OwnerProcessID == pid {
                 result = resume_thread(entry.th32ThreadID);
+                resumed += 1;
             }
             // SAFETY: as above.
             next = unsafe { Thread32Next(snapshot, &mut entry) };
         }
         // SAFETY: the snapshot handle is ours and closed once.
         let _ = unsafe { CloseHandle(snapshot) };
-        result
+        result?;
+        if resumed == 0 {
+            // A child left suspended would never answer: a failed start instead.
+            return Err(io::Error::other(format!(
+                "thread snapshot: no thread of process {pid} to resume"
+            )));
+        }
+        Ok(())
     }
 
     fn resume_thread(thread_id: u32) -> io::Result<()> {
         // SAFETY: a thread handle of ours, closed below.
         let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, false, thread_id) }
-            .map_err(io::Error::other)?;
+            .map_err(|error| step("opening the child's thread")(io::Error::other(error)))?;
         // SAFETY: a valid thread handle with THREAD_SUSPEND_RESUME.
         let resumed = unsafe { ResumeThread(thread) };
+        // Read before CloseHandle, which may overwrite the thread's last error.
+        let failed = (resumed == u32::MAX).then(io::Error::last_os_error);
         // SAFETY: closed once.
         let _ = unsafe { CloseHandle(thread) };
-        if resumed == u32::MAX {
-            return Err(io::Error::last_os_error());
+        match failed {
+            Some(error) => Err(step("resuming the child's thread")(error)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Makes `command` independent of the host: no console window, its own
