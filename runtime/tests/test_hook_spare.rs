@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use common_config::{fake_gortex, scenario, temp_dir, write_file};
 use pi_gortex_runtime::config::{hook_argv, HookMode};
+use pi_gortex_runtime::hook::exchange::fail_next_warm_spawns_for_tests;
 use pi_gortex_runtime::hook::{
     envelope_for_tool_call, outcome, run_blocking, EnvelopeContext, HookEvent, HookFailure,
     HookLimits, HookOutcome, SpareSlot,
@@ -240,7 +241,11 @@ fn a_spare_that_cannot_start_is_counted_with_its_error_and_the_next_event_spawns
     slot.refill(&missing);
     assert_eq!(slot.spare_id(), None);
     let counts = slot.counts();
-    assert_eq!((counts.failed, counts.alive), (1, 0), "{counts:?}");
+    assert_eq!(
+        (counts.failed, counts.alive),
+        (2, 0),
+        "two attempts: {counts:?}"
+    );
     assert!(
         matches!(slot.last_failure(), Some(HookFailure::Spawn { .. })),
         "{:?}",
@@ -250,6 +255,30 @@ fn a_spare_that_cannot_start_is_counted_with_its_error_and_the_next_event_spawns
     assert_eq!(run.failure, None);
     assert_eq!(slot.counts().used, 0, "answered by a fresh spawn");
     // The slot is not closed by a failed start: the next refill starts a spare.
+    slot.refill(&argv);
+    assert!(slot.spare_id().is_some());
+}
+
+#[test]
+fn a_spare_whose_start_fails_once_is_started_by_the_second_attempt() {
+    let dir = temp_dir();
+    let argv = simulator_argv(dir.path(), HookMode::Deny, json!([]));
+    let slot = SpareSlot::default();
+    fail_next_warm_spawns_for_tests(1);
+    slot.refill(&argv);
+    assert!(slot.spare_id().is_some(), "{:?}", slot.counts());
+    assert_eq!(slot.counts().failed, 1);
+    assert!(matches!(
+        slot.last_failure(),
+        Some(HookFailure::Spawn { .. })
+    ));
+    let run = slot.run_blocking(&argv, &session_calls("/repo", "s-spare", "src/a.go")[0]);
+    assert_eq!((run.failure, slot.counts().used), (None, 1));
+    // Two failures in a row: no spare, and the next refill starts one.
+    fail_next_warm_spawns_for_tests(2);
+    slot.refill(&argv);
+    assert_eq!(slot.spare_id(), None);
+    assert_eq!(slot.counts().failed, 3);
     slot.refill(&argv);
     assert!(slot.spare_id().is_some());
 }

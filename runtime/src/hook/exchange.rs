@@ -22,8 +22,10 @@
 //! process group; then one `poll(2)` loop feeds stdin, drains stdout and (on
 //! Linux) watches a pidfd for the exit, with the deadline as poll's timeout:
 //! one thread, no hand-off per readiness event. Windows drives the pipes
-//! with tokio's process, the child in a kill-on-close job object so nothing
-//! it starts outlives the exchange (docs/decisions/015 says why two drivers).
+//! with tokio's process on one runtime shared by every exchange in the
+//! process (no call builds one), the child in a kill-on-close job object so
+//! nothing it starts outlives the exchange (docs/decisions/015 says why two
+//! drivers).
 
 use std::time::{Duration, Instant};
 
@@ -103,29 +105,23 @@ type WarmChild = std::process::Child;
 #[cfg(not(unix))]
 type WarmChild = crate::platform::process_tree::ChildTree;
 
+/// The exchange's driver: the same `spawn` and `exchange_with` on both sides.
+#[cfg(unix)]
+use blocking as driver;
+#[cfg(not(unix))]
+use portable as driver;
+
 impl Warm {
     /// Starts `argv` as a call's exchange would, without writing to it.
-    #[cfg(unix)]
     pub fn spawn(argv: &[String]) -> Result<Self, HookFailure> {
-        blocking::spawn(argv).map(|child| Self(Some(child)))
-    }
-
-    /// Starts `argv` as a call's exchange would, without writing to it;
-    /// tokio's process needs a runtime to be entered while it spawns.
-    #[cfg(not(unix))]
-    pub fn spawn(argv: &[String]) -> Result<Self, HookFailure> {
-        let spawn = || portable::spawn(argv).map(|child| Self(Some(child)));
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return spawn();
+        #[cfg(feature = "test-support")]
+        if failing_spawns::take() {
+            return Err(HookFailure::Spawn {
+                program: argv.first().cloned().unwrap_or_default(),
+                error: "failed on purpose by a test".into(),
+            });
         }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|error| HookFailure::Io {
-                error: error.to_string(),
-            })?;
-        let _entered = runtime.enter();
-        spawn()
+        driver::spawn(argv).map(|child| Self(Some(child)))
     }
 
     /// The process id, while it is held.
@@ -219,6 +215,26 @@ fn hand(warm: Warm, _envelope: &[u8]) -> Option<Handed> {
     Some(Handed { warm })
 }
 
+impl Handed {
+    /// The spare as the Unix driver takes it: the child, the envelope's
+    /// bytes it took, and whether it refused them.
+    #[cfg(unix)]
+    fn into_spare(self) -> Option<(WarmChild, usize, bool)> {
+        let Handed {
+            warm,
+            written,
+            refused,
+        } = self;
+        warm.take().map(|child| (child, written, refused))
+    }
+
+    /// The spare as the portable driver takes it: the child alone.
+    #[cfg(not(unix))]
+    fn into_spare(self) -> Option<WarmChild> {
+        self.warm.take()
+    }
+}
+
 impl Begun {
     /// Ends the exchange on the calling thread, which it blocks (at most
     /// the limits from [`begin`], counted from then): the spare's answer,
@@ -238,7 +254,6 @@ impl Begun {
     }
 }
 
-#[cfg(unix)]
 fn finish_on(
     handed: Option<Handed>,
     argv: &[String],
@@ -246,38 +261,8 @@ fn finish_on(
     limits: HookLimits,
     deadline: Instant,
 ) -> Result<Vec<u8>, HookFailure> {
-    let spare = handed.and_then(|handed| {
-        let Handed {
-            warm,
-            written,
-            refused,
-        } = handed;
-        warm.take().map(|child| (child, written, refused))
-    });
-    blocking::exchange_with(spare, argv, envelope, limits, deadline)
-}
-
-#[cfg(not(unix))]
-fn finish_on(
-    handed: Option<Handed>,
-    argv: &[String],
-    envelope: &[u8],
-    limits: HookLimits,
-    deadline: Instant,
-) -> Result<Vec<u8>, HookFailure> {
-    let warm = handed.and_then(|handed| handed.warm.take());
-    let deadline = tokio::time::Instant::from_std(deadline);
-    match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime.block_on(portable::exchange_with(
-            warm, argv, envelope, limits, deadline,
-        )),
-        Err(error) => Err(HookFailure::Io {
-            error: error.to_string(),
-        }),
-    }
+    let spare = handed.and_then(Handed::into_spare);
+    driver::exchange_with(spare, argv, envelope, limits, deadline)
 }
 
 /// The run from an exchange's outcome (any failure is no decision).
@@ -299,6 +284,31 @@ fn hook_run(started: Instant, result: Result<Vec<u8>, HookFailure>) -> HookRun {
 
 fn limit_ms(limits: HookLimits) -> u64 {
     u64::try_from(limits.timeout.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Makes the calling thread's next `count` [`Warm::spawn`]s fail, as a start
+/// that fails for a reason that passes would (test-support only).
+#[cfg(feature = "test-support")]
+pub fn fail_next_warm_spawns_for_tests(count: usize) {
+    failing_spawns::FAILING.with(|left| left.set(count));
+}
+
+#[cfg(feature = "test-support")]
+mod failing_spawns {
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static FAILING: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Whether this spawn is one to fail, counting it.
+    pub(super) fn take() -> bool {
+        FAILING.with(|left| {
+            let fail = left.get() > 0;
+            left.set(left.get().saturating_sub(1));
+            fail
+        })
+    }
 }
 
 /// The exchange's poll(2) wait, for the tests of its timeout and error paths,
@@ -654,16 +664,53 @@ mod blocking {
 #[cfg_attr(mutants, mutants::skip)]
 mod portable {
     use std::process::{ExitStatus, Stdio};
+    use std::sync::OnceLock;
+    use std::time::Instant;
 
     use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
     use tokio::process::Command;
+    use tokio::runtime::Runtime;
 
     use super::{limit_ms, HookFailure, HookLimits};
     use crate::platform::process_tree::ChildTree;
 
+    /// The runtime every exchange of the process runs on, built by the first
+    /// and never dropped: a call builds none, and the pipes' reads and
+    /// writes reuse its blocking pool's threads. Its own worker drives the
+    /// timers, so a deadline never depends on a caller's runtime being
+    /// driven; one is enough, as the worker only wakes the waiting threads.
+    fn runtime() -> Result<&'static Runtime, HookFailure> {
+        static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+        RUNTIME
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("pi-gortex-hook")
+                    .enable_all()
+                    .build()
+                    .map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(|error| HookFailure::Io {
+                error: error.clone(),
+            })
+    }
+
+    /// As the Unix one, on the shared runtime, blocking the calling thread.
+    pub(super) fn exchange_with(
+        warm: Option<ChildTree>,
+        argv: &[String],
+        envelope: &[u8],
+        limits: HookLimits,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, HookFailure> {
+        let deadline = tokio::time::Instant::from_std(deadline);
+        runtime()?.block_on(exchange(warm, argv, envelope, limits, deadline))
+    }
+
     /// As the Unix one: a spare that has exited or refused its stdin hands
     /// the envelope to a fresh child, within the same deadline.
-    pub(super) async fn exchange_with(
+    async fn exchange(
         warm: Option<ChildTree>,
         argv: &[String],
         envelope: &[u8],
@@ -685,7 +732,8 @@ mod portable {
         converse(&mut child, envelope, limits, deadline, &mut false).await
     }
 
-    /// Starts `argv` in a kill-on-close job, stdin and stdout piped.
+    /// Starts `argv` in a kill-on-close job, stdin and stdout piped, with
+    /// the shared runtime entered, which tokio's process may ask of a spawn.
     pub(super) fn spawn(argv: &[String]) -> Result<ChildTree, HookFailure> {
         let (program, args) = super::split_program(argv)?;
         let mut command = Command::new(program);
@@ -694,6 +742,7 @@ mod portable {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        let _entered = runtime()?.enter();
         ChildTree::spawn(command).map_err(|error| HookFailure::Spawn {
             program: program.clone(),
             error: error.to_string(),

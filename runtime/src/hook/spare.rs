@@ -96,7 +96,8 @@ pub struct SpareCounts {
     pub alive: usize,
     /// The most spare processes alive at once.
     pub peak: usize,
-    /// Spares that could not be started (the events went on without).
+    /// Start attempts that failed; a refill makes two before it goes
+    /// without a spare (the events then spawn fresh).
     pub failed: usize,
 }
 
@@ -215,16 +216,18 @@ impl SpareSlot {
         }
         let key = SpareKey::now(argv);
         self.born();
-        let spare = match Warm::spawn(argv) {
+        // A second attempt, off the event's path: a start can fail once for a
+        // reason that passes (under wine, CreateProcess now and then answers
+        // ERROR_INTERNAL_ERROR when the new process dies in its start-up).
+        let spawned = self.attempt(argv).or_else(|()| self.attempt(argv));
+        let spare = match spawned {
             Ok(warm) => Spare {
                 key,
                 born: Instant::now(),
                 warm,
             },
-            Err(failure) => {
+            Err(()) => {
                 // Fail open: no spare; the next event spawns as it would without.
-                self.failed.fetch_add(1, Ordering::Relaxed);
-                *lock(&self.last_failure) = Some(failure);
                 self.gone();
                 let mut state = lock(&self.state);
                 if matches!(*state, State::Starting) {
@@ -241,6 +244,14 @@ impl SpareSlot {
         // Closed while it started.
         drop(state);
         self.end(spare);
+    }
+
+    /// One start of a spare; a failure is counted and kept.
+    fn attempt(&self, argv: &[String]) -> Result<Warm, ()> {
+        Warm::spawn(argv).map_err(|failure| {
+            self.failed.fetch_add(1, Ordering::Relaxed);
+            *lock(&self.last_failure) = Some(failure);
+        })
     }
 
     /// Ends the spare and starts none again: the session is over.
