@@ -84,9 +84,8 @@ test: tools lint structure check-targets platform-fixtures test-codegen test-rus
 # and run under wine (docs/testing.md, "Windows under wine"). Installs wine,
 # mingw-w64, the rustup target and a wine prefix under target/.
 # `make test` runs the binaries verified green under wine (fast: each is built for the target);
-# `make test-windows-all` builds and runs every test binary of the runtime and fake-gortex;
-# test_hook_spare_leaks runs only there: under wine a refill now and then finds no spare waiting.
-WINDOWS_TEST_BINARIES ?= test_hook_windows test_env_non_utf16 test_windows_trust_boundary \
+# `make test-windows-all` builds and runs every test binary of the runtime and fake-gortex.
+WINDOWS_TEST_BINARIES ?= test_hook_windows test_hook_spare_leaks test_env_non_utf16 test_windows_trust_boundary \
   test_cfg_sidecar_untrusted_files test_diff_open_checks test_diff_candidate_paths \
   test_mcp_stop_and_leaks test_mcp_handshake test_mcp_eager_send test_mcp_exit_marking \
   test_nat_resolve_binary test_windows_process_tree test_windows_diff_paths test_windows_sidecar_devices \
