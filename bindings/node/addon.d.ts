@@ -99,8 +99,5 @@ export declare function callLine(daemonName: string, args: unknown, expanded: bo
  */
 export declare function debugForcePanic(asynchronous: boolean): Promise<boolean>
 
-/**
- * Runs one `pi-gortex` command line (`args[0]` is the program name) and
- * returns what to print and the exit code, exactly as the Rust binary would.
- */
+/** Runs one `pi-gortex` command line (`args[0]` is the program name), as the Rust binary does. */
 export declare function runCli(args: Array<string>): Promise<host.CliOutput>
