@@ -478,6 +478,8 @@ fn save_5_the_report_ranks_projects_and_sessions_and_orders_days() {
     let mut savings = Savings::default();
     savings.record_blocked(ReadKind::Find, Some(400));
     savings.record_blocked(ReadKind::Ls, None);
+    savings.record_blocked(ReadKind::Grep, None);
+    savings.record_blocked(ReadKind::Bash, None);
     savings.record_graph_answer(&"g".repeat(40));
     let mut mixed = stats::record("mixed", "/b", 0, &savings);
     mixed.ended_ms = NOW - 2 * DAY;
@@ -492,7 +494,7 @@ fn save_5_the_report_ranks_projects_and_sessions_and_orders_days() {
     ];
     let report = stats::report(Path::new("f"), records(list, 0), 30, NOW);
     let t = &report.total;
-    assert_eq!((t.sessions, t.redirected), (7, 8));
+    assert_eq!((t.sessions, t.redirected), (7, 10), "every kind counts");
     assert_eq!(
         (t.kept_out_tokens, t.graph_tokens, t.net_tokens),
         (363, 10, 353)
