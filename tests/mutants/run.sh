@@ -56,7 +56,7 @@ mkdir -p "$SRC" "$OUT"
 # mtimes (tar -m): cargo compares them with its artifacts, and a run stopped
 # mid-mutant leaves an artifact built from a mutant that is newer than the
 # restored original's own mtime.
-PARTS=(Cargo.toml Cargo.lock runtime schema codegen bindings tests/fake-gortex tests/diff-parity)
+PARTS=(Cargo.toml Cargo.lock runtime bench schema codegen bindings tests/fake-gortex tests/diff-parity)
 (cd "$SRC" && rm -rf "${PARTS[@]}")
 if [[ ${MUTANTS_SOURCE:-tree} == head ]]; then
   (cd "$ROOT" && git archive HEAD "${PARTS[@]}") | (cd "$SRC" && tar -xmf -)
